@@ -1,0 +1,166 @@
+/**
+ * The contract between storage/ and its callers (catalog/, durable-objects/, worker/).
+ *
+ * storage/ is an ordered byte-key/value store on an R2-shaped bucket. It knows nothing of DuckLake.
+ * Everything a caller may rely on is declared here; implementation files may add detail but must not
+ * weaken these promises.
+ */
+
+/** Keys and values are raw bytes, ordered lexicographically (unsigned byte compare). */
+export type Bytes = Uint8Array;
+
+/**
+ * A position orders every batch ever applied to a store: strictly increasing, never reused, and it
+ * survives reopening (recovery restores the last one). It is the read-your-writes token: a cut at
+ * position P contains every batch with position <= P and nothing later.
+ */
+export type Position = number;
+
+/** A key range for scans: [start, end) in byte order; `prefix` narrows both ends. */
+export interface ScanRange {
+  /** Inclusive lower bound. */
+  start?: Bytes;
+  /** Exclusive upper bound. */
+  end?: Bytes;
+  /** Only keys beginning with these bytes (combined with start/end when both are given). */
+  prefix?: Bytes;
+  /** Stop after this many entries. */
+  limit?: number;
+}
+
+export interface KeyValue {
+  key: Bytes;
+  value: Bytes;
+}
+
+/**
+ * A consistent cut of the store. Reads are async because a cut may need blocks from R2.
+ * Scans are ordered, forward-only and streaming.
+ */
+export interface ReadView {
+  readonly position: Position;
+  get(key: Bytes): Promise<Bytes | undefined>;
+  scan(range: ScanRange): AsyncIterable<KeyValue>;
+}
+
+/** One mutation in an atomic batch. A `value` of undefined is a delete. */
+export interface Mutation {
+  key: Bytes;
+  value: Bytes | undefined;
+}
+
+/** Returned by every successful commit or batch write. */
+export interface CommitHandle {
+  /** The position of this batch; visible to the writer's reads from now on. */
+  readonly position: Position;
+  /**
+   * Settles when the WAL segment holding this batch has been durably written (and published: the
+   * newest segment names the cut that contains it). Rejects with Fenced or OutcomeUnknown if that
+   * can no longer happen or cannot be known. The store never flushes on its own for this promise;
+   * its host calls `flush()`.
+   */
+  readonly durable: Promise<void>;
+}
+
+/**
+ * A snapshot-isolated transaction: a ReadView taken at begin plus buffered writes. Reads see the
+ * transaction's own buffered writes first.
+ */
+export interface Transaction extends ReadView {
+  put(key: Bytes, value: Bytes): void;
+  delete(key: Bytes): void;
+  /**
+   * Checks write-write conflicts and applies the batch in one synchronous step (no await between the
+   * check and the apply). Throws TransactionConflict if any key this transaction writes was written
+   * by another commit or plain batch applied after it began. A transaction with no writes commits
+   * trivially and returns a handle at its begin position that is already durable if that was.
+   */
+  commit(): CommitHandle;
+  /** Releases the transaction (and its hold on conflict-detection history). Idempotent. */
+  abort(): void;
+}
+
+/** Writer-side store handle. Only one live writer per lake: opening fences the previous one. */
+export interface Store {
+  /** Newest applied (visible, maybe not yet durable) position. */
+  readonly position: Position;
+  /** Newest position known durable. */
+  readonly durablePosition: Position;
+  /** A consistent cut at the newest applied position. */
+  snapshot(): ReadView;
+  begin(): Transaction;
+  /** A plain atomic batch; counts as a write for transaction conflict detection. */
+  write(mutations: readonly Mutation[]): CommitHandle;
+  /**
+   * Writes one WAL segment holding every applied-but-unflushed batch. An empty flush writes nothing.
+   * At most one segment PUT is in flight; a flush called while one is in flight waits for it and then
+   * writes the rest. Resolves when those batches are durable.
+   */
+  flush(): Promise<void>;
+  /** Number of batches applied but not yet in a durable segment. */
+  readonly unflushedBatches: number;
+  /** Stops the writer; pending durability promises reject. */
+  close(): Promise<void>;
+}
+
+/**
+ * The R2-shaped bucket seam. The real `R2Bucket` binding satisfies this as-is; storage/ never imports
+ * Cloudflare types, so these are structural copies of the parts it uses.
+ */
+export interface BucketConditional {
+  etagMatches?: string;
+  etagDoesNotMatch?: string;
+}
+
+export type BucketRange =
+  | { offset: number; length?: number }
+  | { offset?: number; length: number }
+  | { suffix: number };
+
+export interface BucketObject {
+  key: string;
+  size: number;
+  etag: string;
+  uploaded: Date;
+  customMetadata?: Record<string, string>;
+}
+
+export interface BucketObjectBody extends BucketObject {
+  arrayBuffer(): Promise<ArrayBuffer>;
+}
+
+export interface BucketPutOptions {
+  onlyIf?: BucketConditional;
+  customMetadata?: Record<string, string>;
+}
+
+export interface BucketGetOptions {
+  range?: BucketRange;
+}
+
+export interface BucketListOptions {
+  prefix?: string;
+  startAfter?: string;
+  cursor?: string;
+  limit?: number;
+  include?: ("httpMetadata" | "customMetadata")[];
+}
+
+export interface BucketListResult {
+  objects: BucketObject[];
+  truncated: boolean;
+  cursor?: string;
+}
+
+export interface Bucket {
+  /** Resolves null when `onlyIf` fails (nothing stored). */
+  put(
+    key: string,
+    value: ArrayBuffer | ArrayBufferView | string | ReadableStream | null,
+    options?: BucketPutOptions,
+  ): Promise<BucketObject | null>;
+  get(key: string, options?: BucketGetOptions): Promise<BucketObjectBody | null>;
+  head(key: string): Promise<BucketObject | null>;
+  list(options?: BucketListOptions): Promise<BucketListResult>;
+  delete(keys: string | string[]): Promise<void>;
+}

@@ -1,0 +1,21 @@
+import type { LakeWriter } from "../durable-objects/lake-writer.ts";
+
+/** Bindings and vars the Worker and the lake writer receive (wrangler.toml, .dev.vars, secrets). */
+export interface Env {
+  BUCKET: R2Bucket;
+  LAKE_WRITER: DurableObjectNamespace<LakeWriter>;
+  /** "enabled" only in .dev.vars; anything else disables the dev token. */
+  DEV_AUTH?: string;
+  DEV_TOKEN?: string;
+  /** Secret: JSON map of token -> { lakes: string[] | ["*"], scope: "read" | "write" | "admin" }. */
+  AUTH_TOKENS?: string;
+  MAX_BODY_BYTES?: string;
+  LOG_LEVEL?: string;
+}
+
+type WorkerEnv = Env;
+declare global {
+  namespace Cloudflare {
+    interface Env extends WorkerEnv {}
+  }
+}

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
 
@@ -8,10 +9,15 @@ export default defineConfig({
       miniflare: {
         // Tests exercise auth with known tokens; the deployed config never sees these.
         bindings: {
+          // The deployed config, so a test can prove it never enables the dev token.
+          TEST_WRANGLER_TOML: readFileSync("./wrangler.toml", "utf8"),
+          // A developer's .dev.vars must not leak into the suite.
+          DEV_AUTH: "disabled",
+          DEV_TOKEN: "",
           AUTH_TOKENS: JSON.stringify({
-            "t-admin-all": { lakes: ["*"], scope: "admin" },
-            "t-write-sales": { lakes: ["sales"], scope: "write" },
-            "t-read-sales": { lakes: ["sales"], scope: "read" },
+            "t-admin-all-0123456789": { lakes: ["*"], scope: "admin" },
+            "t-write-sales-0123456789": { lakes: ["sales"], scope: "write" },
+            "t-read-sales-0123456789": { lakes: ["sales"], scope: "read" },
           }),
         },
       },

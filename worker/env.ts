@@ -11,6 +11,8 @@ export interface Env {
   AUTH_TOKENS?: string;
   MAX_BODY_BYTES?: string;
   LOG_LEVEL?: string;
+  /** Tests only: the text of wrangler.toml, injected by vitest.config.ts. */
+  TEST_WRANGLER_TOML?: string;
 }
 
 type WorkerEnv = Env;

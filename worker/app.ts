@@ -1,0 +1,93 @@
+/**
+ * The HTTP app: every route lives under /v1, is described in OpenAPI from the same zod schemas that
+ * validate it, and fails with one JSON envelope whose status follows the error's code.
+ */
+import { OpenAPIHono } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ZodError } from "zod";
+import { CodedError } from "../storage/errors.ts";
+import type { AppEnv } from "./app-env.ts";
+import { ApiError, retryAfterForCode, statusForCode } from "./errors.ts";
+import { log } from "./log.ts";
+import { lakeName, maxBody, requestContext } from "./middleware.ts";
+import { registerHealthRoutes } from "./routes/health.ts";
+import { registerWriterRoutes } from "./routes/writer.ts";
+
+export const API_VERSION = "0.1.0";
+
+function describeZodError(error: ZodError, target: string): string {
+  const parts = error.issues.slice(0, 5).map((issue) => {
+    const path = issue.path.length > 0 ? issue.path.join(".") : target;
+    return `${path}: ${issue.message}`;
+  });
+  return `invalid ${target}: ${parts.join("; ")}`;
+}
+
+export function errorResponse(c: Context<AppEnv>, code: string, message: string): Response {
+  const status = statusForCode(code);
+  c.set("errorCode", code);
+  const headers: Record<string, string> = { "content-type": "application/json; charset=utf-8" };
+  const retryAfter = retryAfterForCode(code);
+  if (retryAfter !== undefined) headers["retry-after"] = String(retryAfter);
+  const body = JSON.stringify({ error: { code, message, requestId: c.get("requestId") ?? "unknown" } });
+  return new Response(body, { status, headers });
+}
+
+export function createApp(): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>({
+    defaultHook: (result, c) => {
+      if (!result.success) {
+        return errorResponse(
+          c as Context<AppEnv>,
+          "InvalidRequest",
+          describeZodError(result.error, result.target),
+        );
+      }
+    },
+  });
+
+  app.use("*", requestContext);
+  app.use("/v1/*", maxBody);
+  app.use("/v1/lakes/:lake", lakeName);
+  app.use("/v1/lakes/:lake/*", lakeName);
+
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
+  registerHealthRoutes(app);
+  registerWriterRoutes(app);
+
+  app.doc31("/v1/openapi.json", {
+    openapi: "3.1.0",
+    info: {
+      title: "ducklake-edge",
+      version: API_VERSION,
+      description:
+        "A DuckLake catalog on Cloudflare: commits go to one Durable Object per lake; reads come from R2.",
+    },
+  });
+
+  app.notFound((c) => errorResponse(c, "NotFound", `no route for ${c.req.method} ${c.req.path}`));
+
+  app.onError((err, c) => {
+    if (err instanceof CodedError) return errorResponse(c, err.code, err.message);
+    if (err instanceof HTTPException) {
+      // Hono raises these for malformed bodies before our validators run.
+      if (err.status === 413) return errorResponse(c, "PayloadTooLarge", err.message);
+      if (err.status < 500) return errorResponse(c, "InvalidRequest", err.message || "malformed request");
+    }
+    log(
+      "error",
+      {
+        msg: "unhandled error",
+        requestId: c.get("requestId"),
+        error: String(err),
+        stack: (err as Error).stack,
+      },
+      "error",
+    );
+    return errorResponse(c, "Internal", "internal error; it has been logged with this request id");
+  });
+  return app;
+}
+
+export { ApiError };

@@ -1,0 +1,67 @@
+/** Cross-cutting request handling: request ids, access logs, lake-name checks, auth, body limits. */
+import type { Context, MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { AppEnv } from "./app-env.ts";
+import { authenticate, authorize, type Scope } from "./auth.ts";
+import { ApiError } from "./errors.ts";
+import { isLakeName } from "./lake-name.ts";
+import { log } from "./log.ts";
+
+const DEFAULT_MAX_BODY = 1 << 20;
+
+export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const incoming = c.req.header("x-request-id");
+  const requestId = incoming && /^[\w.-]{1,100}$/.test(incoming) ? incoming : crypto.randomUUID();
+  c.set("requestId", requestId);
+  const started = Date.now();
+  await next();
+  c.res.headers.set("x-request-id", requestId);
+  log(
+    c.res.status >= 500 ? "error" : "info",
+    {
+      msg: "request",
+      requestId,
+      method: c.req.method,
+      route: c.req.routePath,
+      path: c.req.path,
+      lake: c.get("lake") ?? null,
+      status: c.res.status,
+      durationMs: Date.now() - started,
+      errorCode: c.get("errorCode") ?? null,
+    },
+    c.env?.LOG_LEVEL,
+  );
+};
+
+/** A bad lake name is refused here, before any route could reach a Durable Object. */
+export const lakeName: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const lake = c.req.param("lake");
+  if (lake === undefined || !isLakeName(lake)) {
+    throw new ApiError(
+      "InvalidRequest",
+      "invalid lake name in the path: use 1-63 lowercase letters, digits or '-'",
+    );
+  }
+  c.set("lake", lake);
+  await next();
+};
+
+export const maxBody: MiddlewareHandler<AppEnv> = (c, next) => {
+  const limit = Number(c.env?.MAX_BODY_BYTES ?? DEFAULT_MAX_BODY) || DEFAULT_MAX_BODY;
+  return bodyLimit({
+    maxSize: limit,
+    onError: () => {
+      throw new ApiError("PayloadTooLarge", `request body exceeds ${limit} bytes`);
+    },
+  })(c, next);
+};
+
+/** Requires a bearer token with `scope` on the route's lake (or on every lake for lake-less routes). */
+export function requireScope(scope: Scope): MiddlewareHandler<AppEnv> {
+  return async (c: Context<AppEnv>, next) => {
+    const grant = await authenticate(c.env, c.req.header("authorization"));
+    authorize(grant, c.req.param("lake") ?? null, scope);
+    c.set("grant", grant);
+    await next();
+  };
+}

@@ -86,6 +86,11 @@ export interface Store {
   readonly position: Position;
   /** Newest position known durable. */
   readonly durablePosition: Position;
+  /**
+   * The writer epoch this handle writes under. A host that persists it (a Durable Object's own storage)
+   * may pass it back as `WriterOptions.heldEpoch` on its next activation to skip minting a new epoch.
+   */
+  readonly epoch: number;
   /** A consistent cut at the newest applied position. */
   snapshot(): ReadView;
   begin(): Transaction;
@@ -143,6 +148,8 @@ export interface BucketListOptions {
   startAfter?: string;
   cursor?: string;
   limit?: number;
+  /** Groups keys by the next occurrence of this string after the prefix (R2: only "/" is useful). */
+  delimiter?: string;
   include?: ("httpMetadata" | "customMetadata")[];
 }
 
@@ -150,6 +157,8 @@ export interface BucketListResult {
   objects: BucketObject[];
   truncated: boolean;
   cursor?: string;
+  /** With `delimiter`: the distinct key prefixes up to and including the delimiter. */
+  delimitedPrefixes?: string[];
 }
 
 export interface Bucket {
@@ -164,3 +173,43 @@ export interface Bucket {
   list(options?: BucketListOptions): Promise<BucketListResult>;
   delete(keys: string | string[]): Promise<void>;
 }
+
+/**
+ * One sorted layer beneath the memtable (a WAL tail replay, an L0 table, a sorted-run partition).
+ * The store's read path merges layers newest first; `value: undefined` is a tombstone that hides
+ * older layers. Sorted tables (storage/sst/) implement this.
+ */
+export interface SortedEntry {
+  key: Bytes;
+  /** undefined = tombstone. */
+  value: Bytes | undefined;
+}
+
+export interface SortedSource {
+  /** undefined: this layer says nothing about the key; `{value: undefined}`: a tombstone. */
+  get(key: Bytes): Promise<SortedEntry | undefined>;
+  /** Ordered, forward-only, streaming; includes tombstones. */
+  scan(range: ScanRange): AsyncIterable<SortedEntry>;
+}
+
+/** Options for opening a lake's store as its writer. */
+export interface WriterOptions {
+  /** Recorded in the manifest; a takeover by a different identity is reported to the host. */
+  identity?: string;
+  /** Clock for records that need wall time (tests pass a fake). */
+  now?: () => number;
+  /**
+   * The epoch this host's previous writer opened with, if the host kept it. When the newest manifest still
+   * carries that epoch and this identity, the open reuses it instead of writing a new manifest version
+   * (one PUT fewer per activation); the fence segment still fences any other instance.
+   */
+  heldEpoch?: number;
+  /**
+   * Bound on bucket retries: a read failing this many times is StoreUnavailable; a write whose outcome is
+   * still unknown after this many tries is OutcomeUnknown. Defaults: 5 attempts, 100 ms doubling to 2 s.
+   */
+  retry?: { attempts?: number; backoffMs?: number; maxBackoffMs?: number };
+}
+
+/** `storage/index.ts` exports `openWriter: OpenWriter`. Opening fences any previous writer of the lake. */
+export type OpenWriter = (bucket: Bucket, lake: string, options?: WriterOptions) => Promise<Store>;

@@ -11,6 +11,7 @@ import type { AppEnv } from "./app-env.ts";
 import { ApiError, retryAfterForCode, statusForCode } from "./errors.ts";
 import { log } from "./log.ts";
 import { lakeName, maxBody, requestContext } from "./middleware.ts";
+import { registerDataRoutes } from "./routes/data.ts";
 import { registerHealthRoutes } from "./routes/health.ts";
 import { registerWriterRoutes } from "./routes/writer.ts";
 
@@ -55,6 +56,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
   registerHealthRoutes(app);
   registerWriterRoutes(app);
+  registerDataRoutes(app);
 
   app.doc31("/v1/openapi.json", {
     openapi: "3.1.0",

@@ -10,6 +10,8 @@ export interface Env {
   /** Secret: JSON map of token -> { lakes: string[] | ["*"], scope: "read" | "write" | "admin" }. */
   AUTH_TOKENS?: string;
   MAX_BODY_BYTES?: string;
+  /** Largest data-file upload accepted, in bytes. */
+  MAX_DATA_FILE_BYTES?: string;
   LOG_LEVEL?: string;
   /** Tests only: the text of wrangler.toml, injected by vitest.config.ts. */
   TEST_WRANGLER_TOML?: string;

@@ -46,7 +46,11 @@ export const lakeName: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 };
 
+const DATA_UPLOAD = /^\/v1\/lakes\/[^/]+\/data\//;
+
+/** JSON bodies are capped here; data uploads stream and enforce their own, larger limit. */
 export const maxBody: MiddlewareHandler<AppEnv> = (c, next) => {
+  if (DATA_UPLOAD.test(c.req.path)) return next();
   const limit = Number(c.env?.MAX_BODY_BYTES ?? DEFAULT_MAX_BODY) || DEFAULT_MAX_BODY;
   return bodyLimit({
     maxSize: limit,

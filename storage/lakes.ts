@@ -1,0 +1,135 @@
+/**
+ * Which lakes exist in a bucket, and the two-phase removal of one. A lake exists once its first WAL
+ * segment is written (the genesis open); it is deleted by an immutable marker object, after which every
+ * read and write refuses it, and its objects are removed once a grace period has passed. The marker is
+ * removed last, so a half-finished removal is resumed rather than forgotten, and only then is the name
+ * free again.
+ */
+import type { Bucket, BucketObjectBody } from "./api.ts";
+import { Corruption } from "./errors.ts";
+import { checkLakeName, lakePrefix, walPrefix } from "./keys.ts";
+
+export type LakeState = { state: "absent" } | { state: "live" } | { state: "deleted"; deletedAt: number };
+
+export const deletedMarkerKey = (lake: string): string => `${lakePrefix(lake)}deleted.json`;
+
+interface DeletedMarker {
+  format: 1;
+  lake: string;
+  deletedAt: number;
+}
+
+async function bodyText(body: BucketObjectBody): Promise<string> {
+  return new TextDecoder().decode(await body.arrayBuffer());
+}
+
+function parseMarker(lake: string, text: string): DeletedMarker {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new Corruption(`deleted-lake marker ${deletedMarkerKey(lake)} is not JSON`);
+  }
+  const m = parsed as Partial<DeletedMarker>;
+  if (m.format !== 1 || m.lake !== lake || typeof m.deletedAt !== "number") {
+    throw new Corruption(`deleted-lake marker ${deletedMarkerKey(lake)} is malformed`);
+  }
+  return m as DeletedMarker;
+}
+
+/** One HEAD-sized GET and one single-key list, issued together. */
+export async function lakeState(bucket: Bucket, lake: string): Promise<LakeState> {
+  checkLakeName(lake);
+  const [marker, wal] = await Promise.all([
+    bucket.get(deletedMarkerKey(lake)),
+    bucket.list({ prefix: walPrefix(lake), limit: 1 }),
+  ]);
+  if (marker) return { state: "deleted", deletedAt: parseMarker(lake, await bodyText(marker)).deletedAt };
+  return wal.objects.length > 0 ? { state: "live" } : { state: "absent" };
+}
+
+/**
+ * Marks a lake deleted. Idempotent: a second call keeps the first deletion time. Returns that time.
+ * The caller must already have stopped the lake's writer.
+ */
+export async function markLakeDeleted(bucket: Bucket, lake: string, now: number): Promise<number> {
+  checkLakeName(lake);
+  const body: DeletedMarker = { format: 1, lake, deletedAt: now };
+  const put = await bucket.put(deletedMarkerKey(lake), JSON.stringify(body), {
+    onlyIf: { etagDoesNotMatch: "*" },
+  });
+  if (put) return now;
+  const existing = await bucket.get(deletedMarkerKey(lake));
+  if (!existing) return markLakeDeleted(bucket, lake, now);
+  return parseMarker(lake, await bodyText(existing)).deletedAt;
+}
+
+export interface LakePage {
+  lakes: string[];
+  cursor?: string;
+}
+
+/** Lake names with any object in the bucket (live or being removed), a page at a time, in name order. */
+export async function listLakeNames(
+  bucket: Bucket,
+  options: { cursor?: string; limit?: number } = {},
+): Promise<LakePage> {
+  const page = await bucket.list({
+    prefix: "lakes/",
+    delimiter: "/",
+    limit: Math.min(Math.max(options.limit ?? 100, 1), 1000),
+    ...(options.cursor ? { cursor: options.cursor } : {}),
+  });
+  const lakes = (page.delimitedPrefixes ?? [])
+    .map((p) => p.slice("lakes/".length, -1))
+    .filter((name) => name.length > 0);
+  return page.truncated && page.cursor ? { lakes, cursor: page.cursor } : { lakes };
+}
+
+export interface RemovalProgress {
+  deletedObjects: number;
+  /** True once every object, the marker last, is gone and the name is free. */
+  done: boolean;
+}
+
+/**
+ * Removes up to `maxObjects` of a deleted lake's objects (the marker only when nothing else remains).
+ * Refuses unless the lake is marked deleted and the grace period has passed. Safe to run repeatedly and
+ * concurrently: deletes are idempotent.
+ */
+export async function removeDeletedLake(
+  bucket: Bucket,
+  lake: string,
+  options: { now: number; graceMs: number; maxObjects?: number },
+): Promise<RemovalProgress> {
+  const state = await lakeState(bucket, lake);
+  if (state.state !== "deleted") return { deletedObjects: 0, done: state.state === "absent" };
+  if (options.now < state.deletedAt + options.graceMs) return { deletedObjects: 0, done: false };
+  const marker = deletedMarkerKey(lake);
+  let budget = options.maxObjects ?? 5000;
+  let deleted = 0;
+  let cursor: string | undefined;
+  while (budget > 0) {
+    const page = await bucket.list({
+      prefix: lakePrefix(lake),
+      limit: Math.min(1000, budget + 1),
+      ...(cursor ? { cursor } : {}),
+    });
+    const keys = page.objects.map((o) => o.key).filter((k) => k !== marker);
+    const batch = keys.slice(0, budget);
+    if (batch.length > 0) {
+      await bucket.delete(batch);
+      deleted += batch.length;
+      budget -= batch.length;
+    }
+    if (!page.truncated) {
+      if (batch.length === keys.length) {
+        await bucket.delete(marker);
+        return { deletedObjects: deleted, done: true };
+      }
+      break;
+    }
+    cursor = page.cursor;
+  }
+  return { deletedObjects: deleted, done: false };
+}

@@ -29,7 +29,9 @@ describe("data files under a lake's data prefix", () => {
     const stored = await env.BUCKET.get(`lakes/${LAKE}/data/main/orders/part-1.parquet`);
     expect(new Uint8Array(await stored!.arrayBuffer())).toEqual(bytes);
 
-    const whole = await call(`/v1/lakes/${LAKE}/data/main/orders/part-1.parquet`, { token: TOKENS.readSales });
+    const whole = await call(`/v1/lakes/${LAKE}/data/main/orders/part-1.parquet`, {
+      token: TOKENS.readSales,
+    });
     expect(whole.status).toBe(200);
     expect(new Uint8Array(await whole.arrayBuffer())).toEqual(bytes);
 
@@ -51,24 +53,35 @@ describe("data files under a lake's data prefix", () => {
 
   it("a second upload to the same path is refused and the file is unchanged", async () => {
     await upload("main/orders/fixed.parquet", new Uint8Array([1, 2, 3]));
-    await expectError(await upload("main/orders/fixed.parquet", new Uint8Array([9, 9])), 409, "AlreadyExists");
+    await expectError(
+      await upload("main/orders/fixed.parquet", new Uint8Array([9, 9])),
+      409,
+      "AlreadyExists",
+    );
     const stored = await env.BUCKET.get(`lakes/${LAKE}/data/main/orders/fixed.parquet`);
     expect(new Uint8Array(await stored!.arrayBuffer())).toEqual(new Uint8Array([1, 2, 3]));
   });
 
-  it.each(["..%2Fescape.parquet", "a/..%2F..%2Fb", "a//b", "%2E%2E%2F%2E%2E%2Fx", "a%5Cb", "sp%20ace", "x%00y", "%ZZ"])(
-    "path %s is refused and nothing is written",
-    async (bad) => {
-      const before = await env.BUCKET.list({ prefix: "lakes/" });
-      const res = await upload(bad, new Uint8Array([1]));
-      expect([400, 404]).toContain(res.status);
-      const after = await env.BUCKET.list({ prefix: "lakes/" });
-      expect(after.objects.map((o) => o.key)).toEqual(before.objects.map((o) => o.key));
-    },
-  );
+  it.each([
+    "..%2Fescape.parquet",
+    "a/..%2F..%2Fb",
+    "a//b",
+    "%2E%2E%2F%2E%2E%2Fx",
+    "a%5Cb",
+    "sp%20ace",
+    "x%00y",
+    "%ZZ",
+  ])("path %s is refused and nothing is written", async (bad) => {
+    const before = await env.BUCKET.list({ prefix: "lakes/" });
+    const res = await upload(bad, new Uint8Array([1]));
+    expect([400, 404]).toContain(res.status);
+    const after = await env.BUCKET.list({ prefix: "lakes/" });
+    expect(after.objects.map((o) => o.key)).toEqual(before.objects.map((o) => o.key));
+  });
 
   it("paths a client normalises (./x, a/../b) can only land inside the lake's data prefix", async () => {
-    for (const p of ["./dot.parquet", "q/../dotdot.parquet", "r/%2E%2E/enc.parquet"]) await upload(p, new Uint8Array([7]));
+    for (const p of ["./dot.parquet", "q/../dotdot.parquet", "r/%2E%2E/enc.parquet"])
+      await upload(p, new Uint8Array([7]));
     const keys = (await env.BUCKET.list({ prefix: "" })).objects.map((o) => o.key);
     for (const k of keys) expect(k.startsWith("lakes/")).toBe(true);
     expect(keys.filter((k) => !k.startsWith(`lakes/${LAKE}/`))).toEqual([]);
@@ -76,7 +89,11 @@ describe("data files under a lake's data prefix", () => {
 
   it("a read token cannot upload; a token for another lake cannot read", async () => {
     await expectError(await upload("x.parquet", new Uint8Array([1]), TOKENS.readSales), 403, "Forbidden");
-    await expectError(await call("/v1/lakes/other/data/x.parquet", { token: TOKENS.readSales }), 403, "Forbidden");
+    await expectError(
+      await call("/v1/lakes/other/data/x.parquet", { token: TOKENS.readSales }),
+      403,
+      "Forbidden",
+    );
   });
 
   it("a lake that does not exist is a 404, and uploading to it creates nothing", async () => {

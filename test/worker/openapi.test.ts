@@ -19,7 +19,10 @@ describe("OpenAPI document", () => {
     const doc = (await (await call("/v1/openapi.json", { token: null })).json()) as OpenApiDoc;
     const routes = createApp()
       .routes.filter((r) => r.method !== "ALL" && r.path !== "/v1/openapi.json")
-      .map((r) => ({ method: r.method.toLowerCase(), path: r.path.replace(/\/\*$/, "/{path}").replace(/:(\w+)/g, "{$1}") }));
+      .map((r) => ({
+        method: r.method.toLowerCase(),
+        path: r.path.replace(/\/\*$/, "/{path}").replace(/:(\w+)/g, "{$1}"),
+      }));
     expect(routes.length).toBeGreaterThan(1);
     const missing = routes.filter((r) => !doc.paths[r.path]?.[r.method]);
     expect(missing).toEqual([]);

@@ -1,0 +1,88 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { openWriter } from "../../storage/index.ts";
+import {
+  deletedMarkerKey,
+  lakeState,
+  listLakeNames,
+  markLakeDeleted,
+  removeDeletedLake,
+} from "../../storage/lakes.ts";
+
+const HOUR = 3_600_000;
+
+async function keysUnder(prefix: string): Promise<string[]> {
+  return (await env.BUCKET.list({ prefix })).objects.map((o) => o.key);
+}
+
+describe("lake registry", () => {
+  it("a lake is absent until its writer first opens, then live", async () => {
+    expect(await lakeState(env.BUCKET, "reg-a")).toEqual({ state: "absent" });
+    const store = await openWriter(env.BUCKET, "reg-a");
+    await store.close();
+    expect(await lakeState(env.BUCKET, "reg-a")).toEqual({ state: "live" });
+  });
+
+  it("marking deleted is idempotent and keeps the first time", async () => {
+    await (await openWriter(env.BUCKET, "reg-b")).close();
+    expect(await markLakeDeleted(env.BUCKET, "reg-b", 1000)).toBe(1000);
+    expect(await markLakeDeleted(env.BUCKET, "reg-b", 5000)).toBe(1000);
+    expect(await lakeState(env.BUCKET, "reg-b")).toEqual({ state: "deleted", deletedAt: 1000 });
+  });
+
+  it("removal waits out the grace period, then deletes everything, the marker last, in bounded steps", async () => {
+    await (await openWriter(env.BUCKET, "reg-c")).close();
+    for (let i = 0; i < 7; i++) await env.BUCKET.put(`lakes/reg-c/data/f${i}.parquet`, "x");
+    // A neighbour whose name shares the prefix must be untouched.
+    await (await openWriter(env.BUCKET, "reg-cc")).close();
+    const neighbour = await keysUnder("lakes/reg-cc/");
+    await markLakeDeleted(env.BUCKET, "reg-c", 0);
+
+    expect(await removeDeletedLake(env.BUCKET, "reg-c", { now: HOUR - 1, graceMs: HOUR })).toEqual({
+      deletedObjects: 0,
+      done: false,
+    });
+    const total = (await keysUnder("lakes/reg-c/")).length;
+    expect(total).toBeGreaterThan(8);
+
+    let steps = 0;
+    let removed = 0;
+    for (;;) {
+      const p = await removeDeletedLake(env.BUCKET, "reg-c", { now: HOUR, graceMs: HOUR, maxObjects: 3 });
+      steps++;
+      removed += p.deletedObjects;
+      expect(p.deletedObjects).toBeLessThanOrEqual(3);
+      if (!p.done) expect(await keysUnder(deletedMarkerKey("reg-c"))).toHaveLength(1);
+      if (p.done) break;
+      expect(steps).toBeLessThan(20);
+    }
+    expect(removed).toBe(total - 1);
+    expect(await keysUnder("lakes/reg-c/")).toEqual([]);
+    expect(await lakeState(env.BUCKET, "reg-c")).toEqual({ state: "absent" });
+    expect(await keysUnder("lakes/reg-cc/")).toEqual(neighbour);
+  });
+
+  it("removal refuses a live lake", async () => {
+    await (await openWriter(env.BUCKET, "reg-d")).close();
+    const before = await keysUnder("lakes/reg-d/");
+    expect(await removeDeletedLake(env.BUCKET, "reg-d", { now: 10 * HOUR, graceMs: 0 })).toEqual({
+      deletedObjects: 0,
+      done: false,
+    });
+    expect(await keysUnder("lakes/reg-d/")).toEqual(before);
+  });
+
+  it("lists lake names a page at a time", async () => {
+    for (const l of ["reg-l1", "reg-l2", "reg-l3"]) await (await openWriter(env.BUCKET, l)).close();
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await listLakeNames(env.BUCKET, { limit: 2, ...(cursor ? { cursor } : {}) });
+      expect(page.lakes.length).toBeLessThanOrEqual(2);
+      seen.push(...page.lakes);
+      cursor = page.cursor;
+    } while (cursor);
+    expect(seen).toEqual(expect.arrayContaining(["reg-l1", "reg-l2", "reg-l3"]));
+    expect(new Set(seen).size).toBe(seen.length);
+  });
+});

@@ -1,0 +1,63 @@
+/**
+ * Read-cost counters. One instance may be shared by every reader of a store (or a benchmark), so tests
+ * and benchmarks assert cost by counting instead of timing.
+ */
+export class ReadCounters {
+  /** R2 GET calls issued. */
+  r2Gets = 0;
+  /** R2 HEAD calls (only on the error path of an open). */
+  r2Heads = 0;
+  /** Body bytes those GETs returned. */
+  bytesRead = 0;
+  /** Lookups answered by the object cache / not found there. */
+  cacheHits = 0;
+  cacheMisses = 0;
+  /** Data blocks currently held by reads in progress (a scan holds its current block and one read ahead). */
+  blocksResident = 0;
+  /** High-water mark of blocksResident since creation or the last reset(). */
+  maxBlocksResident = 0;
+  /** Data blocks decoded (from R2 or the cache). */
+  blocksRead = 0;
+
+  hold(): void {
+    this.blocksResident++;
+    if (this.blocksResident > this.maxBlocksResident) this.maxBlocksResident = this.blocksResident;
+  }
+
+  release(): void {
+    this.blocksResident--;
+  }
+
+  /** Zeroes the totals (not blocksResident, which tracks live reads). */
+  reset(): void {
+    this.r2Gets = 0;
+    this.r2Heads = 0;
+    this.bytesRead = 0;
+    this.cacheHits = 0;
+    this.cacheMisses = 0;
+    this.blocksRead = 0;
+    this.maxBlocksResident = this.blocksResident;
+  }
+
+  snapshot(): {
+    r2Gets: number;
+    r2Heads: number;
+    bytesRead: number;
+    cacheHits: number;
+    cacheMisses: number;
+    blocksResident: number;
+    maxBlocksResident: number;
+    blocksRead: number;
+  } {
+    return {
+      r2Gets: this.r2Gets,
+      r2Heads: this.r2Heads,
+      bytesRead: this.bytesRead,
+      cacheHits: this.cacheHits,
+      cacheMisses: this.cacheMisses,
+      blocksResident: this.blocksResident,
+      maxBlocksResident: this.maxBlocksResident,
+      blocksRead: this.blocksRead,
+    };
+  }
+}

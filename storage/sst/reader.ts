@@ -1,0 +1,339 @@
+/**
+ * Reads one sorted table from the bucket as a SortedSource.
+ *
+ * Open fetches the metadata region (index, bloom filter, properties, footer) once: with the size and
+ * metaOffset a manifest records it is one exact range GET; without them one suffix GET of `tailBytes`
+ * usually covers it, and a second GET fetches only the part of the index the tail missed. The region is
+ * parsed once per reader and cached as bytes in the optional ObjectCache, so a reopen can cost 0 GETs.
+ *
+ * A point read checks the key range, then the bloom filter, then the index, and range-GETs exactly one
+ * block (or none). A scan walks blocks forward, holding the current block and at most `readahead`
+ * prefetched ones. Every block is checksum-verified each time it is decoded, whether it came from R2
+ * or the cache.
+ */
+
+import type { Bucket, BucketRange, Bytes, ScanRange, SortedEntry, SortedSource } from "../api.ts";
+import { compareBytes, rangeBounds } from "../bytes.ts";
+import type { ObjectCache } from "../cache.ts";
+import { Corruption } from "../errors.ts";
+import { BlockCursor, verifyBlock } from "./block.ts";
+import { type BlockIndex, decodeIndex } from "./block-index.ts";
+import { Bloom } from "./bloom.ts";
+import { ReadCounters } from "./counters.ts";
+import { crc32c } from "./crc32c.ts";
+import { SstNotFound } from "./errors.ts";
+import { decodeFooter, FOOTER_BYTES, type Footer, type Section } from "./footer.ts";
+import { decodeProps, type Props } from "./props.ts";
+
+/** Default suffix fetched by an open that does not know the metadata size: covers ~40k keys' bloom. */
+export const DEFAULT_TAIL_BYTES = 64 * 1024;
+
+export interface SstOpenOptions {
+  /** Cache for the metadata region and blocks; keys are `<object key>#meta` and `<object key>#<offset>`. */
+  cache?: ObjectCache;
+  /** Where to count cost; pass one instance to many readers to aggregate. */
+  counters?: ReadCounters;
+  /** Object size and metadata offset from the manifest's SstInfo: open becomes one exact GET. */
+  size?: number;
+  metaOffset?: number;
+  /** Suffix size for an open without size/metaOffset. */
+  tailBytes?: number;
+  /** Blocks a scan prefetches beyond the one it is reading: 0 or 1 (default 1). */
+  readahead?: number;
+}
+
+export class SstReader implements SortedSource {
+  readonly counters: ReadCounters;
+  private readonly inflight = new Map<string, Promise<Uint8Array>>();
+
+  private constructor(
+    private readonly bucket: Bucket,
+    readonly key: string,
+    private readonly footer: Footer,
+    private readonly index: BlockIndex,
+    private readonly bloom: Bloom,
+    private readonly props: Props,
+    private readonly cache: ObjectCache | undefined,
+    counters: ReadCounters,
+    private readonly readahead: number,
+  ) {
+    this.counters = counters;
+  }
+
+  static async open(bucket: Bucket, key: string, options: SstOpenOptions = {}): Promise<SstReader> {
+    const counters = options.counters ?? new ReadCounters();
+    const readahead = options.readahead ?? 1;
+    if (readahead !== 0 && readahead !== 1)
+      throw new RangeError(`readahead must be 0 or 1, got ${readahead}`);
+    const what = `sorted table ${key}`;
+    const metaKey = `${key}#meta`;
+    let meta: Uint8Array | undefined;
+    if (options.cache) {
+      meta = await options.cache.get(metaKey);
+      if (meta === undefined) counters.cacheMisses++;
+      else counters.cacheHits++;
+    }
+    const fromCache = meta !== undefined;
+    meta ??= await fetchMeta(bucket, key, options, counters, what);
+    const objectSize = footerObjectSize(meta, what);
+    if (options.size !== undefined && options.size !== objectSize) {
+      throw new Corruption(`${what}: manifest says ${options.size} bytes, footer says ${objectSize}`);
+    }
+    const footer = decodeFooter(meta, objectSize, what);
+    const metaOffset = objectSize - meta.length;
+    if (footer.index.offset !== metaOffset) {
+      throw new Corruption(`${what}: metadata starts at ${footer.index.offset}, fetched from ${metaOffset}`);
+    }
+    const section = (s: Section, name: string): Uint8Array => {
+      const bytes = meta.subarray(s.offset - metaOffset, s.offset - metaOffset + s.length);
+      if (crc32c(bytes) !== s.crc)
+        throw new Corruption(`${what}: ${name} checksum mismatch; restore or rebuild it`);
+      return bytes;
+    };
+    const index = decodeIndex(
+      section(footer.index, "block index"),
+      metaOffset,
+      footer.blockCount,
+      footer.entries,
+      what,
+    );
+    const bloom = new Bloom(section(footer.bloom, "bloom filter"));
+    if (!bloom.valid) throw new Corruption(`${what}: bloom filter header is invalid`);
+    const props = decodeProps(section(footer.props, "properties"), what);
+    const firstBlock = index.blocks[0];
+    const lastBlock = index.blocks[index.length - 1];
+    if (
+      firstBlock === undefined ||
+      lastBlock === undefined ||
+      compareBytes(firstBlock.firstKey, props.minKey) !== 0 ||
+      compareBytes(lastBlock.lastKey, props.maxKey) !== 0
+    ) {
+      throw new Corruption(`${what}: key range in properties disagrees with the block index`);
+    }
+    if (options.cache && !fromCache) await options.cache.put(metaKey, meta);
+    return new SstReader(bucket, key, footer, index, bloom, props, options.cache, counters, readahead);
+  }
+
+  get size(): number {
+    return this.footer.objectSize;
+  }
+  get metaOffset(): number {
+    return this.footer.index.offset;
+  }
+  get entries(): number {
+    return this.footer.entries;
+  }
+  get tombstones(): number {
+    return this.footer.tombstones;
+  }
+  get blocks(): number {
+    return this.footer.blockCount;
+  }
+  get minKey(): Bytes {
+    return this.props.minKey;
+  }
+  get maxKey(): Bytes {
+    return this.props.maxKey;
+  }
+
+  async get(key: Bytes): Promise<SortedEntry | undefined> {
+    if (compareBytes(key, this.props.minKey) < 0 || compareBytes(key, this.props.maxKey) > 0)
+      return undefined;
+    if (!this.bloom.mayContain(key)) return undefined;
+    const i = this.index.blockFor(key);
+    if (i < 0) return undefined;
+    this.counters.hold();
+    try {
+      const cursor = new BlockCursor(await this.loadBlock(i), this.blockName(i));
+      if (cursor.seek(key) && compareBytes(cursor.key, key) === 0) return cursor.entry();
+      return undefined;
+    } finally {
+      this.counters.release();
+    }
+  }
+
+  /** `limit` counts entries yielded, tombstones included. */
+  async *scan(range: ScanRange): AsyncIterable<SortedEntry> {
+    const limit = range.limit ?? Number.POSITIVE_INFINITY;
+    const { lo: lower, hi: upper } = rangeBounds(range);
+    if (limit <= 0) return;
+    if (lower !== undefined && upper !== undefined && compareBytes(lower, upper) >= 0) return;
+    if (upper !== undefined && compareBytes(upper, this.props.minKey) <= 0) return;
+    if (lower !== undefined && compareBytes(lower, this.props.maxKey) > 0) return;
+    const blocks = this.index.blocks;
+    const wanted = (j: number): boolean =>
+      j < blocks.length && (upper === undefined || compareBytes(blocks[j]!.firstKey, upper) < 0);
+    let held = 0;
+    const fetch = (j: number): Promise<Uint8Array> => {
+      this.counters.hold();
+      held++;
+      const p = this.loadBlock(j);
+      // A prefetch the consumer abandons must not surface as an unhandled rejection.
+      p.catch(() => {});
+      return p;
+    };
+    let i = lower === undefined ? 0 : this.index.firstEndingAtOrAfter(lower);
+    let emitted = 0;
+    try {
+      let current = wanted(i) ? fetch(i) : undefined;
+      while (current !== undefined) {
+        const block = await current;
+        const next = this.readahead > 0 && wanted(i + 1) ? fetch(i + 1) : undefined;
+        const cursor = new BlockCursor(block, this.blockName(i));
+        let ok = lower === undefined ? cursor.next() : cursor.seek(lower);
+        while (ok) {
+          if (upper !== undefined && compareBytes(cursor.key, upper) >= 0) return;
+          yield cursor.entry();
+          if (++emitted >= limit) return;
+          ok = cursor.next();
+        }
+        this.counters.release();
+        held--;
+        i++;
+        current = next ?? (this.readahead === 0 && wanted(i) ? fetch(i) : undefined);
+      }
+    } finally {
+      for (; held > 0; held--) this.counters.release();
+    }
+  }
+
+  private blockName(i: number): string {
+    return `sorted table ${this.key} block ${i}`;
+  }
+
+  /** The verified bytes of block i, from the cache or one range GET (concurrent loads share the GET). */
+  private async loadBlock(i: number): Promise<Uint8Array> {
+    const h = this.index.blocks[i]!;
+    const cacheKey = `${this.key}#${h.offset}`;
+    this.counters.blocksRead++;
+    if (this.cache) {
+      const hit = await this.cache.get(cacheKey);
+      if (hit !== undefined) {
+        this.counters.cacheHits++;
+        if (!verifyBlock(hit)) throw new Corruption(`${this.blockName(i)}: checksum mismatch in cached copy`);
+        return hit;
+      }
+      this.counters.cacheMisses++;
+    }
+    let pending = this.inflight.get(cacheKey);
+    if (pending === undefined) {
+      pending = this.fetchBlock(i, cacheKey).finally(() => this.inflight.delete(cacheKey));
+      this.inflight.set(cacheKey, pending);
+    }
+    return pending;
+  }
+
+  private async fetchBlock(i: number, cacheKey: string): Promise<Uint8Array> {
+    const h = this.index.blocks[i]!;
+    const what = this.blockName(i);
+    const body = await rangeGet(this.bucket, this.key, { offset: h.offset, length: h.length }, this.counters);
+    if (body.bytes.length !== h.length || body.size !== this.footer.objectSize) {
+      throw new Corruption(
+        `${what}: expected ${h.length} bytes, got ${body.bytes.length} (object truncated?)`,
+      );
+    }
+    if (!verifyBlock(body.bytes))
+      throw new Corruption(`${what}: checksum mismatch; restore or rebuild the table`);
+    if (this.cache) await this.cache.put(cacheKey, body.bytes);
+    return body.bytes;
+  }
+}
+
+async function rangeGet(
+  bucket: Bucket,
+  key: string,
+  range: BucketRange,
+  counters: ReadCounters,
+): Promise<{ bytes: Uint8Array; size: number }> {
+  counters.r2Gets++;
+  const obj = await bucket.get(key, { range });
+  if (obj === null) {
+    throw new SstNotFound(
+      `sorted table ${key} is not in the bucket; if this reader's cut is old, reopen on a newer one`,
+    );
+  }
+  const bytes = new Uint8Array(await obj.arrayBuffer());
+  counters.bytesRead += bytes.length;
+  return { bytes, size: obj.size };
+}
+
+/**
+ * A suffix GET that turns R2's "range not satisfiable" on an empty (or vanished) object into the typed
+ * answer, at the cost of one HEAD on that error path only.
+ */
+async function suffixGet(
+  bucket: Bucket,
+  key: string,
+  suffix: number,
+  counters: ReadCounters,
+  what: string,
+): Promise<{ bytes: Uint8Array; size: number }> {
+  try {
+    return await rangeGet(bucket, key, { suffix }, counters);
+  } catch (e) {
+    if (e instanceof SstNotFound) throw e;
+    counters.r2Heads++;
+    const head = await bucket.head(key);
+    if (head === null) throw new SstNotFound(`sorted table ${key} is not in the bucket`, { cause: e });
+    if (head.size < FOOTER_BYTES) {
+      throw new Corruption(`${what}: object is ${head.size} bytes, shorter than the footer (truncated)`, {
+        cause: e,
+      });
+    }
+    throw e;
+  }
+}
+
+/** The object size recorded in a footer (validated later by decodeFooter). */
+function footerObjectSize(meta: Uint8Array, what: string): number {
+  if (meta.length < FOOTER_BYTES) {
+    throw new Corruption(
+      `${what}: ${meta.length} bytes is shorter than the ${FOOTER_BYTES}-byte footer (truncated)`,
+    );
+  }
+  const dv = new DataView(meta.buffer, meta.byteOffset + meta.length - FOOTER_BYTES + 64, 8);
+  return dv.getUint32(4, true) * 0x1_0000_0000 + dv.getUint32(0, true);
+}
+
+/** Fetches the metadata region [metaOffset, size): one GET if its extent is known or fits the tail. */
+async function fetchMeta(
+  bucket: Bucket,
+  key: string,
+  options: SstOpenOptions,
+  counters: ReadCounters,
+  what: string,
+): Promise<Uint8Array> {
+  const { size, metaOffset } = options;
+  if (
+    size !== undefined &&
+    metaOffset !== undefined &&
+    metaOffset >= 0 &&
+    metaOffset + FOOTER_BYTES <= size
+  ) {
+    // A suffix rather than an offset range: on a truncated object an offset past the end is a range
+    // error, while a suffix still returns what is there and the size check below names the problem.
+    const got = await suffixGet(bucket, key, size - metaOffset, counters, what);
+    if (got.size !== size)
+      throw new Corruption(`${what}: manifest says ${size} bytes, the object has ${got.size}`);
+    if (got.bytes.length !== size - metaOffset) throw new Corruption(`${what}: metadata region truncated`);
+    return got.bytes;
+  }
+  const tailBytes = options.tailBytes ?? DEFAULT_TAIL_BYTES;
+  const tail = await suffixGet(bucket, key, Math.max(FOOTER_BYTES, tailBytes), counters, what);
+  const total = tail.size;
+  const tailStart = total - tail.bytes.length;
+  if (tailStart < 0 || tail.bytes.length !== Math.min(total, Math.max(FOOTER_BYTES, tailBytes))) {
+    throw new Corruption(`${what}: suffix read returned ${tail.bytes.length} bytes of ${total}`);
+  }
+  const footer = decodeFooter(tail.bytes, total, what);
+  const start = footer.index.offset;
+  if (start >= tailStart) return tail.bytes.slice(start - tailStart);
+  const head = await rangeGet(bucket, key, { offset: start, length: tailStart - start }, counters);
+  if (head.bytes.length !== tailStart - start || head.size !== total) {
+    throw new Corruption(`${what}: metadata region changed size between reads`);
+  }
+  const meta = new Uint8Array(total - start);
+  meta.set(head.bytes);
+  meta.set(tail.bytes, head.bytes.length);
+  return meta;
+}

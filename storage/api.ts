@@ -91,6 +91,11 @@ export interface Store {
    * may pass it back as `WriterOptions.heldEpoch` on its next activation to skip minting a new epoch.
    */
   readonly epoch: number;
+  /**
+   * Set when the writer this open superseded had a different identity: two deployments may share a
+   * bucket, and the host should say so loudly. Undefined for a first open or a same-identity reopen.
+   */
+  readonly takeover?: { identity: string; epoch: number; writtenAt: number };
   /** A consistent cut at the newest applied position. */
   snapshot(): ReadView;
   begin(): Transaction;

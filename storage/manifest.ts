@@ -1,0 +1,115 @@
+/**
+ * The manifest codec. A manifest version is an immutable object naming everything a cut needs besides
+ * the WAL tail: the writer that minted it (epoch, identity), the WAL replay point, and room for sorted
+ * tables, checkpoints, unreferenced-object records and the recorded log store (filled by the sorted-table,
+ * checkpoint and GC work; empty until then).
+ *
+ * Body: UTF-8 JSON `{"crc32c":"<8 hex>","manifest":{...}}`, where the checksum covers the exact bytes of
+ * the `manifest` value. JSON so an operator can read it; the checksum so a flipped digit is Corruption
+ * rather than a different, valid-looking manifest.
+ */
+import { z } from "zod";
+import { fromUtf8, utf8 } from "./bytes.ts";
+import { Corruption } from "./errors.ts";
+import { crc32c } from "./sst/crc32c.ts";
+
+export const MANIFEST_FORMAT_VERSION = 1;
+
+const safeInt = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+
+/**
+ * A sorted table the cut reads. Only the object key is fixed here; the sorted-table work records its own
+ * fields (size, key range, level, newest position, ...) beside it, and the codec preserves them.
+ */
+const sortedTableSchema = z.object({ key: z.string() }).loose();
+
+/** A named checkpoint: a pinned cut (manifest version + WAL range) that GC must keep until it expires. */
+const checkpointSchema = z
+  .object({
+    id: z.string(),
+    manifestVersion: safeInt,
+    walFrom: safeInt,
+    walTo: safeInt,
+    expiresAt: safeInt,
+  })
+  .loose();
+
+/** An object no longer referenced by the newest cut, and since when (ms); GC deletes after a grace period. */
+const unreferencedSchema = z.object({ key: z.string(), since: safeInt }).loose();
+
+const manifestSchema = z.object({
+  formatVersion: z.literal(MANIFEST_FORMAT_VERSION),
+  version: safeInt.min(1),
+  lake: z.string(),
+  writer: z.object({
+    epoch: safeInt.min(1),
+    identity: z.string(),
+    /** Random per open: tells two instances of one identity apart. */
+    instance: z.string(),
+  }),
+  wal: z.object({
+    /** Segments with id <= replayAfter are covered by sorted tables; replay starts at replayAfter + 1. */
+    replayAfter: safeInt,
+    /** Newest batch position covered by sorted tables (positions continue above it). */
+    lastPosition: safeInt,
+  }),
+  /** Name of the separate log store the WAL lives in; null = this bucket (the only option today). */
+  logStore: z.string().nullable(),
+  sortedTables: z.array(sortedTableSchema),
+  checkpoints: z.array(checkpointSchema),
+  unreferenced: z.array(unreferencedSchema),
+  writtenAt: safeInt,
+});
+
+export type Manifest = z.infer<typeof manifestSchema>;
+export type SortedTableRecord = z.infer<typeof sortedTableSchema>;
+export type CheckpointRecord = z.infer<typeof checkpointSchema>;
+export type UnreferencedRecord = z.infer<typeof unreferencedSchema>;
+
+const PREFIX = '{"crc32c":"';
+const MIDDLE = '","manifest":';
+const SUFFIX = "}";
+
+export function encodeManifest(m: Manifest): Uint8Array {
+  const body = utf8(JSON.stringify(m));
+  const crc = crc32c(body).toString(16).padStart(8, "0");
+  const head = utf8(`${PREFIX}${crc}${MIDDLE}`);
+  const out = new Uint8Array(head.length + body.length + 1);
+  out.set(head, 0);
+  out.set(body, head.length);
+  out[out.length - 1] = SUFFIX.charCodeAt(0);
+  return out;
+}
+
+export function decodeManifest(bytes: Uint8Array, where = "manifest"): Manifest {
+  const bad = (what: string): Corruption =>
+    new Corruption(
+      `${where} is corrupt: ${what}. The lake cannot be opened from it; restore the object or investigate`,
+    );
+  const headLen = PREFIX.length + 8 + MIDDLE.length;
+  if (bytes.length < headLen + 2) throw bad("too short");
+  let head: string;
+  try {
+    head = fromUtf8(bytes.subarray(0, headLen));
+  } catch {
+    throw bad("header is not UTF-8");
+  }
+  if (!head.startsWith(PREFIX) || !head.endsWith(MIDDLE))
+    throw bad("wrong framing (not a manifest of this format)");
+  const crcHex = head.slice(PREFIX.length, PREFIX.length + 8);
+  if (!/^[0-9a-f]{8}$/.test(crcHex)) throw bad("malformed checksum");
+  if (bytes[bytes.length - 1] !== SUFFIX.charCodeAt(0)) throw bad("truncated");
+  const body = bytes.subarray(headLen, bytes.length - 1);
+  if (crc32c(body) !== Number.parseInt(crcHex, 16)) throw bad("checksum mismatch");
+  let json: unknown;
+  try {
+    json = JSON.parse(fromUtf8(body));
+  } catch {
+    throw bad("body is not JSON");
+  }
+  const version = (json as { formatVersion?: unknown } | null)?.formatVersion;
+  if (version !== MANIFEST_FORMAT_VERSION) throw bad(`unknown format version ${JSON.stringify(version)}`);
+  const parsed = manifestSchema.safeParse(json);
+  if (!parsed.success) throw bad(`invalid fields: ${parsed.error.issues[0]?.path.join(".") ?? "?"}`);
+  return parsed.data;
+}

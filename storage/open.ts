@@ -1,0 +1,146 @@
+/**
+ * Opening a lake as its writer, newest writer wins:
+ *   1. read the newest manifest (list limit 1 + get), or write the genesis manifest (version 1, epoch 1);
+ *   2. otherwise mint epoch + 1 in manifest version + 1, put-if-absent (skipped by the held-epoch shortcut);
+ *   3. replay the WAL tail after the manifest's replay point;
+ *   4. put an empty fence segment at the next id. It is also the publish segment of step 2's manifest. If it
+ *      collides with a segment an older writer just wrote, replay that one (it may hold acknowledged
+ *      commits) and fence the next id.
+ * Any older writer's next segment or manifest PUT then collides and it becomes Fenced.
+ */
+import type { Bucket, OpenWriter, WriterOptions } from "./api.ts";
+import { randomId } from "./bytes.ts";
+import { Corruption, OpenRaced, StoreUnavailable } from "./errors.ts";
+import { checkLakeName, manifestKey, walKey } from "./keys.ts";
+import { encodeManifest, MANIFEST_FORMAT_VERSION, type Manifest } from "./manifest.ts";
+import { putOnce } from "./put-once.ts";
+import { fetchSegments, listTail, newestManifest, replaySegment, startReplay } from "./recovery.ts";
+import { type RetryPolicy, retryPolicy } from "./retry.ts";
+import { decodeSegment, encodeSegment, type Segment, segmentSummary } from "./segment.ts";
+import { LakeStore } from "./store.ts";
+
+/** How many consecutive fence collisions an open tolerates before reporting the lake as contended. */
+const MAX_FENCE_COLLISIONS = 64;
+
+async function mintManifest(
+  bucket: Bucket,
+  lake: string,
+  m: Manifest,
+  policy: RetryPolicy,
+  genesis: boolean,
+): Promise<void> {
+  const r = await putOnce(bucket, manifestKey(lake, m.version), encodeManifest(m), undefined, policy);
+  if (r.kind === "theirs") {
+    throw new OpenRaced(
+      genesis
+        ? `another writer created lake ${lake} at the same moment and won; open it again (the retry takes over from that writer)`
+        : `another writer opened lake ${lake} at the same moment (manifest version ${m.version} is taken); open it again to take over`,
+    );
+  }
+}
+
+export const openWriter: OpenWriter = async (bucket, lake, options: WriterOptions = {}) => {
+  checkLakeName(lake);
+  const policy = retryPolicy(options.retry);
+  const now = options.now ?? Date.now;
+  const identity = options.identity ?? "";
+  const instance = randomId();
+
+  const newest = await newestManifest(bucket, lake, policy);
+  let manifest: Manifest;
+  if (newest === undefined) {
+    manifest = {
+      formatVersion: MANIFEST_FORMAT_VERSION,
+      version: 1,
+      lake,
+      writer: { epoch: 1, identity, instance },
+      wal: { replayAfter: 0, lastPosition: 0 },
+      logStore: null,
+      sortedTables: [],
+      checkpoints: [],
+      unreferenced: [],
+      writtenAt: now(),
+    };
+    await mintManifest(bucket, lake, manifest, policy, true);
+  } else if (
+    options.heldEpoch !== undefined &&
+    newest.writer.epoch === options.heldEpoch &&
+    newest.writer.identity === identity
+  ) {
+    // The host says it minted this epoch and still holds it: the fence segment below is what fences any
+    // other instance, so a new manifest version would only cost a PUT.
+    manifest = newest;
+  } else {
+    manifest = {
+      ...newest,
+      version: newest.version + 1,
+      writer: { epoch: newest.writer.epoch + 1, identity, instance },
+      writtenAt: now(),
+    };
+    await mintManifest(bucket, lake, manifest, policy, false);
+  }
+  const epoch = manifest.writer.epoch;
+
+  const ids = await listTail(bucket, lake, manifest.wal.replayAfter, policy);
+  const segments = await fetchSegments(bucket, lake, ids, policy);
+  const state = startReplay(manifest);
+  segments.forEach((seg, i) => {
+    replaySegment(state, seg, walKey(lake, ids[i]!));
+  });
+
+  let next = (ids[ids.length - 1] ?? manifest.wal.replayAfter) + 1;
+  for (let collisions = 0; ; collisions++) {
+    if (collisions >= MAX_FENCE_COLLISIONS) {
+      throw new StoreUnavailable(
+        `lake ${lake}: ${collisions} fence segments in a row collided with another writer's segments; another writer is still active, retry the open`,
+      );
+    }
+    const fence: Segment = {
+      header: {
+        epoch,
+        segmentId: next,
+        manifestVersion: manifest.version,
+        tailStart: manifest.wal.replayAfter + 1,
+        writer: instance,
+      },
+      batches: [],
+    };
+    const key = walKey(lake, next);
+    const r = await putOnce(bucket, key, encodeSegment(fence), segmentSummary(fence), policy);
+    if (r.kind === "ours") break;
+    const theirs = decodeSegment(r.body, key);
+    if (theirs.header.segmentId !== next)
+      throw new Corruption(`WAL segment ${key} claims id ${theirs.header.segmentId}`);
+    if (theirs.header.epoch > epoch) {
+      throw new OpenRaced(
+        `a newer writer (epoch ${theirs.header.epoch}) opened lake ${lake} while this open was in progress; open again to take over`,
+      );
+    }
+    // An older writer's segment that landed after our listing: it may hold acknowledged commits.
+    replaySegment(state, theirs, key);
+    next++;
+  }
+
+  return new LakeStore({
+    bucket,
+    lake,
+    epoch,
+    instance,
+    identity,
+    manifest,
+    nextSegmentId: next + 1,
+    position: state.position,
+    mem: state.mem,
+    retry: policy,
+    now,
+    ...(newest !== undefined && newest.writer.identity !== identity
+      ? {
+          takeover: {
+            identity: newest.writer.identity,
+            epoch: newest.writer.epoch,
+            writtenAt: newest.writtenAt,
+          },
+        }
+      : {}),
+  });
+};

@@ -1,0 +1,46 @@
+/**
+ * A consistent cut: a frozen memtable clone plus the sorted layers beneath it at the moment the cut was
+ * taken, merged newest first. The store hands these out from `snapshot()`; transactions read through one.
+ */
+import type { Bytes, KeyValue, Position, ReadView, ScanRange, SortedEntry, SortedSource } from "./api.ts";
+import { rangeBounds } from "./bytes.ts";
+import { asAsync, type MemTree, memEntries } from "./memtable.ts";
+import { mergeNewestFirst, visibleEntries } from "./merge.ts";
+
+export class Cut implements ReadView {
+  constructor(
+    readonly position: Position,
+    private readonly mem: MemTree,
+    /** Newest first. */
+    private readonly layers: readonly SortedSource[],
+  ) {}
+
+  async get(key: Bytes): Promise<Bytes | undefined> {
+    const e = await this.lookup(key);
+    return e?.value;
+  }
+
+  /** The newest entry for `key` across layers, tombstones included; undefined when no layer knows it. */
+  async lookup(key: Bytes): Promise<SortedEntry | undefined> {
+    const v = this.mem.get(key);
+    if (v !== undefined) return { key, value: v ?? undefined };
+    for (const layer of this.layers) {
+      const e = await layer.get(key);
+      if (e !== undefined) return e;
+    }
+    return undefined;
+  }
+
+  scan(range: ScanRange): AsyncIterable<KeyValue> {
+    return visibleEntries(this.entries(range), range.limit);
+  }
+
+  /** Merged entries within the range (limit ignored), tombstones included. */
+  entries(range: ScanRange): AsyncIterable<SortedEntry> {
+    const b = rangeBounds(range);
+    const mem = asAsync(memEntries(this.mem, b));
+    if (this.layers.length === 0) return mem;
+    const unlimited: ScanRange = { ...range, limit: undefined };
+    return mergeNewestFirst([mem, ...this.layers.map((l) => l.scan(unlimited))]);
+  }
+}

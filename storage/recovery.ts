@@ -1,0 +1,164 @@
+/**
+ * Reading a lake's durable state: the newest manifest (one list + one get), the WAL tail after its replay
+ * point (list pages, newest first thanks to inverted ids), and the tail segments themselves, fetched at
+ * most six at a time (a Durable Object's outgoing-connection limit) and replayed in id order.
+ */
+import type { Bucket } from "./api.ts";
+import { Corruption } from "./errors.ts";
+import { manifestKey, manifestPrefix, parseManifestKey, parseWalKey, walKey, walPrefix } from "./keys.ts";
+import { decodeManifest, type Manifest } from "./manifest.ts";
+import { type MemTree, newMemTree } from "./memtable.ts";
+import { type RetryPolicy, readWithRetry } from "./retry.ts";
+import { decodeSegment, parseSegmentSummary, type Segment, type SegmentSummary } from "./segment.ts";
+
+/** At most this many segment GETs in flight during recovery. */
+export const RECOVERY_CONCURRENCY = 6;
+
+export async function newestManifest(
+  bucket: Bucket,
+  lake: string,
+  policy: RetryPolicy,
+): Promise<Manifest | undefined> {
+  const res = await readWithRetry(policy, `listing manifests of lake ${lake}`, () =>
+    bucket.list({ prefix: manifestPrefix(lake), limit: 1 }),
+  );
+  const head = res.objects[0];
+  if (head === undefined) return undefined;
+  const version = parseManifestKey(lake, head.key);
+  if (version === undefined)
+    throw new Corruption(`unexpected object ${head.key} among the manifests of lake ${lake}`);
+  return readManifest(bucket, lake, version, policy);
+}
+
+export async function readManifest(
+  bucket: Bucket,
+  lake: string,
+  version: number,
+  policy: RetryPolicy,
+): Promise<Manifest> {
+  const key = manifestKey(lake, version);
+  const body = await readWithRetry(policy, `reading ${key}`, async () => {
+    const o = await bucket.get(key);
+    return o === null ? null : new Uint8Array(await o.arrayBuffer());
+  });
+  if (body === null) throw new Corruption(`manifest ${key} was listed but cannot be read`);
+  const m = decodeManifest(body, key);
+  if (m.version !== version || m.lake !== lake) {
+    throw new Corruption(`manifest ${key} claims version ${m.version} of lake ${m.lake}`);
+  }
+  return m;
+}
+
+/** Ids of every WAL segment after `replayAfter`, ascending; Corruption on a gap. */
+export async function listTail(
+  bucket: Bucket,
+  lake: string,
+  replayAfter: number,
+  policy: RetryPolicy,
+): Promise<number[]> {
+  const desc: number[] = [];
+  let cursor: string | undefined;
+  outer: for (;;) {
+    const page = await readWithRetry(policy, `listing the WAL of lake ${lake}`, () =>
+      bucket.list({ prefix: walPrefix(lake), ...(cursor ? { cursor } : {}) }),
+    );
+    for (const o of page.objects) {
+      const id = parseWalKey(lake, o.key);
+      if (id === undefined) throw new Corruption(`unexpected object ${o.key} in the WAL of lake ${lake}`);
+      if (id <= replayAfter) break outer;
+      desc.push(id);
+    }
+    if (!page.truncated || page.cursor === undefined) break;
+    cursor = page.cursor;
+  }
+  const ids = desc.reverse();
+  for (let i = 0; i < ids.length; i++) {
+    if (ids[i] !== replayAfter + 1 + i) {
+      throw new Corruption(
+        `the WAL of lake ${lake} has a gap: expected segment ${replayAfter + 1 + i} but found ${ids[i]}; a segment after the replay point is missing`,
+      );
+    }
+  }
+  return ids;
+}
+
+export async function readSegment(
+  bucket: Bucket,
+  lake: string,
+  id: number,
+  policy: RetryPolicy,
+): Promise<Segment> {
+  const key = walKey(lake, id);
+  const body = await readWithRetry(policy, `reading ${key}`, async () => {
+    const o = await bucket.get(key);
+    return o === null ? null : new Uint8Array(await o.arrayBuffer());
+  });
+  if (body === null) throw new Corruption(`WAL segment ${key} was listed but is missing`);
+  const seg = decodeSegment(body, key);
+  if (seg.header.segmentId !== id)
+    throw new Corruption(`WAL segment ${key} claims id ${seg.header.segmentId}`);
+  return seg;
+}
+
+/** Fetches segments with bounded parallelism, returning them in the order of `ids`. */
+export async function fetchSegments(
+  bucket: Bucket,
+  lake: string,
+  ids: readonly number[],
+  policy: RetryPolicy,
+): Promise<Segment[]> {
+  const out = new Array<Segment>(ids.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < ids.length) {
+      const i = next++;
+      out[i] = await readSegment(bucket, lake, ids[i]!, policy);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(RECOVERY_CONCURRENCY, ids.length) }, worker));
+  return out;
+}
+
+/** State rebuilt from a tail: the memtable and the newest position. */
+export interface Replayed {
+  mem: MemTree;
+  position: number;
+}
+
+export function startReplay(manifest: Manifest): Replayed {
+  return { mem: newMemTree(), position: manifest.wal.lastPosition };
+}
+
+/** Applies one segment's batches in order; positions must keep increasing across the tail. */
+export function replaySegment(state: Replayed, seg: Segment, where: string): void {
+  for (const b of seg.batches) {
+    if (b.position <= state.position) {
+      throw new Corruption(
+        `${where} holds position ${b.position}, not after ${state.position}; the WAL does not form one history`,
+      );
+    }
+    for (const m of b.mutations) state.mem.set(m.key.slice(), m.value === undefined ? null : m.value.slice());
+    state.position = b.position;
+  }
+}
+
+/**
+ * The published head from one `list` call: the newest segment's custom-metadata summary names the manifest
+ * version it builds on and the first segment of the tail, which together are the newest published cut.
+ */
+export async function publishedHead(
+  bucket: Bucket,
+  lake: string,
+  policy: RetryPolicy,
+): Promise<SegmentSummary | undefined> {
+  const res = await readWithRetry(policy, `listing the WAL head of lake ${lake}`, () =>
+    bucket.list({ prefix: walPrefix(lake), limit: 1, include: ["customMetadata"] }),
+  );
+  const head = res.objects[0];
+  if (head === undefined) return undefined;
+  const id = parseWalKey(lake, head.key);
+  const summary = parseSegmentSummary(head.customMetadata, head.key);
+  if (id !== summary.segmentId)
+    throw new Corruption(`WAL segment ${head.key} summarises segment ${summary.segmentId}`);
+  return summary;
+}

@@ -1,0 +1,340 @@
+/**
+ * The writer-side store: memtable + sorted layers for reads, the last-write index for conflicts, and the
+ * segment pipeline for durability. Every segment and manifest PUT runs through one serial chain, so at
+ * most one is in flight, ids land in order, and manifest writes never race each other.
+ */
+import type {
+  Bucket,
+  CommitHandle,
+  Mutation,
+  Position,
+  ReadView,
+  SortedSource,
+  Store,
+  Transaction,
+} from "./api.ts";
+import { keyString } from "./bytes.ts";
+import { type CodedError, Fenced, StoreClosed, TransactionConflict } from "./errors.ts";
+import { manifestKey, walKey } from "./keys.ts";
+import { LastWriteIndex } from "./last-writes.ts";
+import { encodeManifest, type Manifest } from "./manifest.ts";
+import type { MemTree } from "./memtable.ts";
+import { copyBatch } from "./mutations.ts";
+import { putOnce } from "./put-once.ts";
+import { Cut } from "./read-view.ts";
+import type { RetryPolicy } from "./retry.ts";
+import { encodeSegment, type Segment, segmentSummary } from "./segment.ts";
+import { Txn, type TxnHost } from "./transaction.ts";
+
+interface PendingBatch {
+  position: Position;
+  mutations: Mutation[];
+  durable: Promise<void>;
+  resolve: () => void;
+  reject: (e: unknown) => void;
+}
+
+/** Everything recovery hands to a new writer. */
+export interface WriterState {
+  bucket: Bucket;
+  lake: string;
+  epoch: number;
+  /** This open's random instance id (16 hex), written into every segment and manifest. */
+  instance: string;
+  identity: string;
+  manifest: Manifest;
+  /** Id the next segment will take. */
+  nextSegmentId: number;
+  /** Recovered (durable) position. */
+  position: Position;
+  mem: MemTree;
+  retry: RetryPolicy;
+  now: () => number;
+  takeover?: { identity: string; epoch: number; writtenAt: number };
+}
+
+function settled(p: Promise<void>): Promise<void> {
+  // Callers may drop a handle without awaiting it; a terminal rejection must not surface as unhandled.
+  p.catch(() => {});
+  return p;
+}
+
+export class LakeStore implements Store, TxnHost {
+  readonly lake: string;
+  readonly epoch: number;
+  readonly takeover: { identity: string; epoch: number; writtenAt: number } | undefined;
+  private readonly bucket: Bucket;
+  private readonly instance: string;
+  private readonly identity: string;
+  private readonly retry: RetryPolicy;
+  private readonly now: () => number;
+  private appliedPosition: Position;
+  private durable: Position;
+  private mem: MemTree;
+  /** Sorted layers beneath the memtable, newest first (sorted tables slot in here). */
+  private layers: readonly SortedSource[] = [];
+  private cutCache: Cut | undefined;
+  private readonly lastWrites = new LastWriteIndex();
+  private readonly live = new Set<Txn>();
+  private unflushed: PendingBatch[] = [];
+  private inflight: PendingBatch[] = [];
+  private chain: Promise<void> = Promise.resolve();
+  private currentManifest: Manifest;
+  private nextSegmentId: number;
+  private terminal: CodedError | undefined;
+
+  constructor(s: WriterState) {
+    this.bucket = s.bucket;
+    this.lake = s.lake;
+    this.epoch = s.epoch;
+    this.takeover = s.takeover;
+    this.instance = s.instance;
+    this.identity = s.identity;
+    this.retry = s.retry;
+    this.now = s.now;
+    this.currentManifest = s.manifest;
+    this.nextSegmentId = s.nextSegmentId;
+    this.appliedPosition = s.position;
+    this.durable = s.position;
+    this.mem = s.mem;
+  }
+
+  get position(): Position {
+    return this.appliedPosition;
+  }
+
+  get durablePosition(): Position {
+    return this.durable;
+  }
+
+  get unflushedBatches(): number {
+    return this.unflushed.length + this.inflight.length;
+  }
+
+  /** The manifest this writer's segments build on. */
+  get manifest(): Manifest {
+    return this.currentManifest;
+  }
+
+  /** Why this writer stopped (Fenced, OutcomeUnknown, StoreClosed), or undefined while it is live. */
+  get failure(): CodedError | undefined {
+    return this.terminal;
+  }
+
+  /** Number of keys the conflict index remembers (bounded by the oldest live transaction). */
+  get conflictIndexSize(): number {
+    return this.lastWrites.size;
+  }
+
+  snapshot(): ReadView {
+    return this.cut();
+  }
+
+  begin(): Transaction {
+    this.throwIfTerminal();
+    const t = new Txn(this, this.cut());
+    this.live.add(t);
+    return t;
+  }
+
+  write(mutations: readonly Mutation[]): CommitHandle {
+    this.throwIfTerminal();
+    const batch = copyBatch(mutations);
+    if (batch.length === 0) return this.handleAt(this.appliedPosition);
+    return this.apply(batch);
+  }
+
+  commitTransaction(begin: Position, mutations: Mutation[]): CommitHandle {
+    this.throwIfTerminal();
+    // Check and apply with no await in between: nothing else can land in the gap.
+    for (const m of mutations) {
+      if (this.lastWrites.writtenAfter(keyString(m.key), begin)) {
+        throw new TransactionConflict(
+          `a key this transaction writes was written after it began (at position ${begin}); re-read and retry the transaction`,
+        );
+      }
+    }
+    return this.apply(mutations);
+  }
+
+  handleAt(position: Position): CommitHandle {
+    return { position, durable: settled(this.durableAt(position)) };
+  }
+
+  release(txn: Txn): void {
+    if (this.live.delete(txn)) this.trim();
+  }
+
+  /** Replaces the sorted layers beneath the memtable (newest first). Existing cuts keep their layers. */
+  setLayers(layers: readonly SortedSource[]): void {
+    this.layers = [...layers];
+    this.cutCache = undefined;
+  }
+
+  flush(): Promise<void> {
+    if (this.terminal) return Promise.reject(this.terminal);
+    const target = this.appliedPosition;
+    return this.enqueue(() => this.writeSegment(false)).then(() => {
+      if (this.durable < target) throw this.terminal ?? new StoreClosed("flush did not complete");
+    });
+  }
+
+  /**
+   * Writes the next manifest version (put-if-absent at version + 1, same epoch) built by `edit`, then a
+   * publish segment naming it. Serialised with every other segment and manifest write. A collision means
+   * another writer minted that version: this writer becomes Fenced.
+   */
+  writeManifest(edit: (m: Manifest) => Manifest): Promise<Manifest> {
+    if (this.terminal) return Promise.reject(this.terminal);
+    let written: Manifest | undefined;
+    return this.enqueue(async () => {
+      const prev = this.currentManifest;
+      const next: Manifest = {
+        ...edit(structuredClone(prev)),
+        version: prev.version + 1,
+        lake: prev.lake,
+        writer: { epoch: this.epoch, identity: this.identity, instance: this.instance },
+        writtenAt: this.now(),
+      };
+      const key = manifestKey(this.lake, next.version);
+      try {
+        const r = await putOnce(this.bucket, key, encodeManifest(next), undefined, this.retry);
+        if (r.kind === "theirs") {
+          this.fail(
+            new Fenced(
+              `manifest version ${next.version} of lake ${this.lake} was written by another writer; this writer is fenced and writes nothing more: discard it and reopen`,
+            ),
+          );
+          return;
+        }
+      } catch (e) {
+        this.fail(e as CodedError);
+        return;
+      }
+      this.currentManifest = next;
+      await this.writeSegment(true);
+      if (this.terminal === undefined) written = next;
+    }).then(() => {
+      if (written === undefined) throw this.terminal ?? new StoreClosed("manifest write did not complete");
+      return written;
+    });
+  }
+
+  async close(): Promise<void> {
+    if (!this.terminal) {
+      this.terminal = new StoreClosed(`the store of lake ${this.lake} was closed; open it again to write`);
+    }
+    await this.chain;
+    this.rejectPending(this.terminal);
+    for (const t of [...this.live]) t.abort();
+  }
+
+  private cut(): Cut {
+    if (this.cutCache === undefined || this.cutCache.position !== this.appliedPosition) {
+      this.cutCache = new Cut(this.appliedPosition, this.mem.clone(), this.layers);
+    }
+    return this.cutCache;
+  }
+
+  private apply(batch: Mutation[]): CommitHandle {
+    const position = this.appliedPosition + 1;
+    for (const m of batch) this.mem.set(m.key, m.value ?? null);
+    this.appliedPosition = position;
+    this.cutCache = undefined;
+    // With no transaction live, every future one begins at or after this position: nothing to remember.
+    if (this.live.size > 0)
+      this.lastWrites.record(
+        position,
+        batch.map((m) => keyString(m.key)),
+      );
+    let resolve!: () => void;
+    let reject!: (e: unknown) => void;
+    const durable = settled(
+      new Promise<void>((res, rej) => {
+        resolve = res;
+        reject = rej;
+      }),
+    );
+    this.unflushed.push({ position, mutations: batch, durable, resolve, reject });
+    return { position, durable };
+  }
+
+  private trim(): void {
+    let oldest = Number.POSITIVE_INFINITY;
+    for (const t of this.live) if (t.position < oldest) oldest = t.position;
+    this.lastWrites.trimThrough(oldest);
+  }
+
+  private durableAt(position: Position): Promise<void> {
+    if (position <= this.durable) return Promise.resolve();
+    const b =
+      this.inflight.find((x) => x.position >= position) ?? this.unflushed.find((x) => x.position >= position);
+    if (b) return b.durable;
+    return Promise.reject(this.terminal ?? new StoreClosed("position is not pending in this store"));
+  }
+
+  private enqueue(task: () => Promise<void>): Promise<void> {
+    const run = this.chain.then(task);
+    this.chain = run.catch(() => {});
+    return run;
+  }
+
+  /** One segment PUT holding every applied-but-unflushed batch (or none, when `force` publishes). */
+  private async writeSegment(force: boolean): Promise<void> {
+    if (this.terminal) return;
+    const batches = this.unflushed;
+    if (batches.length === 0 && !force) return;
+    this.unflushed = [];
+    this.inflight = batches;
+    const id = this.nextSegmentId;
+    // The id is spent the moment a PUT may have been issued: it is never reused for other bytes.
+    this.nextSegmentId = id + 1;
+    const m = this.currentManifest;
+    const seg: Segment = {
+      header: {
+        epoch: this.epoch,
+        segmentId: id,
+        manifestVersion: m.version,
+        tailStart: m.wal.replayAfter + 1,
+        writer: this.instance,
+      },
+      batches: batches.map((b) => ({ position: b.position, mutations: b.mutations })),
+    };
+    const key = walKey(this.lake, id);
+    let kind: "ours" | "theirs";
+    try {
+      kind = (await putOnce(this.bucket, key, encodeSegment(seg), segmentSummary(seg), this.retry)).kind;
+    } catch (e) {
+      this.fail(e as CodedError);
+      return;
+    }
+    if (kind === "theirs") {
+      this.fail(
+        new Fenced(
+          `WAL segment ${id} of lake ${this.lake} was written by another writer (a newer open fenced this one); this writer writes nothing more: discard it and reopen`,
+        ),
+      );
+      return;
+    }
+    this.inflight = [];
+    const last = batches[batches.length - 1];
+    if (last !== undefined) this.durable = last.position;
+    for (const b of batches) b.resolve();
+  }
+
+  private fail(err: CodedError): void {
+    if (this.terminal === undefined || this.terminal instanceof StoreClosed) this.terminal = err;
+    this.rejectPending(err);
+  }
+
+  private rejectPending(err: unknown): void {
+    const pending = [...this.inflight, ...this.unflushed];
+    this.inflight = [];
+    this.unflushed = [];
+    for (const b of pending) b.reject(err);
+  }
+
+  private throwIfTerminal(): void {
+    if (this.terminal) throw this.terminal;
+  }
+}

@@ -1,0 +1,106 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { Bytes, ScanRange, SortedEntry, SortedSource } from "../../storage/api.ts";
+import { compareBytes, inBounds, rangeBounds } from "../../storage/bytes.ts";
+import { newMemTree } from "../../storage/memtable.ts";
+import { mergeNewestFirst, visibleEntries } from "../../storage/merge.ts";
+import { Cut } from "../../storage/read-view.ts";
+
+/** A sorted layer held in an array: the shape a sorted table presents to the read path. */
+class ArrayLayer implements SortedSource {
+  readonly entries: SortedEntry[];
+  constructor(entries: Map<string, string | null>) {
+    this.entries = [...entries]
+      .map(([k, v]) => ({ key: hexBytes(k), value: v === null ? undefined : hexBytes(v) }))
+      .sort((a, b) => compareBytes(a.key, b.key));
+  }
+  async get(key: Bytes): Promise<SortedEntry | undefined> {
+    return this.entries.find((e) => compareBytes(e.key, key) === 0);
+  }
+  async *scan(range: ScanRange): AsyncIterable<SortedEntry> {
+    const bounds = rangeBounds(range);
+    for (const e of this.entries) if (inBounds(e.key, bounds)) yield e;
+  }
+}
+
+const hexBytes = (h: string): Bytes => Uint8Array.from(h.match(/../g) ?? [], (x) => Number.parseInt(x, 16));
+const hex = (b: Bytes): string => [...b].map((x) => x.toString(16).padStart(2, "0")).join("");
+const keyHex = fc.uint8Array({ maxLength: 3 }).map(hex);
+const layerArb = fc.array(fc.tuple(keyHex, fc.option(fc.constantFrom("01", "02", "0303"), { nil: null })), {
+  maxLength: 12,
+});
+
+describe("newest-first merge over sorted layers", () => {
+  it("equals overlaying the layers oldest to newest, with tombstones hiding older values", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        layerArb,
+        fc.array(layerArb, { maxLength: 4 }),
+        fc.record({
+          start: fc.option(keyHex, { nil: undefined }),
+          prefix: fc.option(keyHex, { nil: undefined }),
+          limit: fc.option(fc.nat(8), { nil: undefined }),
+        }),
+        async (memRaw, layersRaw, r) => {
+          const mem = new Map(memRaw);
+          const layers = layersRaw.map((l) => new Map(l));
+          const model = new Map<string, string>();
+          for (const l of [...layers].reverse().concat([mem])) {
+            for (const [k, v] of l) v === null ? model.delete(k) : model.set(k, v);
+          }
+          const tree = newMemTree();
+          for (const [k, v] of mem) tree.set(hexBytes(k), v === null ? null : hexBytes(v));
+          const cut = new Cut(
+            1,
+            tree,
+            layers.map((l) => new ArrayLayer(l)),
+          );
+          const range: ScanRange = {
+            ...(r.start !== undefined ? { start: hexBytes(r.start) } : {}),
+            ...(r.prefix !== undefined ? { prefix: hexBytes(r.prefix) } : {}),
+            ...(r.limit !== undefined ? { limit: r.limit } : {}),
+          };
+          const bounds = rangeBounds(range);
+          let expected = [...model]
+            .filter(([k]) => inBounds(hexBytes(k), bounds))
+            .sort(([a], [b]) => compareBytes(hexBytes(a), hexBytes(b)));
+          if (r.limit !== undefined) expected = expected.slice(0, r.limit);
+          const got: [string, string][] = [];
+          for await (const kv of cut.scan(range)) got.push([hex(kv.key), hex(kv.value)]);
+          expect(got).toEqual(expected);
+          for (const [k] of memRaw.concat(...layersRaw)) {
+            const v = await cut.get(hexBytes(k));
+            expect(v === undefined ? undefined : hex(v)).toBe(model.get(k));
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it("keeps tombstones for compaction and stops pulling sources when the consumer stops", async () => {
+    const newer = new ArrayLayer(
+      new Map([
+        ["01", null],
+        ["02", "aa"],
+      ]),
+    );
+    const older = new ArrayLayer(
+      new Map([
+        ["01", "bb"],
+        ["03", "cc"],
+      ]),
+    );
+    const all: SortedEntry[] = [];
+    for await (const e of mergeNewestFirst([newer.scan({}), older.scan({})])) all.push(e);
+    expect(all.map((e) => [hex(e.key), e.value && hex(e.value)])).toEqual([
+      ["01", undefined],
+      ["02", "aa"],
+      ["03", "cc"],
+    ]);
+    const firstOnly: string[] = [];
+    for await (const kv of visibleEntries(mergeNewestFirst([newer.scan({}), older.scan({})]), 1))
+      firstOnly.push(hex(kv.key));
+    expect(firstOnly).toEqual(["02"]);
+  });
+});

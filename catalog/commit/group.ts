@@ -1,0 +1,203 @@
+/**
+ * The commit core: a group of members staged one after another against the state the previous members
+ * left, each minting its own consecutive snapshot, all landed in one store transaction whose head write is
+ * the conflict anchor. A lost head race is classified against the intervening snapshots with DuckLake's
+ * matrix; benign ⇒ every unresolved member re-runs after the backoff, true conflict ⇒ that member gets
+ * CommitConflict. A commit is a group of one.
+ */
+import type { Store, Transaction } from "../../storage/api.ts";
+import { parseChangesMade, unionChangeSets } from "../changes.ts";
+import { encodeValue, ValueKind } from "../codec.ts";
+import { type ConflictSide, findConflict, type OurSide } from "../conflict.ts";
+import {
+  CodedError,
+  CommitConflict,
+  isMemberError,
+  isTransactionConflict,
+  RetryBudgetExhausted,
+} from "../errors.ts";
+import { readHead, readSnapshot, readSnapshotsBetween } from "../head.ts";
+import { keys } from "../keys.ts";
+import type { SnapshotRecord } from "../records.ts";
+import { Staging } from "../staging.ts";
+import type { CommitRequest } from "../verbs/schema.ts";
+import { backoffDelay, MAX_COMMIT_ATTEMPTS, sleep } from "./backoff.ts";
+import { lookupIdempotency } from "./idempotency.ts";
+import { type MemberEnv, type StagedMember, type StagedResult, stageMember } from "./member.ts";
+
+export interface CommitResult extends StagedResult {
+  /** The store position of the batch (read-your-writes token). */
+  position: number;
+}
+
+export type MemberResult =
+  | { ok: true; value: CommitResult }
+  | { ok: false; error: { code: string; message: string } };
+
+export interface GroupOutcome {
+  results: MemberResult[];
+  /** Settles when the batch (or, if nothing was written, the state the answers rest on) is durable. */
+  durable: Promise<void>;
+}
+
+/** The typed errors behind failed results, by member index (so `commit()` can rethrow the real class). */
+export const MEMBER_ERRORS: unique symbol = Symbol("member errors");
+type WithErrors = GroupOutcome & { [MEMBER_ERRORS]?: (CodedError | undefined)[] };
+
+export function memberError(outcome: GroupOutcome, i: number): CodedError | undefined {
+  return (outcome as WithErrors)[MEMBER_ERRORS]?.[i];
+}
+
+export interface GroupEnv extends MemberEnv {
+  random: () => number;
+  log: (message: string) => void;
+}
+
+const originals = new WeakMap<object, CodedError>();
+
+function failure(e: CodedError): MemberResult {
+  const error = { code: e.code, message: e.message };
+  originals.set(error, e);
+  return { ok: false, error };
+}
+
+/** Attaches the typed errors (non-enumerable: results stay plain envelopes for RPC). */
+function finish(results: (MemberResult | undefined)[], durable: Promise<void>): GroupOutcome {
+  const outcome: GroupOutcome = { results: results as MemberResult[], durable };
+  Object.defineProperty(outcome, MEMBER_ERRORS, {
+    value: outcome.results.map((r) => (r && !r.ok ? originals.get(r.error) : undefined)),
+    enumerable: false,
+  });
+  return outcome;
+}
+
+function ourSide(m: StagedMember): OurSide | undefined {
+  const ctx = m.ctx;
+  if (!ctx) return undefined;
+  return {
+    changes: ctx.changes,
+    deletedDataFileIds: [...ctx.deletedDataFileIds],
+    deletesUntargeted: ctx.deletesUntargeted,
+    droppedSchemaNames: ctx.droppedSchemaNames,
+    createdInSchemaIds: ctx.createdInSchemaIds,
+  };
+}
+
+/** The union of the intervening snapshots, as DuckLake's STRING_AGG over changes_made sees them. */
+export function theirSide(records: SnapshotRecord[]): ConflictSide {
+  const sets = records.map((r) => parseChangesMade(r.changes_made));
+  const untargeted = records.some(
+    (r, i) =>
+      r.x_deletes_untargeted === true ||
+      ((sets[i]?.deletedFromTable.length ?? 0) > 0 && (r.x_deleted_data_file_ids ?? []).length === 0),
+  );
+  return {
+    changes: unionChangeSets(sets),
+    deletedDataFileIds: records.flatMap((r) => r.x_deleted_data_file_ids ?? []),
+    deletesUntargeted: untargeted,
+  };
+}
+
+type Attempt =
+  | { kind: "landed"; outcome: GroupOutcome }
+  | { kind: "lost"; premise: SnapshotRecord; staged: Map<number, StagedMember> };
+
+async function attempt(
+  store: Store,
+  members: CommitRequest[],
+  pending: number[],
+  results: (MemberResult | undefined)[],
+  env: GroupEnv,
+): Promise<Attempt> {
+  const tx: Transaction = store.begin();
+  let committed = false;
+  try {
+    const head = await readHead(tx);
+    const premise = await readSnapshot(tx, head.snapshot_id);
+    const group = Staging.over(tx);
+    const staged = new Map<number, StagedMember>();
+    const errors = new Map<number, CodedError>();
+    let current = premise;
+    for (const i of pending) {
+      const req = members[i] as CommitRequest;
+      try {
+        const s = await stageMember(group, current, env, req);
+        s.layer.commitToParent();
+        if (s.snapshot) current = s.snapshot;
+        staged.set(i, s);
+      } catch (e) {
+        if (!isMemberError(e)) throw e;
+        errors.set(i, e);
+      }
+    }
+    const writes = group.entries();
+    if (writes.length > 0) {
+      for (const w of writes) {
+        if (w.value === undefined) tx.delete(w.key);
+        else tx.put(w.key, w.value);
+      }
+      tx.put(
+        keys.head(),
+        encodeValue(ValueKind.head, { snapshot_id: current.snapshot_id, batch_count: head.batch_count + 1 }),
+      );
+    }
+    let handle: ReturnType<Transaction["commit"]>;
+    try {
+      handle = tx.commit();
+      committed = true;
+    } catch (e) {
+      if (!isTransactionConflict(e)) throw e;
+      return { kind: "lost", premise, staged };
+    }
+    for (const [i, s] of staged) results[i] = { ok: true, value: { ...s.result, position: handle.position } };
+    for (const [i, e] of errors) results[i] = failure(e);
+    return { kind: "landed", outcome: finish(results, handle.durable) };
+  } finally {
+    if (!committed) tx.abort();
+  }
+}
+
+export async function runGroup(store: Store, members: CommitRequest[], env: GroupEnv): Promise<GroupOutcome> {
+  const results: (MemberResult | undefined)[] = members.map(() => undefined);
+  let pending = members.map((_, i) => i);
+  let startHead: number | undefined;
+  const lostTo: number[] = [];
+  for (let n = 0; n < MAX_COMMIT_ATTEMPTS; n++) {
+    if (n > 0) await sleep(backoffDelay(n, env.random()));
+    let outcome: Attempt;
+    try {
+      outcome = await attempt(store, members, pending, results, env);
+    } catch (e) {
+      if (!(e instanceof CodedError)) throw e;
+      // A store or corruption failure: nothing landed; every unresolved member gets it.
+      for (const i of pending) results[i] = failure(e);
+      return finish(results, Promise.resolve());
+    }
+    if (outcome.kind === "landed") return outcome.outcome;
+    // Lost the head race: classify each staged member against what landed since its premise.
+    const view = store.snapshot();
+    const head = await readHead(view);
+    startHead ??= outcome.premise.snapshot_id;
+    const theirsRecords = await readSnapshotsBetween(view, outcome.premise.snapshot_id, head.snapshot_id);
+    lostTo.push(...theirsRecords.map((r) => r.snapshot_id));
+    const theirs = theirSide(theirsRecords);
+    const still: number[] = [];
+    for (const i of pending) {
+      const s = outcome.staged.get(i);
+      const ours = s ? ourSide(s) : undefined;
+      const conflict = ours ? findConflict(ours, theirs) : null;
+      const key = members[i]?.idempotencyKey;
+      if (conflict !== null && !(key !== undefined && (await lookupIdempotency(Staging.over(view), key)))) {
+        results[i] = failure(new CommitConflict(conflict));
+      } else {
+        still.push(i);
+      }
+    }
+    pending = still;
+    if (pending.length === 0) return finish(results, Promise.resolve());
+  }
+  const detail = `gave up after ${MAX_COMMIT_ATTEMPTS} attempts that each lost the head race; started from snapshot ${startHead}, lost to snapshots ${lostTo.join(",") || "(head-only batches)"}`;
+  env.log(`catalog: ${detail}`);
+  for (const i of pending) results[i] = failure(new RetryBudgetExhausted(detail));
+  return finish(results, Promise.resolve());
+}

@@ -1,0 +1,59 @@
+/**
+ * The sweep of expired idempotency records, run by the writer's alarm. A head-preserving batch: it mints
+ * no snapshot but writes the head with the batch count advanced, so a commit racing it re-runs.
+ */
+import type { Store } from "../../storage/api.ts";
+import { decodeValue, encodeValue, ValueKind } from "../codec.ts";
+import { isTransactionConflict } from "../errors.ts";
+import { readHead } from "../head.ts";
+import { keyIds, keys } from "../keys.ts";
+import type { IdempotencyRecord } from "../records.ts";
+
+export async function sweepIdempotencyKeys(
+  store: Store,
+  now: number,
+  limit: number,
+): Promise<{ removed: number; durable: Promise<void> }> {
+  for (let attempt = 0; attempt < 10; attempt++) {
+    const tx = store.begin();
+    let committed = false;
+    try {
+      const head = await readHead(tx);
+      let removed = 0;
+      let touched = 0;
+      for await (const kv of tx.scan({
+        prefix: keys.idempotencyExpiryPrefix(),
+        end: keys.idempotencyExpiry(Math.floor(now) + 1, 0, 0),
+        limit,
+      })) {
+        const [, h1 = 0, h2 = 0] = keyIds(kv.key, 2);
+        const recKey = keys.idempotency(h1, h2);
+        const raw = await tx.get(recKey);
+        const rec =
+          raw === undefined
+            ? undefined
+            : decodeValue<IdempotencyRecord>(ValueKind.idempotency, raw, "idempotency record");
+        if (rec && rec.expires_at <= now) {
+          tx.delete(recKey);
+          removed++;
+        }
+        tx.delete(kv.key);
+        touched++;
+      }
+      if (touched === 0) {
+        const handle = tx.commit();
+        committed = true;
+        return { removed: 0, durable: handle.durable };
+      }
+      tx.put(keys.head(), encodeValue(ValueKind.head, { ...head, batch_count: head.batch_count + 1 }));
+      const handle = tx.commit();
+      committed = true;
+      return { removed, durable: handle.durable };
+    } catch (e) {
+      if (!isTransactionConflict(e)) throw e;
+    } finally {
+      if (!committed) tx.abort();
+    }
+  }
+  return { removed: 0, durable: Promise.resolve() };
+}

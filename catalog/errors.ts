@@ -1,0 +1,118 @@
+/**
+ * The catalog's typed errors. Each has a stable `code` that crosses RPC and HTTP unchanged.
+ *
+ * Wire contract: DuckLake re-drives a failed commit iff its lowercased message contains `primary key`,
+ * `unique`, `conflict` or `concurrent`. Only CommitConflict may carry those words, so every other message
+ * is built with `describe()`/`quoteName()`, which mask them inside user-supplied names.
+ */
+import { CodedError, Corruption } from "../storage/errors.ts";
+
+export { CodedError, Corruption };
+
+/** The words DuckLake's RetryOnError looks for; nothing but CommitConflict may contain them. */
+export const RETRY_SUBSTRINGS = ["primary key", "unique", "conflict", "concurrent"] as const;
+
+/**
+ * Quotes a user-supplied name for an error text, masking any retry substring inside it (the vowel after
+ * the first letter becomes `*`), so a table called `unique_ids` cannot make a NotFound look retryable.
+ */
+export function quoteName(name: string): string {
+  let out = name;
+  for (const word of RETRY_SUBSTRINGS) {
+    const re = new RegExp(word.replace(" ", "\\s"), "gi");
+    out = out.replace(re, (m) => `${m[0]}*${m.slice(2)}`);
+  }
+  // The masking can only shorten matches, never create one; re-check to be certain.
+  for (const word of RETRY_SUBSTRINGS) {
+    if (out.toLowerCase().includes(word)) out = out.replace(new RegExp(word, "gi"), "*");
+  }
+  return `"${out.replace(/"/g, '""')}"`;
+}
+
+/** A true conflict with a concurrent commit. Retryable by whoever authored the operation. */
+export class CommitConflict extends CodedError {
+  readonly code = "CommitConflict";
+  constructor(detail: string) {
+    super(`commit conflict: ${detail}; nothing was written - re-read the catalog and re-drive the operation`);
+  }
+}
+
+/** Ten benign races lost in a row. Terminal: the text deliberately avoids DuckLake's retry words. */
+export class RetryBudgetExhausted extends CodedError {
+  readonly code = "RetryBudgetExhausted";
+  constructor(detail: string) {
+    super(
+      `retry budget exhausted: ${detail}; nothing was written - the lake is under a write storm, try later`,
+    );
+  }
+}
+
+export class NotFound extends CodedError {
+  readonly code = "NotFound";
+  constructor(detail: string) {
+    super(`not found: ${detail}`);
+  }
+}
+
+export class AlreadyExists extends CodedError {
+  readonly code = "AlreadyExists";
+  constructor(detail: string) {
+    super(`already exists: ${detail}`);
+  }
+}
+
+/** A structural rule forbids the operation (e.g. dropping a schema that still holds tables). */
+export class Constraint extends CodedError {
+  readonly code = "Constraint";
+  constructor(detail: string) {
+    super(`constraint violation: ${detail}`);
+  }
+}
+
+/** Something the catalog cannot store or do, said by name (e.g. the VARIANT type). */
+export class Unsupported extends CodedError {
+  readonly code = "Unsupported";
+  constructor(detail: string) {
+    super(`unsupported: ${detail}`);
+  }
+}
+
+/** The same idempotency key arrived with a different request. */
+export class IdempotencyKeyReused extends CodedError {
+  readonly code = "IdempotencyKeyReused";
+  constructor(detail: string) {
+    super(`idempotency key reused: ${detail}`);
+  }
+}
+
+/** The request itself is malformed (fails the verb schema or its own arithmetic). */
+export class InvalidRequest extends CodedError {
+  readonly code = "InvalidRequest";
+  constructor(detail: string) {
+    super(`invalid request: ${detail}`);
+  }
+}
+
+/** Raised for catalog-level corruption (bad framing, wrong record kind, unknown format version). */
+export function corruption(detail: string): Corruption {
+  return new Corruption(
+    `corruption: ${detail}; the catalog record is damaged or was not written by this catalog`,
+  );
+}
+
+/** Validation errors drop only their member; everything else fails the whole attempt. */
+export function isMemberError(e: unknown): e is CodedError {
+  return (
+    e instanceof NotFound ||
+    e instanceof AlreadyExists ||
+    e instanceof Constraint ||
+    e instanceof Unsupported ||
+    e instanceof IdempotencyKeyReused ||
+    e instanceof InvalidRequest
+  );
+}
+
+/** True for the store's write-write conflict on commit (class lives in storage/). */
+export function isTransactionConflict(e: unknown): boolean {
+  return e instanceof CodedError && e.code === "TransactionConflict";
+}

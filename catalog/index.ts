@@ -1,0 +1,101 @@
+/**
+ * catalog/: DuckLake 1.0 semantics on the store. Start here: `openCatalog` bootstraps or adopts a store,
+ * `Catalog.commitGroup` is the commit core the lake writer drives, and the read functions work on any
+ * ReadView (the writer's snapshot or a stateless reader's cut).
+ */
+import type { Store } from "../storage/api.ts";
+import { bootstrapOrAdopt, DEFAULT_DATA_PATH } from "./bootstrap.ts";
+import {
+  type CommitResult,
+  type GroupEnv,
+  type GroupOutcome,
+  memberError,
+  runGroup,
+} from "./commit/group.ts";
+import { DEFAULT_IDEMPOTENCY_TTL_MS } from "./commit/idempotency.ts";
+import { sweepIdempotencyKeys } from "./commit/sweep.ts";
+import { uuidv7 } from "./uuid.ts";
+import type { CommitRequest } from "./verbs/schema.ts";
+
+export type { CommitResult, GroupOutcome, MemberResult } from "./commit/group.ts";
+export * from "./errors.ts";
+export { type CatalogState, catalogAt } from "./reads/catalog-at.ts";
+export { DUCKLAKE_TABLES, ducklakeTable, type Row } from "./reads/ducklake-tables.ts";
+export { type ScanPlan, tableFilesAt } from "./reads/files-at.ts";
+export { head, listSnapshots, type SnapshotInfo } from "./reads/snapshots.ts";
+export type { Assigned } from "./verbs/context.ts";
+export { type CommitRequest, CommitRequestSchema, type Verb, VerbSchema } from "./verbs/schema.ts";
+
+export interface CatalogOptions {
+  /** Wall clock in milliseconds (snapshot_time, idempotency expiry). */
+  now?: () => number;
+  /** DuckLake's data_path written at bootstrap (must end with `/`; one is appended if missing). */
+  dataPath?: string;
+  /** How long an idempotency record is kept, in milliseconds (default 24 h). */
+  idempotencyTtlMs?: number;
+  /** Source of backoff jitter in [0, 1). */
+  random?: () => number;
+  /** Where exhausted retry budgets are reported (default console.warn). */
+  log?: (message: string) => void;
+  /** UUID generator (default v7). */
+  uuid?: () => string;
+}
+
+/** A single commit's outcome: its result plus the durability of the batch it landed in. */
+export type CommitOutcome = CommitResult & { durable: Promise<void> };
+
+export class Catalog {
+  private readonly env: GroupEnv;
+  constructor(
+    readonly store: Store,
+    options: CatalogOptions,
+    /** True when this open bootstrapped the store (the host should flush it). */
+    readonly bootstrapped: boolean,
+  ) {
+    const now = options.now ?? (() => Date.now());
+    this.env = {
+      now,
+      dataPath: options.dataPath ?? DEFAULT_DATA_PATH,
+      uuid: options.uuid ?? (() => uuidv7(now())),
+      idempotencyTtlMs: options.idempotencyTtlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS,
+      random: options.random ?? Math.random,
+      log: options.log ?? ((m) => console.warn(m)),
+    };
+  }
+
+  /**
+   * Stages every member against the state the previous members left, each minting its own snapshot, in
+   * one store batch; re-runs members after a benign lost race. Results are final once `durable` settles.
+   */
+  commitGroup(members: CommitRequest[]): Promise<GroupOutcome> {
+    return runGroup(this.store, members, this.env);
+  }
+
+  /** A group of one. Throws the member's error (CommitConflict, NotFound, ...) instead of returning it. */
+  async commit(request: CommitRequest): Promise<CommitOutcome> {
+    const outcome = await this.commitGroup([request]);
+    const r = outcome.results[0];
+    if (!r) throw new Error("commitGroup returned no result for its only member");
+    if (!r.ok) {
+      outcome.durable.catch(() => {});
+      throw memberError(outcome, 0) ?? new Error(r.error.message);
+    }
+    const durable = outcome.durable;
+    return { ...r.value, durable };
+  }
+
+  /** Removes idempotency records whose expiry has passed; returns how many went. Mints no snapshot. */
+  sweepIdempotencyKeys(limit = 1000): Promise<{ removed: number; durable: Promise<void> }> {
+    return sweepIdempotencyKeys(this.store, this.env.now(), limit);
+  }
+}
+
+export async function openCatalog(store: Store, options: CatalogOptions = {}): Promise<Catalog> {
+  const now = options.now ?? (() => Date.now());
+  const bootstrapped = await bootstrapOrAdopt(store, {
+    now,
+    dataPath: options.dataPath ?? DEFAULT_DATA_PATH,
+    uuid: options.uuid ?? (() => uuidv7(now())),
+  });
+  return new Catalog(store, options, bootstrapped);
+}

@@ -1,0 +1,142 @@
+/**
+ * A table's scan plan at snapshot S, by DuckLake's reader rules (GetFilesForTable and friends): data files
+ * visible at S with their delete file visible at S, snapshot filters for partial files, inlined file
+ * deletes with begin <= S, and inlined rows visible at S. Paths are resolved data_path → schema → table.
+ */
+import type { ReadView } from "../../storage/api.ts";
+import { decodeValue, ValueKind } from "../codec.ts";
+import { NotFound, quoteName } from "../errors.ts";
+import { resolveSnapshot } from "../head.ts";
+import { foldName, Kind, keys, OptionScope } from "../keys.ts";
+import type {
+  DataFileRecord,
+  DeleteFileRecord,
+  InlineFileDeleteRecord,
+  InlineRowRecord,
+  OptionRecord,
+  SchemaRecord,
+  TableRecord,
+} from "../records.ts";
+import type { RelationRef } from "../verbs/schema.ts";
+import { scanAll, versionsAt, visibleAt } from "./versions.ts";
+
+export interface PlannedDeleteFile extends DeleteFileRecord {
+  resolved_path: string;
+  /** Only positions whose snapshot is <= this apply (a partial delete file read at an older snapshot). */
+  snapshot_filter: number | null;
+}
+
+export interface PlannedFile extends DataFileRecord {
+  resolved_path: string;
+  /** Rows whose `_ducklake_internal_snapshot_id` is above this are not visible (partial file). */
+  snapshot_filter: number | null;
+  delete_file: PlannedDeleteFile | null;
+  /** Positions deleted through ducklake_inlined_delete_<table>. */
+  inlined_deleted_positions: number[];
+}
+
+export interface ScanPlan {
+  snapshot_id: number;
+  schema_version: number;
+  table: TableRecord;
+  schema: SchemaRecord;
+  files: PlannedFile[];
+  inlined_rows: {
+    row_id: number;
+    begin_snapshot: number;
+    schema_version: number;
+    values: InlineRowRecord["values"];
+  }[];
+}
+
+function join(base: string, rel: string): string {
+  return base.endsWith("/") ? `${base}${rel}` : `${base}/${rel}`;
+}
+
+async function tableAt(
+  view: ReadView,
+  s: number,
+  ref: number | RelationRef,
+): Promise<{ table: TableRecord; schema: SchemaRecord }> {
+  const schemas = await versionsAt<SchemaRecord>(view, s, Kind.schema, ValueKind.schema);
+  let table: TableRecord | undefined;
+  if (typeof ref === "number" || "id" in ref) {
+    const id = typeof ref === "number" ? ref : ref.id;
+    table = (await versionsAt<TableRecord>(view, s, Kind.table, ValueKind.table, id)).find(
+      (t) => t.table_id === id,
+    );
+    if (!table) throw new NotFound(`table id ${id} does not exist at snapshot ${s}`);
+  } else {
+    const schemaName = foldName(ref.schema ?? "main");
+    const schema = schemas.find((x) => foldName(x.schema_name) === schemaName);
+    if (!schema)
+      throw new NotFound(`schema ${quoteName(ref.schema ?? "main")} does not exist at snapshot ${s}`);
+    table = (await versionsAt<TableRecord>(view, s, Kind.table, ValueKind.table)).find(
+      (t) => t.schema_id === schema.schema_id && foldName(t.table_name) === foldName(ref.name),
+    );
+    if (!table) throw new NotFound(`table ${quoteName(ref.name)} does not exist at snapshot ${s}`);
+  }
+  const found = table;
+  const schema = schemas.find((x) => x.schema_id === found.schema_id);
+  if (!schema) throw new NotFound(`schema id ${found.schema_id} does not exist at snapshot ${s}`);
+  return { table: found, schema };
+}
+
+export async function tableFilesAt(
+  view: ReadView,
+  ref: number | RelationRef,
+  snapshotId?: number,
+): Promise<ScanPlan> {
+  const snap = await resolveSnapshot(view, snapshotId);
+  const s = snap.snapshot_id;
+  const { table, schema } = await tableAt(view, s, ref);
+  const t = table.table_id;
+  const rawGlobal = await view.get(keys.current(Kind.option, OptionScope.global, 0));
+  const global =
+    rawGlobal === undefined ? undefined : decodeValue<OptionRecord>(ValueKind.option, rawGlobal, "option");
+  const dataPath = global?.values.data_path ?? "";
+  const schemaPath = schema.path_is_relative ? join(dataPath, schema.path) : schema.path;
+  const tablePath = table.path_is_relative ? join(schemaPath, table.path) : table.path;
+  const resolve = (path: string, relative: boolean) => (relative ? join(tablePath, path) : path);
+  const deletes = await versionsAt<DeleteFileRecord>(view, s, Kind.deleteFile, ValueKind.deleteFile, t);
+  const inlinedDeletes = (
+    await scanAll<InlineFileDeleteRecord>(
+      view,
+      keys.inlineFileDeletePrefix(t),
+      ValueKind.inlineFileDelete,
+      "inlined delete",
+    )
+  ).filter((d) => d.begin_snapshot <= s);
+  const files = (await versionsAt<DataFileRecord>(view, s, Kind.dataFile, ValueKind.dataFile, t))
+    .sort((a, b) => a.data_file_id - b.data_file_id)
+    .map((f): PlannedFile => {
+      const del = deletes.find((d) => d.data_file_id === f.data_file_id);
+      return {
+        ...f,
+        resolved_path: resolve(f.path, f.path_is_relative),
+        snapshot_filter: f.partial_max !== null && f.partial_max > s ? s : null,
+        delete_file: del
+          ? {
+              ...del,
+              resolved_path: resolve(del.path, del.path_is_relative),
+              snapshot_filter: del.partial_max !== null && del.partial_max > s ? s : null,
+            }
+          : null,
+        inlined_deleted_positions: inlinedDeletes
+          .filter((d) => d.file_id === f.data_file_id)
+          .map((d) => d.row_id)
+          .sort((a, b) => a - b),
+      };
+    });
+  const rows = (
+    await scanAll<InlineRowRecord>(view, keys.inlineRowPrefix(t), ValueKind.inlineRow, "inlined row")
+  )
+    .filter((r) => visibleAt(r, s))
+    .map((r) => ({
+      row_id: r.row_id,
+      begin_snapshot: r.begin_snapshot,
+      schema_version: r.schema_version,
+      values: r.values,
+    }));
+  return { snapshot_id: s, schema_version: snap.schema_version, table, schema, files, inlined_rows: rows };
+}

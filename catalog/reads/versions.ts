@@ -1,0 +1,49 @@
+/** Reading versioned records at a snapshot from current + history (DuckLake's visibility rule). */
+import type { ReadView } from "../../storage/api.ts";
+import { decodeValue, type ValueKind } from "../codec.ts";
+import { type Kind, keys } from "../keys.ts";
+import type { Versioned } from "../records.ts";
+
+export function visibleAt(rec: Versioned, s: number): boolean {
+  return rec.begin_snapshot <= s && (rec.end_snapshot === null || s < rec.end_snapshot);
+}
+
+export async function scanAll<T>(
+  view: ReadView,
+  prefix: Uint8Array,
+  vk: ValueKind,
+  what: string,
+): Promise<T[]> {
+  const out: T[] = [];
+  for await (const kv of view.scan({ prefix })) out.push(decodeValue<T>(vk, kv.value, what));
+  return out;
+}
+
+/** Every version (live and ended) of a kind, optionally narrowed by leading ids (e.g. the table id). */
+export async function allVersions<T extends Versioned>(
+  view: ReadView,
+  kind: Kind,
+  vk: ValueKind,
+  ...ids: number[]
+): Promise<T[]> {
+  const live = await scanAll<T>(view, keys.current(kind, ...ids), vk, "current record");
+  const ended = await scanAll<T>(view, keys.historyPrefix(kind, ...ids), vk, "history record");
+  return [...live, ...ended];
+}
+
+export async function versionsAt<T extends Versioned>(
+  view: ReadView,
+  s: number,
+  kind: Kind,
+  vk: ValueKind,
+  ...ids: number[]
+): Promise<T[]> {
+  return (await allVersions<T>(view, kind, vk, ...ids)).filter((r) => visibleAt(r, s));
+}
+
+/** The rows a DuckLake table held when `s` was the head: begun by `s`, ends after `s` shown as NULL. */
+export function asOf<T extends Versioned>(rows: T[], s: number): T[] {
+  return rows
+    .filter((r) => r.begin_snapshot <= s)
+    .map((r) => (r.end_snapshot !== null && r.end_snapshot > s ? { ...r, end_snapshot: null } : r));
+}

@@ -1,0 +1,93 @@
+/** Dispatches each verb to its operation; one file per verb group under ops/. */
+import type { Assigned, VerbContext } from "./context.ts";
+import { addColumn, alterColumn, dropColumn, renameColumn } from "./ops/columns.ts";
+import {
+  expireDataFile,
+  expireDeleteFile,
+  registerDataFile,
+  registerDeleteFile,
+  setColumnStats,
+  setTableStats,
+} from "./ops/files.ts";
+import { flushInlined, inlineDelete, inlineInsert } from "./ops/inline.ts";
+import { clearPartitioning, clearSorting, setPartitioning, setSorting } from "./ops/layout.ts";
+import { createMacro, dropMacro } from "./ops/macros.ts";
+import { setOption, unsetOption } from "./ops/options.ts";
+import { createSchema, dropSchema } from "./ops/schemas.ts";
+import { createTable, dropTable, moveTable, renameTable } from "./ops/tables.ts";
+import { removeTag, setComment, setTag } from "./ops/tags.ts";
+import { alterView, createView, dropView, renameView } from "./ops/views.ts";
+import type { Verb } from "./schema.ts";
+
+export function applyVerb(ctx: VerbContext, v: Verb): Promise<Assigned> {
+  switch (v.op) {
+    case "create_schema":
+      return createSchema(ctx, v);
+    case "drop_schema":
+      return dropSchema(ctx, v);
+    case "create_table":
+      return createTable(ctx, v);
+    case "rename_table":
+      return renameTable(ctx, v);
+    case "move_table":
+      return moveTable(ctx, v);
+    case "drop_table":
+      return dropTable(ctx, v);
+    case "add_column":
+      return addColumn(ctx, v);
+    case "rename_column":
+      return renameColumn(ctx, v);
+    case "alter_column":
+      return alterColumn(ctx, v);
+    case "drop_column":
+      return dropColumn(ctx, v);
+    case "create_view":
+      return createView(ctx, v);
+    case "alter_view":
+      return alterView(ctx, v);
+    case "rename_view":
+      return renameView(ctx, v);
+    case "drop_view":
+      return dropView(ctx, v);
+    case "create_macro":
+      return createMacro(ctx, v);
+    case "drop_macro":
+      return dropMacro(ctx, v);
+    case "set_partitioning":
+      return setPartitioning(ctx, v);
+    case "clear_partitioning":
+      return clearPartitioning(ctx, v);
+    case "set_sorting":
+      return setSorting(ctx, v);
+    case "clear_sorting":
+      return clearSorting(ctx, v);
+    case "register_data_file":
+      return registerDataFile(ctx, v);
+    case "expire_data_file":
+      return expireDataFile(ctx, v);
+    case "register_delete_file":
+      return registerDeleteFile(ctx, v);
+    case "expire_delete_file":
+      return expireDeleteFile(ctx, v);
+    case "set_table_stats":
+      return setTableStats(ctx, v);
+    case "set_column_stats":
+      return setColumnStats(ctx, v);
+    case "set_tag":
+      return setTag(ctx, v);
+    case "remove_tag":
+      return removeTag(ctx, v);
+    case "set_comment":
+      return setComment(ctx, v);
+    case "set_option":
+      return setOption(ctx, v);
+    case "unset_option":
+      return unsetOption(ctx, v);
+    case "inline_insert":
+      return inlineInsert(ctx, v);
+    case "inline_delete":
+      return inlineDelete(ctx, v);
+    case "flush_inlined":
+      return flushInlined(ctx, v);
+  }
+}

@@ -1,0 +1,277 @@
+/**
+ * register/expire data files and delete files. A data file takes `data_file_id` from next_file_id and
+ * `row_id_start` from the table's next_row_id (which advances by its record_count); its column stats
+ * merge into the table's column stats. One live delete file per data file: a new one replaces the old.
+ */
+import { ValueKind } from "../../codec.ts";
+import { InvalidRequest, NotFound } from "../../errors.ts";
+import { Kind, keys } from "../../keys.ts";
+import type {
+  ColumnRecord,
+  DataFileRecord,
+  DeleteFileRecord,
+  FileColumnStats,
+  PartitionRecord,
+  TableRecord,
+} from "../../records.ts";
+import { compareStat } from "../../types.ts";
+import type { Assigned, VerbContext } from "../context.ts";
+import type { DataFileSpec, DeleteFileSpec, VerbOf } from "../schema.ts";
+import {
+  emptyTableStats,
+  readColumnStats,
+  readTableStats,
+  writeColumnStats,
+  writeTableStats,
+} from "./stats-support.ts";
+
+/** Builds the data-file row (stats resolved to column ids, partition values checked). */
+export async function dataFileRow(
+  ctx: VerbContext,
+  table: TableRecord,
+  spec: DataFileSpec,
+  dataFileId: number,
+  rowIdStart: number,
+): Promise<{ row: DataFileRecord; cols: ColumnRecord[] }> {
+  const cols = spec.columnStats && spec.columnStats.length > 0 ? await ctx.columns(table.table_id) : [];
+  const stats: FileColumnStats[] = (spec.columnStats ?? []).map((s) => ({
+    column_id: ctx.column(table, cols, s.column).column_id,
+    column_size_bytes: s.columnSizeBytes ?? null,
+    value_count: s.valueCount ?? null,
+    null_count: s.nullCount ?? null,
+    min_value: s.min ?? null,
+    max_value: s.max ?? null,
+    contains_nan: s.containsNan ?? null,
+    extra_stats: s.extraStats ?? null,
+  }));
+  let partitionId: number | null = null;
+  const values = spec.partitionValues ?? [];
+  if (values.length > 0) {
+    const parts = await ctx.scan<PartitionRecord>(
+      keys.current(Kind.partition, table.table_id),
+      ValueKind.partition,
+      "partition",
+    );
+    const part = parts[0];
+    if (!part)
+      throw new InvalidRequest(
+        `table ${table.table_id} is not partitioned, so its files take no partition values`,
+      );
+    for (const pv of values) {
+      if (!part.x_columns.some((c) => c.partition_key_index === pv.index)) {
+        throw new InvalidRequest(`partition key index ${pv.index} does not exist on table ${table.table_id}`);
+      }
+    }
+    partitionId = part.partition_id;
+  }
+  return {
+    cols,
+    row: {
+      data_file_id: dataFileId,
+      table_id: table.table_id,
+      begin_snapshot: ctx.snapshotId,
+      end_snapshot: null,
+      file_order: null,
+      path: spec.path,
+      path_is_relative: spec.pathIsRelative ?? true,
+      file_format: spec.format ?? "parquet",
+      record_count: spec.recordCount,
+      file_size_bytes: spec.fileSizeBytes,
+      footer_size: spec.footerSize ?? null,
+      row_id_start: rowIdStart,
+      partition_id: partitionId,
+      encryption_key: spec.encryptionKey ?? null,
+      mapping_id: null,
+      partial_max: null,
+      x_column_stats: stats,
+      x_variant_stats: [],
+      x_partition_values: values.map((pv) => ({ partition_key_index: pv.index, partition_value: pv.value })),
+    },
+  };
+}
+
+export async function registerDataFile(ctx: VerbContext, v: VerbOf<"register_data_file">): Promise<Assigned> {
+  const table = await ctx.table(v.table);
+  const t = table.table_id;
+  const old = await readTableStats(ctx, t);
+  const base = old ?? { ...emptyTableStats(t), begin_snapshot: ctx.snapshotId, end_snapshot: null };
+  const dataFileId = ctx.fileId();
+  const { row, cols } = await dataFileRow(ctx, table, v.file, dataFileId, base.next_row_id);
+  ctx.putVersion(Kind.dataFile, [t, dataFileId], ValueKind.dataFile, row);
+  writeTableStats(ctx, old, {
+    table_id: t,
+    record_count: base.record_count + v.file.recordCount,
+    next_row_id: base.next_row_id + v.file.recordCount,
+    file_size_bytes: base.file_size_bytes + v.file.fileSizeBytes,
+  });
+  for (const s of row.x_column_stats) await mergeColumnStats(ctx, t, cols, s);
+  ctx.change("insertedIntoTable", t);
+  ctx.newFileTables.add(t);
+  ctx.touch(t);
+  return { dataFileId, rowIdStart: row.row_id_start };
+}
+
+/** DuckLake's MergeFileStats: null/NaN flags OR-ed, min/max widened in the column type's order. */
+async function mergeColumnStats(
+  ctx: VerbContext,
+  tableId: number,
+  cols: ColumnRecord[],
+  s: FileColumnStats,
+): Promise<void> {
+  const type = cols.find((c) => c.column_id === s.column_id)?.column_type ?? "varchar";
+  const old = await readColumnStats(ctx, tableId, s.column_id);
+  const pick = (a: string | null | undefined, b: string | null, lower: boolean): string | null => {
+    if (a === null || a === undefined) return b;
+    if (b === null) return a;
+    const c = compareStat(type, a, b);
+    return lower ? (c <= 0 ? a : b) : c >= 0 ? a : b;
+  };
+  writeColumnStats(ctx, old, {
+    table_id: tableId,
+    column_id: s.column_id,
+    begin_snapshot: ctx.snapshotId,
+    end_snapshot: null,
+    contains_null: (old?.contains_null ?? false) || (s.null_count ?? 0) > 0,
+    contains_nan: (old?.contains_nan ?? false) || s.contains_nan === true,
+    min_value: pick(old?.min_value, s.min_value, true),
+    max_value: pick(old?.max_value, s.max_value, false),
+    extra_stats: old?.extra_stats ?? s.extra_stats,
+  });
+}
+
+async function liveDataFile(
+  ctx: VerbContext,
+  table: TableRecord,
+  dataFileId: number,
+): Promise<DataFileRecord> {
+  const rec = await ctx.read<DataFileRecord>(
+    keys.current(Kind.dataFile, table.table_id, dataFileId),
+    ValueKind.dataFile,
+    "data file",
+  );
+  if (!rec) throw new NotFound(`data file ${dataFileId} is not a live file of table ${table.table_id}`);
+  return rec;
+}
+
+async function liveDeleteFilesOf(
+  ctx: VerbContext,
+  tableId: number,
+  dataFileId: number,
+): Promise<DeleteFileRecord[]> {
+  const all = await ctx.scan<DeleteFileRecord>(
+    keys.current(Kind.deleteFile, tableId),
+    ValueKind.deleteFile,
+    "delete file",
+  );
+  return all.filter((d) => d.data_file_id === dataFileId);
+}
+
+export async function expireDataFile(ctx: VerbContext, v: VerbOf<"expire_data_file">): Promise<Assigned> {
+  const table = await ctx.table(v.table);
+  const file = await liveDataFile(ctx, table, v.dataFileId);
+  ctx.endVersion(Kind.dataFile, [table.table_id, file.data_file_id], ValueKind.dataFile, file);
+  for (const d of await liveDeleteFilesOf(ctx, table.table_id, file.data_file_id)) {
+    ctx.endVersion(Kind.deleteFile, [table.table_id, d.delete_file_id], ValueKind.deleteFile, d);
+  }
+  ctx.change("mergeAdjacent", table.table_id);
+  ctx.touch(table.table_id);
+  return { dataFileId: file.data_file_id };
+}
+
+export function deleteFileRow(
+  ctx: VerbContext,
+  tableId: number,
+  dataFileId: number,
+  deleteFileId: number,
+  spec: DeleteFileSpec,
+): DeleteFileRecord {
+  return {
+    delete_file_id: deleteFileId,
+    table_id: tableId,
+    begin_snapshot: ctx.snapshotId,
+    end_snapshot: null,
+    data_file_id: dataFileId,
+    path: spec.path,
+    path_is_relative: spec.pathIsRelative ?? true,
+    format: spec.format ?? "parquet",
+    delete_count: spec.deleteCount,
+    file_size_bytes: spec.fileSizeBytes,
+    footer_size: spec.footerSize ?? null,
+    encryption_key: spec.encryptionKey ?? null,
+    partial_max: null,
+  };
+}
+
+export async function registerDeleteFile(
+  ctx: VerbContext,
+  v: VerbOf<"register_delete_file">,
+): Promise<Assigned> {
+  const table = await ctx.table(v.table);
+  const file = await liveDataFile(ctx, table, v.dataFileId);
+  if (v.file.deleteCount > file.record_count) {
+    throw new InvalidRequest(
+      `a delete file of ${v.file.deleteCount} rows exceeds data file ${file.data_file_id}'s ${file.record_count}`,
+    );
+  }
+  for (const d of await liveDeleteFilesOf(ctx, table.table_id, file.data_file_id)) {
+    ctx.endVersion(Kind.deleteFile, [table.table_id, d.delete_file_id], ValueKind.deleteFile, d);
+  }
+  const deleteFileId = ctx.fileId();
+  const row = deleteFileRow(ctx, table.table_id, file.data_file_id, deleteFileId, v.file);
+  ctx.putVersion(Kind.deleteFile, [table.table_id, deleteFileId], ValueKind.deleteFile, row);
+  ctx.change("deletedFromTable", table.table_id);
+  ctx.deletedDataFileIds.add(file.data_file_id);
+  ctx.touch(table.table_id);
+  return { deleteFileId };
+}
+
+export async function expireDeleteFile(ctx: VerbContext, v: VerbOf<"expire_delete_file">): Promise<Assigned> {
+  const table = await ctx.table(v.table);
+  const rec = await ctx.read<DeleteFileRecord>(
+    keys.current(Kind.deleteFile, table.table_id, v.deleteFileId),
+    ValueKind.deleteFile,
+    "delete file",
+  );
+  if (!rec) throw new NotFound(`delete file ${v.deleteFileId} is not a live file of table ${table.table_id}`);
+  ctx.endVersion(Kind.deleteFile, [table.table_id, rec.delete_file_id], ValueKind.deleteFile, rec);
+  ctx.change("rewriteDelete", table.table_id);
+  ctx.touch(table.table_id);
+  return { deleteFileId: rec.delete_file_id };
+}
+
+export async function setTableStats(ctx: VerbContext, v: VerbOf<"set_table_stats">): Promise<Assigned> {
+  const table = await ctx.table(v.table);
+  const old = await readTableStats(ctx, table.table_id);
+  const base = old ?? {
+    ...emptyTableStats(table.table_id),
+    begin_snapshot: ctx.snapshotId,
+    end_snapshot: null,
+  };
+  writeTableStats(ctx, old, {
+    table_id: table.table_id,
+    record_count: v.recordCount ?? base.record_count,
+    next_row_id: base.next_row_id,
+    file_size_bytes: v.fileSizeBytes ?? base.file_size_bytes,
+  });
+  ctx.touch(table.table_id);
+  return {};
+}
+
+export async function setColumnStats(ctx: VerbContext, v: VerbOf<"set_column_stats">): Promise<Assigned> {
+  const table = await ctx.table(v.table);
+  const col = ctx.column(table, await ctx.columns(table.table_id), v.column);
+  const old = await readColumnStats(ctx, table.table_id, col.column_id);
+  writeColumnStats(ctx, old, {
+    table_id: table.table_id,
+    column_id: col.column_id,
+    begin_snapshot: ctx.snapshotId,
+    end_snapshot: null,
+    contains_null: v.containsNull !== undefined ? v.containsNull : (old?.contains_null ?? null),
+    contains_nan: v.containsNan !== undefined ? v.containsNan : (old?.contains_nan ?? null),
+    min_value: v.min !== undefined ? v.min : (old?.min_value ?? null),
+    max_value: v.max !== undefined ? v.max : (old?.max_value ?? null),
+    extra_stats: v.extraStats !== undefined ? v.extraStats : (old?.extra_stats ?? null),
+  });
+  ctx.touch(table.table_id);
+  return { columnId: col.column_id };
+}

@@ -1,0 +1,165 @@
+/**
+ * Helpers for catalog tests: the real store on the real miniflare bucket, and thin wrappers around it —
+ * a read counter, and a racer that lands another real commit inside a transaction's window (the
+ * deterministic way to lose a head race). Nothing here fakes the store.
+ */
+import { env } from "cloudflare:workers";
+import { type Catalog, type CatalogOptions, openCatalog } from "../../catalog/index.ts";
+import type {
+  Bucket,
+  Bytes,
+  CommitHandle,
+  KeyValue,
+  ReadView,
+  ScanRange,
+  Store,
+  Transaction,
+} from "../../storage/api.ts";
+import { openWriter } from "../../storage/index.ts";
+
+let counter = 0;
+export function lakeName(tag: string): string {
+  counter++;
+  return `cat-${tag}-${counter}-${Math.random().toString(36).slice(2, 8)}`;
+}
+
+export function bucket(): Bucket {
+  return env.BUCKET as unknown as Bucket;
+}
+
+export async function openStore(tag: string): Promise<Store> {
+  return openWriter(bucket(), lakeName(tag));
+}
+
+export async function fresh(
+  tag: string,
+  options: CatalogOptions = {},
+): Promise<{ store: Store; catalog: Catalog }> {
+  const store = await openStore(tag);
+  const catalog = await openCatalog(store, options);
+  await store.flush();
+  return { store, catalog };
+}
+
+/** Stands in for the lake writer: flush, then await the commit's durability. */
+export async function settle(store: Store, durable: Promise<void>): Promise<void> {
+  await store.flush();
+  await durable;
+}
+
+/** Counts store reads (gets and scans) and the bytes they returned. */
+export class ReadCounter {
+  gets = 0;
+  scans = 0;
+  bytes = 0;
+  reset(): void {
+    this.gets = 0;
+    this.scans = 0;
+    this.bytes = 0;
+  }
+  get reads(): number {
+    return this.gets + this.scans;
+  }
+  wrapView<V extends ReadView>(view: V): V {
+    const self = this;
+    return new Proxy(view, {
+      get(target, prop, receiver) {
+        if (prop === "get") {
+          return async (key: Bytes) => {
+            self.gets++;
+            const v = await target.get(key);
+            self.bytes += key.length + (v?.length ?? 0);
+            return v;
+          };
+        }
+        if (prop === "scan") {
+          return (range: ScanRange): AsyncIterable<KeyValue> => {
+            self.scans++;
+            const inner = target.scan(range);
+            return {
+              async *[Symbol.asyncIterator]() {
+                for await (const kv of inner) {
+                  self.bytes += kv.key.length + kv.value.length;
+                  yield kv;
+                }
+              },
+            };
+          };
+        }
+        const value = Reflect.get(target, prop, receiver);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  }
+  wrapStore(store: Store): Store {
+    const self = this;
+    return new Proxy(store, {
+      get(target, prop, receiver) {
+        if (prop === "begin") return () => self.wrapView(target.begin());
+        if (prop === "snapshot") return () => self.wrapView(target.snapshot());
+        const value = Reflect.get(target, prop, receiver);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  }
+}
+
+/**
+ * Wraps a store so, once armed, the next `times` transactions each see `interfere()` land (a real commit through
+ * another catalog) between their begin and their first read — so their commit loses the head race.
+ */
+export function racing(
+  store: Store,
+  interfere: () => Promise<void>,
+): { store: Store; arm(times: number): void } {
+  let left = 0;
+  const wrapped = new Proxy(store, {
+    get(target, prop, receiver) {
+      if (prop === "begin") {
+        return (): Transaction => {
+          const tx = target.begin();
+          if (left <= 0) return tx;
+          left--;
+          let gate: Promise<void> | undefined = interfere();
+          return new Proxy(tx, {
+            get(t, p, r) {
+              if (p === "get") {
+                return async (key: Bytes) => {
+                  if (gate) {
+                    const g = gate;
+                    gate = undefined;
+                    await g;
+                  }
+                  return t.get(key);
+                };
+              }
+              if (p === "commit") return (): CommitHandle => t.commit();
+              const value = Reflect.get(t, p, r);
+              return typeof value === "function" ? value.bind(t) : value;
+            },
+          });
+        };
+      }
+      const value = Reflect.get(target, prop, receiver);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return {
+    store: wrapped,
+    arm(times: number) {
+      left = times;
+    },
+  };
+}
+
+export const cols = [
+  { name: "id", type: "int64" },
+  { name: "amount", type: "decimal(18,2)" },
+];
+
+export const file = (path: string, recordCount: number, extra: Record<string, unknown> = {}) => ({
+  path,
+  recordCount,
+  fileSizeBytes: recordCount * 10,
+  ...extra,
+});

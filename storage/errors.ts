@@ -64,3 +64,11 @@ export class InvalidArgument extends CodedError {
 export class Corruption extends CodedError {
   readonly code = "Corruption";
 }
+
+/**
+ * The lake was deleted: its marker sorts first in the WAL prefix. Reads and writes refuse it; its objects
+ * are removed after a grace period, after which the name may be created again.
+ */
+export class LakeDeleted extends CodedError {
+  readonly code = "LakeDeleted";
+}

@@ -6,6 +6,7 @@ export {
   Corruption,
   Fenced,
   InvalidArgument,
+  LakeDeleted,
   OpenRaced,
   OutcomeUnknown,
   StoreClosed,

@@ -42,6 +42,12 @@ export const lakePrefix = (lake: string): string => `lakes/${lake}/`;
 export const walPrefix = (lake: string): string => `lakes/${lake}/wal/`;
 export const manifestPrefix = (lake: string): string => `lakes/${lake}/manifest/`;
 
+/**
+ * A deleted lake's marker: inside the WAL prefix under the all-zero inverted id, so it sorts before every
+ * segment and the one-key head listing finds it (see lakes.ts).
+ */
+export const deletedMarkerKey = (lake: string): string => `${walPrefix(lake)}00000000000000000000.deleted`;
+
 export const walKey = (lake: string, segmentId: number): string =>
   `${walPrefix(lake)}${invert20(segmentId)}.wal`;
 export const manifestKey = (lake: string, version: number): string =>

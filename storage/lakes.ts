@@ -4,14 +4,26 @@
  * read and write refuses it, and its objects are removed once a grace period has passed. The marker is
  * removed last, so a half-finished removal is resumed rather than forgotten, and only then is the name
  * free again.
+ *
+ * The marker lives in the WAL prefix under the all-zero inverted id, which sorts before every real
+ * segment: the single `list({prefix: wal, limit: 1})` that finds a lake's newest segment finds the
+ * marker instead once the lake is deleted, so no read path pays an extra request to learn it.
  */
-import type { Bucket, BucketObjectBody } from "./api.ts";
+import type { Bucket, BucketObject, BucketObjectBody } from "./api.ts";
 import { Corruption } from "./errors.ts";
-import { checkLakeName, lakePrefix, walPrefix } from "./keys.ts";
+import { checkLakeName, deletedMarkerKey, lakePrefix, walPrefix } from "./keys.ts";
 
 export type LakeState = { state: "absent" } | { state: "live" } | { state: "deleted"; deletedAt: number };
 
-export const deletedMarkerKey = (lake: string): string => `${lakePrefix(lake)}deleted.json`;
+export { deletedMarkerKey };
+
+/** Reads the lake state off the first entry of a WAL listing (the caller's list, no extra request). */
+export function lakeStateFromListing(lake: string, first: BucketObject | undefined): LakeState {
+  if (!first) return { state: "absent" };
+  if (first.key !== deletedMarkerKey(lake)) return { state: "live" };
+  const at = Number(first.customMetadata?.deletedAt);
+  return { state: "deleted", deletedAt: Number.isFinite(at) ? at : first.uploaded.getTime() };
+}
 
 interface DeletedMarker {
   format: 1;
@@ -37,15 +49,11 @@ function parseMarker(lake: string, text: string): DeletedMarker {
   return m as DeletedMarker;
 }
 
-/** One HEAD-sized GET and one single-key list, issued together. */
+/** One single-key list. */
 export async function lakeState(bucket: Bucket, lake: string): Promise<LakeState> {
   checkLakeName(lake);
-  const [marker, wal] = await Promise.all([
-    bucket.get(deletedMarkerKey(lake)),
-    bucket.list({ prefix: walPrefix(lake), limit: 1 }),
-  ]);
-  if (marker) return { state: "deleted", deletedAt: parseMarker(lake, await bodyText(marker)).deletedAt };
-  return wal.objects.length > 0 ? { state: "live" } : { state: "absent" };
+  const wal = await bucket.list({ prefix: walPrefix(lake), limit: 1, include: ["customMetadata"] });
+  return lakeStateFromListing(lake, wal.objects[0]);
 }
 
 /**
@@ -57,6 +65,7 @@ export async function markLakeDeleted(bucket: Bucket, lake: string, now: number)
   const body: DeletedMarker = { format: 1, lake, deletedAt: now };
   const put = await bucket.put(deletedMarkerKey(lake), JSON.stringify(body), {
     onlyIf: { etagDoesNotMatch: "*" },
+    customMetadata: { deletedAt: String(now) },
   });
   if (put) return now;
   const existing = await bucket.get(deletedMarkerKey(lake));

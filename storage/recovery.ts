@@ -4,8 +4,16 @@
  * most six at a time (a Durable Object's outgoing-connection limit) and replayed in id order.
  */
 import type { Bucket } from "./api.ts";
-import { Corruption } from "./errors.ts";
-import { manifestKey, manifestPrefix, parseManifestKey, parseWalKey, walKey, walPrefix } from "./keys.ts";
+import { Corruption, LakeDeleted } from "./errors.ts";
+import {
+  deletedMarkerKey,
+  manifestKey,
+  manifestPrefix,
+  parseManifestKey,
+  parseWalKey,
+  walKey,
+  walPrefix,
+} from "./keys.ts";
 import { decodeManifest, type Manifest } from "./manifest.ts";
 import { type MemTree, newMemTree } from "./memtable.ts";
 import { type RetryPolicy, readWithRetry } from "./retry.ts";
@@ -64,7 +72,11 @@ export async function listTail(
     );
     for (const o of page.objects) {
       const id = parseWalKey(lake, o.key);
-      if (id === undefined) throw new Corruption(`unexpected object ${o.key} in the WAL of lake ${lake}`);
+      if (id === undefined) {
+        if (o.key === deletedMarkerKey(lake))
+          throw new LakeDeleted(`lake ${lake} was deleted; it cannot be opened`);
+        throw new Corruption(`unexpected object ${o.key} in the WAL of lake ${lake}`);
+      }
       if (id <= replayAfter) break outer;
       desc.push(id);
     }
@@ -156,6 +168,7 @@ export async function publishedHead(
   );
   const head = res.objects[0];
   if (head === undefined) return undefined;
+  if (head.key === deletedMarkerKey(lake)) throw new LakeDeleted(`lake ${lake} was deleted`);
   const id = parseWalKey(lake, head.key);
   const summary = parseSegmentSummary(head.customMetadata, head.key);
   if (id !== summary.segmentId)

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { openWriter } from "../../storage/index.ts";
+import { LakeDeleted, openWriter } from "../../storage/index.ts";
 import {
   deletedMarkerKey,
   lakeState,
@@ -28,6 +28,14 @@ describe("lake registry", () => {
     expect(await markLakeDeleted(env.BUCKET, "reg-b", 1000)).toBe(1000);
     expect(await markLakeDeleted(env.BUCKET, "reg-b", 5000)).toBe(1000);
     expect(await lakeState(env.BUCKET, "reg-b")).toEqual({ state: "deleted", deletedAt: 1000 });
+  });
+
+  it("a deleted lake cannot be reopened as a writer, and one list tells that it is deleted", async () => {
+    await (await openWriter(env.BUCKET, "reg-e")).close();
+    await markLakeDeleted(env.BUCKET, "reg-e", 42);
+    await expect(openWriter(env.BUCKET, "reg-e")).rejects.toBeInstanceOf(LakeDeleted);
+    const first = (await env.BUCKET.list({ prefix: "lakes/reg-e/wal/", limit: 1 })).objects[0];
+    expect(first?.key).toBe(deletedMarkerKey("reg-e"));
   });
 
   it("removal waits out the grace period, then deletes everything, the marker last, in bounded steps", async () => {

@@ -8,11 +8,14 @@ import { HTTPException } from "hono/http-exception";
 import type { ZodError } from "zod";
 import { CodedError } from "../storage/errors.ts";
 import type { AppEnv } from "./app-env.ts";
-import { ApiError, retryAfterForCode, statusForCode } from "./errors.ts";
+import { ApiError, publicCode, retryAfterForCode, statusForCode } from "./errors.ts";
 import { log } from "./log.ts";
 import { lakeName, maxBody, requestContext } from "./middleware.ts";
+import { registerCommitRoutes } from "./routes/commits.ts";
 import { registerDataRoutes } from "./routes/data.ts";
 import { registerHealthRoutes } from "./routes/health.ts";
+import { registerLakeRoutes } from "./routes/lakes.ts";
+import { registerReadRoutes } from "./routes/reads.ts";
 import { registerWriterRoutes } from "./routes/writer.ts";
 
 export const API_VERSION = "0.1.0";
@@ -25,7 +28,8 @@ function describeZodError(error: ZodError, target: string): string {
   return `invalid ${target}: ${parts.join("; ")}`;
 }
 
-export function errorResponse(c: Context<AppEnv>, code: string, message: string): Response {
+export function errorResponse(c: Context<AppEnv>, rawCode: string, message: string): Response {
+  const code = publicCode(rawCode);
   const status = statusForCode(code);
   c.set("errorCode", code);
   const headers: Record<string, string> = { "content-type": "application/json; charset=utf-8" };
@@ -55,8 +59,11 @@ export function createApp(): OpenAPIHono<AppEnv> {
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
   registerHealthRoutes(app);
+  registerLakeRoutes(app);
+  registerCommitRoutes(app);
   registerWriterRoutes(app);
   registerDataRoutes(app);
+  registerReadRoutes(app);
 
   app.doc31("/v1/openapi.json", {
     openapi: "3.1.0",

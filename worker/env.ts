@@ -3,6 +3,8 @@ import type { LakeWriter } from "../durable-objects/lake-writer.ts";
 /** Bindings and vars the Worker and the lake writer receive (wrangler.toml, .dev.vars, secrets). */
 export interface Env {
   BUCKET: R2Bucket;
+  /** The R2 bucket's name (wrangler.toml bucket_name), used in default DuckLake data paths. */
+  BUCKET_NAME?: string;
   LAKE_WRITER: DurableObjectNamespace<LakeWriter>;
   /** "enabled" only in .dev.vars; anything else disables the dev token. */
   DEV_AUTH?: string;

@@ -9,6 +9,10 @@ const STATUS_BY_CODE: Record<string, number> = {
   Unauthorized: 401,
   Forbidden: 403,
   NotFound: 404,
+  InvalidCheckpointId: 400,
+  InvalidArgument: 400,
+  CheckpointNotFound: 404,
+  CheckpointExpired: 404,
   MethodNotAllowed: 405,
   AlreadyExists: 409,
   CommitConflict: 409,
@@ -23,7 +27,21 @@ const STATUS_BY_CODE: Record<string, number> = {
   Fenced: 503,
   Unavailable: 503,
   StoreUnavailable: 503,
+  StoreClosed: 503,
+  CutNotYetVisible: 503,
+  OutcomeUnknown: 500,
 };
+
+/** Codes from lower layers that mean the same thing to a client as a public code. */
+const CODE_ALIASES: Record<string, string> = {
+  LakeNotFound: "NotFound",
+  LakeDeleted: "NotFound",
+  OutcomeUnknown: "CommitOutcomeUnknown",
+};
+
+export function publicCode(code: string): string {
+  return CODE_ALIASES[code] ?? code;
+}
 
 /** Codes after which a client should wait and retry; they carry `Retry-After`. */
 const RETRY_AFTER_SECONDS: Record<string, number> = {
@@ -31,6 +49,8 @@ const RETRY_AFTER_SECONDS: Record<string, number> = {
   Fenced: 1,
   Unavailable: 1,
   StoreUnavailable: 2,
+  StoreClosed: 1,
+  CutNotYetVisible: 1,
 };
 
 export function statusForCode(code: string): number {

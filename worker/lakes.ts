@@ -5,8 +5,11 @@ import { notFound } from "./errors.ts";
 
 export async function requireLiveLake(env: Env, lake: string): Promise<void> {
   const state = await lakeState(env.BUCKET, lake);
-  if (state.state === "absent") throw notFound(`lake '${lake}' does not exist; create it first (PUT /v1/lakes/${lake})`);
+  if (state.state === "absent")
+    throw notFound(`lake '${lake}' does not exist; create it first (PUT /v1/lakes/${lake})`);
   if (state.state === "deleted") {
-    throw notFound(`lake '${lake}' was deleted at ${new Date(state.deletedAt).toISOString()} and is being removed`);
+    throw notFound(
+      `lake '${lake}' was deleted at ${new Date(state.deletedAt).toISOString()} and is being removed`,
+    );
   }
 }

@@ -9,6 +9,7 @@ import { NotFound, quoteName } from "../errors.ts";
 import { resolveSnapshot } from "../head.ts";
 import { foldName, Kind, keys, OptionScope } from "../keys.ts";
 import type {
+  ColumnRecord,
   DataFileRecord,
   DeleteFileRecord,
   InlineFileDeleteRecord,
@@ -40,6 +41,8 @@ export interface ScanPlan {
   schema_version: number;
   table: TableRecord;
   schema: SchemaRecord;
+  /** The table's columns visible at the snapshot (nested fields carry parent_column), by column_order. */
+  columns: ColumnRecord[];
   files: PlannedFile[];
   inlined_rows: {
     row_id: number;
@@ -138,5 +141,9 @@ export async function tableFilesAt(
       schema_version: r.schema_version,
       values: r.values,
     }));
-  return { snapshot_id: s, schema_version: snap.schema_version, table, schema, files, inlined_rows: rows };
+  // Columns are keyed table id first, so this is one short range, however many other tables exist.
+  const columns = (await versionsAt<ColumnRecord>(view, s, Kind.column, ValueKind.column, t)).sort(
+    (a, b) => a.column_order - b.column_order,
+  );
+  return { snapshot_id: s, schema_version: snap.schema_version, table, schema, columns, files, inlined_rows: rows };
 }

@@ -36,7 +36,8 @@ async function upload(c: Context<AppEnv>): Promise<Response> {
     throw invalid("Content-Length is required for data uploads (R2 stores only bodies of known length)");
   }
   const length = Number(lengthHeader);
-  if (length > max) throw new ApiError("PayloadTooLarge", `data file is ${length} bytes; the limit is ${max}`);
+  if (length > max)
+    throw new ApiError("PayloadTooLarge", `data file is ${length} bytes; the limit is ${max}`);
   await requireLiveLake(c.env, lake);
   const body = c.req.raw.body ?? new Blob([]).stream();
   const fixed = new FixedLengthStream(length);
@@ -56,7 +57,10 @@ async function upload(c: Context<AppEnv>): Promise<Response> {
   }
   if ((await piping) !== null) throw invalid(`the body did not match Content-Length ${length}`);
   if (!stored) {
-    throw new ApiError("AlreadyExists", `data file '${path}' already exists; data files are immutable once written`);
+    throw new ApiError(
+      "AlreadyExists",
+      `data file '${path}' already exists; data files are immutable once written`,
+    );
   }
   return c.json({ path, size: stored.size, etag: stored.etag }, 201);
 }
@@ -118,7 +122,10 @@ export function registerDataRoutes(app: OpenAPIHono<AppEnv>): void {
     },
     responses: {
       201: { description: "stored", content: { "application/json": { schema: UploadedSchema } } },
-      409: { description: "AlreadyExists: files never change", content: { "application/json": { schema: ErrorEnvelopeSchema } } },
+      409: {
+        description: "AlreadyExists: files never change",
+        content: { "application/json": { schema: ErrorEnvelopeSchema } },
+      },
       ...lakeRouteErrors,
     },
   });
@@ -127,7 +134,9 @@ export function registerDataRoutes(app: OpenAPIHono<AppEnv>): void {
       method,
       path: route,
       summary:
-        method === "get" ? "Download a data file; honours Range (206)." : "A data file's size and ETag, without its body.",
+        method === "get"
+          ? "Download a data file; honours Range (206)."
+          : "A data file's size and ETag, without its body.",
       security: bearerSecurity,
       request: { params: pathParams },
       responses: {

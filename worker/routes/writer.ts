@@ -9,6 +9,12 @@ const WriterStatusSchema = z
     lake: z.string(),
     instanceStartedAt: z.string().openapi({ description: "when this activation of the lake writer began" }),
     requestsServed: z.number().int(),
+    writer: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .openapi({
+        description: "the open writer's counters (batches, flushes, stalls), or null before it opens",
+      }),
   })
   .openapi("WriterStatus");
 

@@ -1,0 +1,194 @@
+/**
+ * Lake lifecycle: create (bootstraps the catalog), list, delete. A lake exists only once created, so a
+ * typo in a name is a 404, never a new lake. Create and delete go to the lake's writer; the list is read
+ * from R2 by the Worker.
+ */
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { type LakeState, lakeState, listLakeNames } from "../../storage/lakes.ts";
+import type { AppEnv } from "../app-env.ts";
+import { authenticate } from "../auth.ts";
+import { invalid } from "../errors.ts";
+import { callWriter } from "../lake-rpc.ts";
+import { requireScope } from "../middleware.ts";
+import { bearerSecurity, ErrorEnvelopeSchema, LakeParamSchema, lakeRouteErrors } from "../schemas/common.ts";
+
+const CreateLakeSchema = z
+  .object({
+    dataPath: z.string().min(1).max(1024).optional().openapi({
+      description:
+        "DuckLake data_path (where Parquet files live). Default: r2://<bucket>/lakes/<lake>/data/ — the prefix the data routes write to.",
+      example: "r2://ducklake-edge/lakes/sales/data/",
+    }),
+    flushSpacingMs: z
+      .number()
+      .int()
+      .min(0)
+      .max(10_000)
+      .optional()
+      .openapi({ description: "the writer's flush spacing for this lake (group-commit window), ms" }),
+  })
+  .strict()
+  .openapi("CreateLake");
+
+const CreatedSchema = z
+  .object({
+    lake: z.string(),
+    snapshotId: z.number().int(),
+    batchCount: z.number().int(),
+    position: z.number().int(),
+  })
+  .openapi("CreatedLake");
+
+const DeletedSchema = z
+  .object({
+    lake: z.string(),
+    deletedAt: z.number().int(),
+    removeAfter: z
+      .number()
+      .int()
+      .openapi({ description: "when the lake's objects are removed (ms since epoch)" }),
+  })
+  .openapi("DeletedLake");
+
+const LakeListSchema = z
+  .object({
+    lakes: z.array(z.object({ name: z.string(), state: z.enum(["live", "deleted"]) })),
+    cursor: z.string().nullable(),
+  })
+  .openapi("LakeList");
+
+const conflict = {
+  409: {
+    description: "AlreadyExists: the lake exists, or a deleted lake of that name is still being removed",
+    content: { "application/json": { schema: ErrorEnvelopeSchema } },
+  },
+};
+
+const createLake = createRoute({
+  method: "put",
+  path: "/v1/lakes/{lake}",
+  summary: "Create a lake: bootstraps its DuckLake catalog (snapshot 0 with schema main). Admin.",
+  security: bearerSecurity,
+  middleware: [requireScope("admin")] as const,
+  request: {
+    params: LakeParamSchema,
+    body: { required: false, content: { "application/json": { schema: CreateLakeSchema } } },
+  },
+  responses: {
+    201: { description: "created", content: { "application/json": { schema: CreatedSchema } } },
+    ...conflict,
+    ...lakeRouteErrors,
+  },
+});
+
+const deleteLake = createRoute({
+  method: "delete",
+  path: "/v1/lakes/{lake}",
+  summary:
+    "Delete a lake: its name answers 404 at once; its objects are removed after a grace period. Admin.",
+  security: bearerSecurity,
+  middleware: [requireScope("admin")] as const,
+  request: { params: LakeParamSchema },
+  responses: {
+    202: {
+      description: "deleted; removal scheduled",
+      content: { "application/json": { schema: DeletedSchema } },
+    },
+    ...lakeRouteErrors,
+  },
+});
+
+const listLakes = createRoute({
+  method: "get",
+  path: "/v1/lakes",
+  summary: "Lakes the token may read, a page at a time (answered from R2).",
+  security: bearerSecurity,
+  request: {
+    query: z.object({
+      cursor: z
+        .string()
+        .max(1024)
+        .optional()
+        .openapi({ param: { name: "cursor", in: "query" } }),
+      limit: z
+        .string()
+        .regex(/^\d{1,3}$/, "limit must be an integer from 1 to 100")
+        .transform(Number)
+        .refine((n) => n >= 1 && n <= 100, "limit must be from 1 to 100")
+        .optional()
+        .openapi({ param: { name: "limit", in: "query" }, example: "50" }),
+    }),
+  },
+  responses: {
+    200: { description: "a page of lakes", content: { "application/json": { schema: LakeListSchema } } },
+    ...lakeRouteErrors,
+  },
+});
+
+export function defaultDataPath(bucketName: string | undefined, lake: string): string {
+  return `r2://${bucketName ?? "ducklake-edge"}/lakes/${lake}/data/`;
+}
+
+export function registerLakeRoutes(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(createLake, async (c) => {
+    const { lake } = c.req.valid("param");
+    let body: z.infer<typeof CreateLakeSchema> = {};
+    if ((c.req.header("content-length") ?? "0") !== "0" || c.req.header("content-type")) {
+      const text = await c.req.text();
+      if (text.trim() !== "") {
+        let raw: unknown;
+        try {
+          raw = JSON.parse(text);
+        } catch {
+          throw invalid("request body is not valid JSON");
+        }
+        const parsed = CreateLakeSchema.safeParse(raw);
+        if (!parsed.success) {
+          const issue = parsed.error.issues[0];
+          throw invalid(`invalid body: ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}`);
+        }
+        body = parsed.data;
+      }
+    }
+    const dataPath = body.dataPath ?? defaultDataPath(c.env.BUCKET_NAME, lake);
+    const created = await callWriter(c.env, lake, (stub) =>
+      stub.createLake(lake, {
+        dataPath,
+        ...(body.flushSpacingMs !== undefined ? { flushSpacingMs: body.flushSpacingMs } : {}),
+      }),
+    );
+    return c.json(
+      { lake, snapshotId: created.snapshotId, batchCount: created.batchCount, position: created.position },
+      201,
+    );
+  });
+
+  app.openapi(deleteLake, async (c) => {
+    const { lake } = c.req.valid("param");
+    const deleted = await callWriter(c.env, lake, (stub) => stub.deleteLake(lake));
+    return c.json(deleted, 202);
+  });
+
+  app.openapi(listLakes, async (c) => {
+    const grant = await authenticate(c.env, c.req.header("authorization"));
+    const q = c.req.valid("query");
+    const page = await listLakeNames(c.env.BUCKET, {
+      limit: q.limit ?? 50,
+      ...(q.cursor !== undefined ? { cursor: q.cursor } : {}),
+    });
+    const visible = page.lakes.filter((name) => grant.lakes === "*" || grant.lakes.includes(name));
+    const states: { name: string; state: LakeState["state"] }[] = [];
+    // At most six at once: a Worker has six outgoing connections.
+    for (let i = 0; i < visible.length; i += 6) {
+      const slice = visible.slice(i, i + 6);
+      const got = await Promise.all(
+        slice.map(async (name) => ({ name, state: (await lakeState(c.env.BUCKET, name)).state })),
+      );
+      states.push(...got);
+    }
+    const lakes = states.filter(
+      (s): s is { name: string; state: "live" | "deleted" } => s.state !== "absent",
+    );
+    return c.json({ lakes, cursor: page.cursor ?? null }, 200);
+  });
+}

@@ -1,0 +1,401 @@
+/**
+ * Reads, answered by the Worker straight from R2 — never by the lake writer. Each opens one cut (latest,
+ * a checkpoint, or at/after a position token) and runs catalog/'s read functions on it.
+ */
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import {
+  type CatalogState,
+  catalogAt,
+  DUCKLAKE_TABLES,
+  ducklakeTable,
+  head,
+  listSnapshots,
+  type ScanPlan,
+  tableFilesAt,
+} from "../../catalog/index.ts";
+import type { AppEnv } from "../app-env.ts";
+import { toCsv } from "../csv.ts";
+import { type OpenedCut, openCut, respondRead } from "../cut.ts";
+import { invalid, notFound } from "../errors.ts";
+import { requireScope } from "../middleware.ts";
+import { type Filter, parseFilter, rangeMayMatch } from "../prune.ts";
+import { bearerSecurity, LakeParamSchema, lakeRouteErrors } from "../schemas/common.ts";
+import { queryInt, selectorRuleText, selectorShape, selectorValid } from "../selector.ts";
+
+const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({
+  description,
+  content: { "application/json": { schema } },
+});
+
+const CutSchema = z
+  .object({
+    position: z.number().int().openapi({ description: "read-your-writes token of the cut answered from" }),
+    manifestVersion: z.number().int(),
+    epoch: z.number().int(),
+    checkpointId: z.string().optional(),
+  })
+  .openapi("Cut");
+
+const SnapshotSchema = z
+  .object({
+    snapshot_id: z.number().int(),
+    snapshot_time: z.number().int().openapi({ description: "ms since the Unix epoch" }),
+    schema_version: z.number().int(),
+    next_catalog_id: z.number().int(),
+    next_file_id: z.number().int(),
+    changes_made: z.string().nullable().openapi({ example: 'created_table:"main"."orders"' }),
+    author: z.string().nullable(),
+    commit_message: z.string().nullable(),
+    commit_extra_info: z.string().nullable(),
+    changes: z.record(z.string(), z.array(z.string())),
+  })
+  .openapi("Snapshot");
+
+const SummarySchema = z
+  .object({
+    lake: z.string(),
+    snapshotId: z.number().int(),
+    schemaVersion: z.number().int(),
+    snapshotTime: z.string(),
+    tableCount: z.number().int(),
+    cut: CutSchema,
+  })
+  .openapi("LakeSummary");
+
+const limitParam = z
+  .string()
+  .regex(/^\d{1,4}$/, "limit must be an integer from 1 to 1000")
+  .transform(Number)
+  .refine((n) => n >= 1 && n <= 1000, "limit must be from 1 to 1000")
+  .optional()
+  .openapi({ param: { name: "limit", in: "query" }, example: "100" });
+
+const SelectorQuerySchema = z.object(selectorShape).refine(selectorValid, selectorRuleText);
+
+const errors304 = {
+  304: { description: "not modified (answers pinned by snapshot or checkpoint carry an ETag)" },
+  ...lakeRouteErrors,
+};
+
+const summaryRoute = createRoute({
+  method: "get",
+  path: "/v1/lakes/{lake}",
+  summary: "Lake summary: head snapshot, schema version, time, table count (answered from R2).",
+  security: bearerSecurity,
+  middleware: [requireScope("read")] as const,
+  request: { params: LakeParamSchema, query: SelectorQuerySchema },
+  responses: { 200: json(SummarySchema, "the lake at the selected cut"), ...errors304 },
+});
+
+const snapshotsRoute = createRoute({
+  method: "get",
+  path: "/v1/lakes/{lake}/snapshots",
+  summary:
+    "The snapshot list with each snapshot's changes, oldest first, paged by `since` (the change feed).",
+  security: bearerSecurity,
+  middleware: [requireScope("read")] as const,
+  request: {
+    params: LakeParamSchema,
+    query: z
+      .object({
+        ...selectorShape,
+        limit: limitParam,
+        since: queryInt("since", "only snapshots after this id (exclusive)", "0"),
+      })
+      .refine(selectorValid, selectorRuleText),
+  },
+  responses: {
+    200: json(
+      z.object({ snapshots: z.array(SnapshotSchema), next: z.number().int().nullable(), cut: CutSchema }),
+      "snapshots after `since`; pass `next` as `since` for the following page (null: no more)",
+    ),
+    ...errors304,
+  },
+});
+
+const SnapshotParams = LakeParamSchema.extend({
+  id: z
+    .string()
+    .regex(/^\d{1,15}$/, "snapshot id must be a non-negative integer")
+    .transform(Number)
+    .openapi({ param: { name: "id", in: "path" }, example: "1" }),
+});
+
+const snapshotRoute = createRoute({
+  method: "get",
+  path: "/v1/lakes/{lake}/snapshots/{id}",
+  summary: "One snapshot and its changes.",
+  security: bearerSecurity,
+  middleware: [requireScope("read")] as const,
+  request: { params: SnapshotParams, query: SelectorQuerySchema },
+  responses: {
+    200: json(z.object({ snapshot: SnapshotSchema, cut: CutSchema }), "the snapshot"),
+    ...errors304,
+  },
+});
+
+const catalogRoute = createRoute({
+  method: "get",
+  path: "/v1/lakes/{lake}/catalog",
+  summary:
+    "The catalog at a snapshot: schemas, tables with nested columns, views, macros, partitioning, sorting, tags, options.",
+  security: bearerSecurity,
+  middleware: [requireScope("read")] as const,
+  request: { params: LakeParamSchema, query: SelectorQuerySchema },
+  responses: {
+    200: json(
+      z.object({ catalog: z.record(z.string(), z.unknown()), cut: CutSchema }).openapi("CatalogAt"),
+      "the catalog",
+    ),
+    ...errors304,
+  },
+});
+
+const TableParams = LakeParamSchema.extend({
+  schema: z
+    .string()
+    .min(1)
+    .openapi({ param: { name: "schema", in: "path" }, example: "main" }),
+  table: z
+    .string()
+    .min(1)
+    .openapi({ param: { name: "table", in: "path" }, example: "orders" }),
+});
+
+const planQueryShape = {
+  limit: limitParam,
+  offset: queryInt("offset", "skip this many files (before pruning)"),
+  filter: z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .openapi({
+      param: { name: "filter", in: "query" },
+      description:
+        "prune files by stats and partition values: column:op:value, op one of eq, lt, lte, gt, gte (repeatable)",
+      example: "region:eq:eu",
+    }),
+};
+
+const PlannedFileSchema = z
+  .object({
+    data_file_id: z.number().int(),
+    path: z.string(),
+    resolved_path: z.string(),
+    file_format: z.string(),
+    record_count: z.number().int(),
+    file_size_bytes: z.number().int(),
+    footer_size: z.number().int().nullable(),
+    row_id_start: z.number().int(),
+    row_id_end: z.number().int().openapi({ description: "exclusive" }),
+    partition_values: z.array(
+      z.object({ partition_key_index: z.number().int(), partition_value: z.string().nullable() }),
+    ),
+    column_stats: z.array(z.record(z.string(), z.unknown())),
+    snapshot_filter: z.number().int().nullable(),
+    delete_file: z.record(z.string(), z.unknown()).nullable(),
+    inlined_deleted_positions: z.array(z.number().int()),
+  })
+  .openapi("PlannedFile");
+
+const planRoute = createRoute({
+  method: "get",
+  path: "/v1/lakes/{lake}/tables/{schema}/{table}/plan",
+  summary:
+    "A table's scan plan at a snapshot: data files with row-id ranges, sizes, partition values and column stats, their live delete files, and inlined rows (DuckLake's reader rules). Paged; prunable.",
+  security: bearerSecurity,
+  middleware: [requireScope("read")] as const,
+  request: {
+    params: TableParams,
+    query: z.object({ ...selectorShape, ...planQueryShape }).refine(selectorValid, selectorRuleText),
+  },
+  responses: {
+    200: json(
+      z
+        .object({
+          snapshot_id: z.number().int(),
+          schema_version: z.number().int(),
+          table: z.record(z.string(), z.unknown()),
+          columns: z.array(z.record(z.string(), z.unknown())),
+          files: z.array(PlannedFileSchema),
+          files_total: z.number().int(),
+          files_pruned: z.number().int(),
+          next_offset: z.number().int().nullable(),
+          inlined_rows: z.array(z.record(z.string(), z.unknown())),
+          cut: CutSchema,
+        })
+        .openapi("ScanPlan"),
+      "the scan plan",
+    ),
+    ...errors304,
+  },
+});
+
+const DucklakeParams = LakeParamSchema.extend({
+  table: z
+    .enum(Object.keys(DUCKLAKE_TABLES) as [string, ...string[]])
+    .openapi({ param: { name: "table", in: "path" }, example: "ducklake_snapshot" }),
+});
+const formatParam = z
+  .enum(["json", "csv"])
+  .optional()
+  .openapi({ param: { name: "format", in: "query" }, example: "json" });
+
+const ducklakeRoute = createRoute({
+  method: "get",
+  path: "/v1/lakes/{lake}/ducklake/{table}",
+  summary:
+    "One of the 28 DuckLake 1.0 catalog tables as rows at a snapshot, with the spec's exact columns (JSON or CSV).",
+  security: bearerSecurity,
+  middleware: [requireScope("read")] as const,
+  request: {
+    params: DucklakeParams,
+    query: z.object({ ...selectorShape, format: formatParam }).refine(selectorValid, selectorRuleText),
+  },
+  responses: {
+    200: {
+      description: "the rows",
+      content: {
+        "application/json": {
+          schema: z.object({
+            columns: z.array(z.string()),
+            rows: z.array(z.record(z.string(), z.unknown())),
+            cut: CutSchema,
+          }),
+        },
+        "text/csv": { schema: z.string() },
+      },
+    },
+    ...errors304,
+  },
+});
+
+function filtersOf(raw: string | string[] | undefined): Filter[] {
+  if (raw === undefined) return [];
+  return (Array.isArray(raw) ? raw : [raw]).map(parseFilter);
+}
+
+/** Keeps a file unless its stats or partition values prove no row can satisfy every filter. */
+function fileMayMatch(plan: ScanPlan, file: ScanPlan["files"][number], filters: Filter[]): boolean {
+  for (const f of filters) {
+    const col = plan.columns.find((c) => c.column_name === f.column && c.parent_column === null);
+    if (!col) throw invalid(`filter column '${f.column}' is not a top-level column of the table`);
+    const stats = file.x_column_stats.find((s) => s.column_id === col.column_id);
+    if (stats && !rangeMayMatch(stats.min_value, stats.max_value, f)) return false;
+  }
+  return true;
+}
+
+function planFile(f: ScanPlan["files"][number]) {
+  return {
+    data_file_id: f.data_file_id,
+    path: f.path,
+    resolved_path: f.resolved_path,
+    file_format: f.file_format,
+    record_count: f.record_count,
+    file_size_bytes: f.file_size_bytes,
+    footer_size: f.footer_size,
+    row_id_start: f.row_id_start,
+    row_id_end: f.row_id_start + f.record_count,
+    partition_values: f.x_partition_values,
+    column_stats: f.x_column_stats as unknown as Record<string, unknown>[],
+    snapshot_filter: f.snapshot_filter,
+    delete_file: f.delete_file as unknown as Record<string, unknown> | null,
+    inlined_deleted_positions: f.inlined_deleted_positions,
+  };
+}
+
+function summarise(cat: CatalogState) {
+  return { tableCount: cat.tables.length };
+}
+
+export function registerReadRoutes(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(summaryRoute, async (c) => {
+    const { lake } = c.req.valid("param");
+    const opened = await openCut(c.env, lake, c.req.valid("query"));
+    const h = await head(opened.view);
+    const cat = await catalogAt(opened.view, h.snapshot_id);
+    return respondRead(c as Context<AppEnv>, opened, {
+      lake,
+      snapshotId: h.snapshot_id,
+      schemaVersion: cat.snapshot.schema_version,
+      snapshotTime: new Date(cat.snapshot.snapshot_time).toISOString(),
+      ...summarise(cat),
+      cut: opened.cut,
+    });
+  });
+
+  app.openapi(snapshotsRoute, async (c) => {
+    const { lake } = c.req.valid("param");
+    const q = c.req.valid("query");
+    const opened = await openCut(c.env, lake, q);
+    const limit = q.limit ?? 100;
+    const until = q.snapshot;
+    let snapshots = await listSnapshots(opened.view, {
+      ...(q.since !== undefined ? { after: q.since } : {}),
+      limit,
+    });
+    if (until !== undefined) snapshots = snapshots.filter((s) => s.snapshot_id <= until);
+    const last = snapshots.at(-1);
+    const h = await head(opened.view);
+    const headId = until === undefined ? h.snapshot_id : Math.min(until, h.snapshot_id);
+    const next = last && last.snapshot_id < headId ? last.snapshot_id : null;
+    return respondRead(c as Context<AppEnv>, opened, { snapshots, next, cut: opened.cut });
+  });
+
+  app.openapi(snapshotRoute, async (c) => {
+    const { lake, id } = c.req.valid("param");
+    const opened = await openCut(c.env, lake, c.req.valid("query"));
+    const [snapshot] = await listSnapshots(opened.view, { after: id - 1, limit: 1 });
+    if (!snapshot || snapshot.snapshot_id !== id)
+      throw notFound(`snapshot ${id} does not exist in lake '${lake}'`);
+    return respondRead(c as Context<AppEnv>, opened, { snapshot, cut: opened.cut });
+  });
+
+  app.openapi(catalogRoute, async (c) => {
+    const { lake } = c.req.valid("param");
+    const q = c.req.valid("query");
+    const opened = await openCut(c.env, lake, q);
+    const catalog = await catalogAt(opened.view, q.snapshot);
+    return respondRead(c as Context<AppEnv>, opened, { catalog, cut: opened.cut });
+  });
+
+  app.openapi(planRoute, async (c) => {
+    const { lake, schema, table } = c.req.valid("param");
+    const q = c.req.valid("query");
+    const opened = await openCut(c.env, lake, q);
+    const plan = await tableFilesAt(opened.view, { schema, name: table }, q.snapshot);
+    const filters = filtersOf(q.filter);
+    const offset = q.offset ?? 0;
+    const limit = q.limit ?? 1000;
+    const page = plan.files.slice(offset, offset + limit);
+    const kept = page.filter((f) => fileMayMatch(plan, f, filters));
+    const end = offset + page.length;
+    return respondRead(c as Context<AppEnv>, opened, {
+      snapshot_id: plan.snapshot_id,
+      schema_version: plan.schema_version,
+      table: plan.table as unknown as Record<string, unknown>,
+      columns: plan.columns as unknown as Record<string, unknown>[],
+      files: kept.map(planFile),
+      files_total: plan.files.length,
+      files_pruned: page.length - kept.length,
+      next_offset: end < plan.files.length ? end : null,
+      inlined_rows: plan.inlined_rows as unknown as Record<string, unknown>[],
+      cut: opened.cut,
+    });
+  });
+
+  app.openapi(ducklakeRoute, async (c) => {
+    const { lake, table } = c.req.valid("param");
+    const q = c.req.valid("query");
+    const opened = await openCut(c.env, lake, q);
+    const rows = await ducklakeTable(opened.view, table, q.snapshot);
+    const columns = DUCKLAKE_TABLES[table] ?? [];
+    if (q.format === "csv") {
+      return respondRead(c as Context<AppEnv>, opened, toCsv(columns, rows), "text/csv; charset=utf-8");
+    }
+    return respondRead(c as Context<AppEnv>, opened, { columns: [...columns], rows, cut: opened.cut });
+  });
+}
+
+export type { OpenedCut };

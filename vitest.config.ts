@@ -11,6 +11,9 @@ export default defineConfig({
         bindings: {
           // The deployed config, so a test can prove it never enables the dev token.
           TEST_WRANGLER_TOML: readFileSync("./wrangler.toml", "utf8"),
+          // The README walkthrough's Parquet file (written by DuckDB; tools/make-fixture.py) and its stats.
+          TEST_ORDERS_PARQUET_B64: readFileSync("./test/fixtures/orders-1.parquet").toString("base64"),
+          TEST_ORDERS_STATS: readFileSync("./test/fixtures/orders-1.json", "utf8"),
           // A developer's .dev.vars must not leak into the suite.
           DEV_AUTH: "disabled",
           DEV_TOKEN: "",

@@ -7,6 +7,7 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { VerbSchema } from "../../catalog/index.ts";
 import type { AppEnv } from "../app-env.ts";
 import { ApiError } from "../errors.ts";
+import { checkRegisteredFiles } from "../file-checks.ts";
 import { callWriter } from "../lake-rpc.ts";
 import { log } from "../log.ts";
 import { requireScope } from "../middleware.ts";
@@ -104,6 +105,7 @@ export function registerCommitRoutes(app: OpenAPIHono<AppEnv>): void {
     const body = c.req.valid("json");
     const clientKey = c.req.valid("header")["idempotency-key"];
     const key = clientKey ?? `edge:${crypto.randomUUID()}`;
+    await checkRegisteredFiles(c.env, lake, body.verbs);
     let lastUnavailable: ApiError | undefined;
     for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
       try {

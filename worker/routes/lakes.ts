@@ -8,6 +8,7 @@ import { type LakeState, lakeState, listLakeNames } from "../../storage/lakes.ts
 import type { AppEnv } from "../app-env.ts";
 import { authenticate } from "../auth.ts";
 import { invalid } from "../errors.ts";
+import { lakeDataUrl } from "../file-checks.ts";
 import { callWriter } from "../lake-rpc.ts";
 import { requireScope } from "../middleware.ts";
 import { bearerSecurity, ErrorEnvelopeSchema, LakeParamSchema, lakeRouteErrors } from "../schemas/common.ts";
@@ -125,10 +126,6 @@ const listLakes = createRoute({
   },
 });
 
-export function defaultDataPath(bucketName: string | undefined, lake: string): string {
-  return `r2://${bucketName ?? "ducklake-edge"}/lakes/${lake}/data/`;
-}
-
 export function registerLakeRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(createLake, async (c) => {
     const { lake } = c.req.valid("param");
@@ -150,7 +147,7 @@ export function registerLakeRoutes(app: OpenAPIHono<AppEnv>): void {
         body = parsed.data;
       }
     }
-    const dataPath = body.dataPath ?? defaultDataPath(c.env.BUCKET_NAME, lake);
+    const dataPath = body.dataPath ?? lakeDataUrl(c.env, lake);
     const created = await callWriter(c.env, lake, (stub) =>
       stub.createLake(lake, {
         dataPath,

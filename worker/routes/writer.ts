@@ -9,12 +9,9 @@ const WriterStatusSchema = z
     lake: z.string(),
     instanceStartedAt: z.string().openapi({ description: "when this activation of the lake writer began" }),
     requestsServed: z.number().int(),
-    writer: z
-      .record(z.string(), z.unknown())
-      .nullable()
-      .openapi({
-        description: "the open writer's counters (batches, flushes, stalls), or null before it opens",
-      }),
+    writer: z.record(z.string(), z.unknown()).nullable().openapi({
+      description: "the open writer's counters (batches, flushes, stalls), or null before it opens",
+    }),
   })
   .openapi("WriterStatus");
 

@@ -1,0 +1,160 @@
+/**
+ * Where the files a commit registers will live: each data or delete file a verb list registers, with its
+ * path resolved by DuckLake's rules (data_path → schema path → table path → file) against the live catalog
+ * of a cut. Lets the HTTP layer check that the object exists with the stated size before it commits.
+ * Demand-loaded: the format option, and a name-index entry plus a record per referenced schema/table.
+ */
+import type { ReadView } from "../../storage/api.ts";
+import { decodeValue, ValueKind } from "../codec.ts";
+import { foldName, hash53, Kind, keys, NameSpace, OptionScope } from "../keys.ts";
+import type { NameEntry, OptionRecord, SchemaRecord, TableRecord } from "../records.ts";
+import { pathFor } from "../verbs/context.ts";
+import type { RelationRef, Verb } from "../verbs/schema.ts";
+
+export interface FileTarget {
+  /** Index of the verb in the list. */
+  verb: number;
+  kind: "data" | "delete";
+  /** The full resolved path, or null when it cannot be known before the commit (see `reason`). */
+  resolvedPath: string | null;
+  reason?: string;
+  fileSizeBytes: number;
+}
+
+function join(base: string, rel: string): string {
+  return base === "" || base.endsWith("/") ? `${base}${rel}` : `${base}/${rel}`;
+}
+
+async function nameEntry(
+  view: ReadView,
+  ns: NameSpace,
+  parent: number,
+  name: string,
+): Promise<NameEntry | undefined> {
+  const raw = await view.get(keys.name(ns, parent, hash53(foldName(name))));
+  if (raw === undefined) return undefined;
+  return decodeValue<NameEntry[]>(ValueKind.nameEntries, raw, "name").find(
+    (e) => foldName(e.name) === foldName(name),
+  );
+}
+
+async function record<T>(
+  view: ReadView,
+  kind: Kind,
+  id: number,
+  vk: ValueKind,
+  what: string,
+): Promise<T | undefined> {
+  const raw = await view.get(keys.current(kind, id));
+  return raw === undefined ? undefined : decodeValue<T>(vk, raw, what);
+}
+
+/** The directory a table's relative files resolve against, or a reason it is not known yet. */
+async function tableDir(
+  view: ReadView,
+  dataPath: string,
+  ref: RelationRef,
+  created: { schemas: Set<string>; tables: Map<string, string> },
+): Promise<{ dir: string } | { reason: string }> {
+  if ("id" in ref) {
+    const table = await record<TableRecord>(view, Kind.table, ref.id, ValueKind.table, "table");
+    if (!table) return { reason: `table id ${ref.id} does not exist` };
+    const schema = await record<SchemaRecord>(view, Kind.schema, table.schema_id, ValueKind.schema, "schema");
+    if (!schema) return { reason: `schema id ${table.schema_id} does not exist` };
+    const sdir = schema.path_is_relative ? join(dataPath, schema.path) : schema.path;
+    return { dir: table.path_is_relative ? join(sdir, table.path) : table.path };
+  }
+  const schemaName = ref.schema ?? "main";
+  const createdKey = `${foldName(schemaName)}.${foldName(ref.name)}`;
+  const schemaEntry = await nameEntry(view, NameSpace.schema, 0, schemaName);
+  const schema = schemaEntry
+    ? await record<SchemaRecord>(view, Kind.schema, schemaEntry.id, ValueKind.schema, "schema")
+    : undefined;
+  const sdir = schema
+    ? schema.path_is_relative
+      ? join(dataPath, schema.path)
+      : schema.path
+    : created.schemas.has(foldName(schemaName)) && /^[A-Za-z0-9_-]+$/.test(schemaName)
+      ? join(dataPath, pathFor(schemaName, ""))
+      : undefined;
+  if (sdir === undefined) return { reason: `schema "${schemaName}" is not known before this commit` };
+  const tableEntry = schema
+    ? await nameEntry(view, NameSpace.relation, schema.schema_id, ref.name)
+    : undefined;
+  if (tableEntry?.kind === "table") {
+    const table = await record<TableRecord>(view, Kind.table, tableEntry.id, ValueKind.table, "table");
+    if (table) return { dir: table.path_is_relative ? join(sdir, table.path) : table.path };
+  }
+  const createdPath = created.tables.get(createdKey);
+  if (createdPath !== undefined) return { dir: join(sdir, createdPath) };
+  return { reason: `table "${schemaName}"."${ref.name}" is not known before this commit` };
+}
+
+/** Every file the verbs register, resolved against the live catalog of `view` plus the verbs before it. */
+export async function fileTargets(view: ReadView, verbs: readonly Verb[]): Promise<FileTarget[]> {
+  const rawGlobal = await view.get(keys.current(Kind.option, OptionScope.global, 0));
+  const dataPath =
+    rawGlobal === undefined
+      ? ""
+      : (decodeValue<OptionRecord>(ValueKind.option, rawGlobal, "option").values.data_path ?? "");
+  const created = { schemas: new Set<string>(), tables: new Map<string, string>() };
+  const out: FileTarget[] = [];
+  for (const [i, v] of verbs.entries()) {
+    if (v.op === "create_schema") created.schemas.add(foldName(v.name));
+    if (v.op === "create_table" && /^[A-Za-z0-9_-]+$/.test(v.name)) {
+      const schemaName =
+        typeof v.schema === "string" ? v.schema : v.schema === undefined ? "main" : undefined;
+      if (schemaName !== undefined)
+        created.tables.set(`${foldName(schemaName)}.${foldName(v.name)}`, pathFor(v.name, ""));
+    }
+    const files: { kind: "data" | "delete"; path: string; relative: boolean; size: number }[] = [];
+    if (v.op === "register_data_file")
+      files.push({
+        kind: "data",
+        path: v.file.path,
+        relative: v.file.pathIsRelative ?? true,
+        size: v.file.fileSizeBytes,
+      });
+    if (v.op === "register_delete_file")
+      files.push({
+        kind: "delete",
+        path: v.file.path,
+        relative: v.file.pathIsRelative ?? true,
+        size: v.file.fileSizeBytes,
+      });
+    if (v.op === "flush_inlined") {
+      if (v.file)
+        files.push({
+          kind: "data",
+          path: v.file.path,
+          relative: v.file.pathIsRelative ?? true,
+          size: v.file.fileSizeBytes,
+        });
+      if (v.deleteFile)
+        files.push({
+          kind: "delete",
+          path: v.deleteFile.path,
+          relative: v.deleteFile.pathIsRelative ?? true,
+          size: v.deleteFile.fileSizeBytes,
+        });
+    }
+    if (files.length === 0) continue;
+    const table = "table" in v ? (v.table as RelationRef) : undefined;
+    const dir =
+      table && files.some((f) => f.relative) ? await tableDir(view, dataPath, table, created) : undefined;
+    for (const f of files) {
+      if (!f.relative) out.push({ verb: i, kind: f.kind, resolvedPath: f.path, fileSizeBytes: f.size });
+      else if (dir && "dir" in dir)
+        out.push({ verb: i, kind: f.kind, resolvedPath: join(dir.dir, f.path), fileSizeBytes: f.size });
+      else
+        out.push({
+          verb: i,
+          kind: f.kind,
+          resolvedPath: null,
+          reason: dir && "reason" in dir ? dir.reason : "no table",
+          fileSizeBytes: f.size,
+        });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,324 @@
+/**
+ * Reads are answered by the Worker from R2, never by the lake writer: every read route and selector is
+ * exercised with every LakeWriter method spied on (zero calls), on a lake whose object was reset, and on a
+ * lake that never had an object at all. The route list comes from the app itself, so a new read route is
+ * covered (or fails this file) without anyone remembering to add it here.
+ */
+import { abortAllDurableObjects, listDurableObjectIds } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { afterAll, afterEach, beforeAll, describe, expect, it, type MockInstance, vi } from "vitest";
+import { DUCKLAKE_TABLES, openCatalog, type Verb } from "../../catalog/index.ts";
+import { LakeWriter } from "../../durable-objects/lake-writer.ts";
+import type { Bucket } from "../../storage/api.ts";
+import { openWriter } from "../../storage/index.ts";
+import { createApp } from "../../worker/app.ts";
+import { call } from "../support/http.ts";
+
+/** Read-scoped routes that reach the writer on purpose: the writer's own status. */
+const WRITER_ROUTES = new Set(["GET /v1/lakes/:lake/writer"]);
+/** Routes outside any lake whose answers involve no lake state. */
+const STATIC_ROUTES = new Set(["GET /v1/health", "GET /v1/openapi.json"]);
+
+const DATA_PATH = "main/orders/part-1.parquet";
+const DATA_BYTES = new TextEncoder().encode("PAR1 not really parquet PAR1");
+
+const orderColumns = [
+  { name: "id", type: "int64" },
+  { name: "region", type: "varchar" },
+  { name: "amount", type: "decimal(10,2)" },
+];
+
+/** Enough catalog content that every read route has rows to answer with. */
+const SEED_COMMITS: Verb[][] = [
+  [
+    { op: "create_schema", name: "sales" },
+    { op: "create_table", name: "orders", columns: orderColumns },
+  ],
+  [
+    {
+      op: "register_data_file",
+      table: { name: "orders" },
+      file: {
+        // Outside the lake's data prefix, so the commit needs no upload (external storage).
+        path: "s3://external-bucket/orders/a.parquet",
+        pathIsRelative: false,
+        recordCount: 10,
+        fileSizeBytes: 1000,
+        columnStats: [{ column: "id", min: "0", max: "9", nullCount: 0, valueCount: 10 }],
+      },
+    },
+    {
+      op: "register_data_file",
+      table: { name: "orders" },
+      file: {
+        path: "s3://external-bucket/orders/b.parquet",
+        pathIsRelative: false,
+        recordCount: 5,
+        fileSizeBytes: 500,
+        columnStats: [{ column: "id", min: "10", max: "14", nullCount: 0, valueCount: 5 }],
+      },
+    },
+  ],
+  [
+    { op: "set_tag", target: { table: { name: "orders" } }, key: "owner", value: "finance" },
+    { op: "create_view", name: "big_orders", sql: "SELECT * FROM orders WHERE amount > 100" },
+    { op: "inline_insert", table: { name: "orders" }, rows: [{ id: 15, region: "eu", amount: "1.00" }] },
+  ],
+];
+
+interface Fixture {
+  lake: string;
+  /** Every snapshot id the lake has; reads are tried at each. */
+  snapshots: number[];
+  /** A position token a commit returned. */
+  position: number;
+  checkpoint?: string;
+}
+
+/** Concrete requests for one route pattern on `fx`, one per selector (and per ducklake table). */
+function requestsFor(pattern: string, fx: Fixture): string[] {
+  const bases: string[] = [];
+  const lakePath = pattern.replace(":lake", fx.lake);
+  if (pattern.endsWith("/ducklake/:table")) {
+    for (const t of Object.keys(DUCKLAKE_TABLES)) bases.push(lakePath.replace(":table", t));
+  } else {
+    bases.push(
+      lakePath
+        .replace(":schema", "main")
+        .replace(":table", "orders")
+        .replace(":id", String(fx.snapshots.at(-1)))
+        .replace(/\/\*$/, `/${DATA_PATH}`),
+    );
+  }
+  const selectors = [
+    "",
+    `after=${fx.position}`,
+    // Snapshot 0 is the bootstrap (no table yet): time travel is tried at every snapshot since.
+    ...fx.snapshots.filter((s) => s > 0).map((s) => `snapshot=${s}`),
+    ...(fx.checkpoint ? [`checkpoint=${fx.checkpoint}`] : []),
+  ];
+  const extras = pattern.endsWith("/plan")
+    ? ["filter=id:gte:10", "limit=1&offset=1"]
+    : pattern.endsWith("/snapshots")
+      ? ["since=0&limit=1"]
+      : pattern.endsWith("/ducklake/:table")
+        ? ["format=csv"]
+        : [];
+  const out: string[] = [];
+  for (const base of bases) {
+    if (pattern === "/v1/lakes" || pattern.endsWith("/*")) {
+      out.push(base);
+      continue;
+    }
+    for (const sel of selectors) {
+      out.push(sel ? `${base}?${sel}` : base);
+      for (const extra of extras) out.push(`${base}?${sel ? `${sel}&` : ""}${extra}`);
+    }
+  }
+  return out;
+}
+
+/** Read routes the app serves: every GET/HEAD except static ones and the writer's status. */
+function readRoutes(): { method: string; pattern: string }[] {
+  const seen = new Set<string>();
+  const out: { method: string; pattern: string }[] = [];
+  for (const r of createApp().routes) {
+    if (r.method !== "GET" && r.method !== "HEAD") continue;
+    const id = `${r.method} ${r.path}`;
+    if (seen.has(id) || WRITER_ROUTES.has(id) || STATIC_ROUTES.has(id)) continue;
+    seen.add(id);
+    out.push({ method: r.method, pattern: r.path });
+  }
+  return out;
+}
+
+/** Sends every read request for `fx`; returns how many were sent. Each must answer 200 (or 206/304). */
+async function readEverything(fx: Fixture): Promise<number> {
+  let sent = 0;
+  for (const { method, pattern } of readRoutes()) {
+    const urls = requestsFor(pattern, fx);
+    expect(urls.length, `${method} ${pattern} has requests`).toBeGreaterThan(0);
+    for (const url of urls) {
+      expect(url.split("?")[0], `${pattern} fully substituted`).not.toMatch(/:[a-z]+|\*/);
+      const res = await call(url, { method });
+      const text = await res.text();
+      expect(res.status, `${method} ${url}: ${text}`).toBe(200);
+      sent++;
+      const etag = res.headers.get("etag");
+      if (etag && method === "GET" && !url.includes("/data/")) {
+        const again = await call(url, { headers: { "if-none-match": etag } });
+        expect(again.status, `${url} revalidated`).toBe(304);
+        sent++;
+      }
+    }
+  }
+  return sent;
+}
+
+/** Reads that fail must not reach the writer either. */
+const FAILING_READS = (lake: string): string[] => [
+  `/v1/lakes/${lake}/tables/main/no_such_table/plan`,
+  `/v1/lakes/${lake}/snapshots/999999`,
+  `/v1/lakes/${lake}/catalog?snapshot=999999`,
+  `/v1/lakes/${lake}/catalog?checkpoint=0-00000000000000000000000000000000`,
+  `/v1/lakes/${lake}/catalog?after=999999999`,
+  `/v1/lakes/${lake}/data/main/none.parquet`,
+  `/v1/lakes/never-created-lake/catalog`,
+];
+
+async function commit(lake: string, verbs: Verb[]): Promise<{ snapshotId: number; position: number }> {
+  const res = await call(`/v1/lakes/${lake}/commits`, { method: "POST", body: { verbs } });
+  const text = await res.text();
+  expect(res.status, text).toBe(200);
+  return JSON.parse(text) as { snapshotId: number; position: number };
+}
+
+/** A lake created and written through the HTTP API, i.e. through its Durable Object. */
+async function viaWriter(lake: string): Promise<Fixture> {
+  expect((await call(`/v1/lakes/${lake}`, { method: "PUT" })).status).toBe(201);
+  const snapshots = [0];
+  let position = 0;
+  for (const verbs of SEED_COMMITS) {
+    const r = await commit(lake, verbs);
+    snapshots.push(r.snapshotId);
+    position = r.position;
+  }
+  const up = await call(`/v1/lakes/${lake}/data/${DATA_PATH}`, {
+    method: "PUT",
+    rawBody: DATA_BYTES,
+    headers: { "content-length": String(DATA_BYTES.length) },
+  });
+  expect(up.status).toBe(201);
+  return { lake, snapshots, position };
+}
+
+/**
+ * A lake written straight through the store and catalog in the test — no Durable Object is ever
+ * addressed for it — with a checkpoint minted by the store after the second commit.
+ */
+async function withoutWriter(lake: string): Promise<Fixture & { checkpoint: string; after: number }> {
+  const bucket = env.BUCKET as unknown as Bucket;
+  const store = await openWriter(bucket, lake);
+  const catalog = await openCatalog(store, { dataPath: `r2://ducklake-edge/lakes/${lake}/data/` });
+  await store.flush();
+  const snapshots = [0];
+  let position = 0;
+  let checkpoint = "";
+  let checkpointAt = 0;
+  for (const [i, verbs] of SEED_COMMITS.entries()) {
+    const out = await catalog.commit({ verbs });
+    await store.flush();
+    await out.durable;
+    snapshots.push(out.snapshotId ?? -1);
+    position = store.durablePosition;
+    if (i === 1) {
+      checkpoint = (await store.createCheckpoint()).id;
+      checkpointAt = out.snapshotId ?? -1;
+    }
+  }
+  await bucket.put(`lakes/${lake}/data/${DATA_PATH}`, DATA_BYTES);
+  await store.close();
+  return { lake, snapshots: snapshots.slice(0, checkpointAt + 1), position, checkpoint, after: checkpointAt };
+}
+
+describe("reads never touch the lake writer", () => {
+  let spies = new Map<string, MockInstance>();
+  let writerLake: Fixture;
+
+  beforeAll(async () => {
+    // Hundreds of requests: keep the per-request info lines out of the run's output (errors still print).
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    writerLake = await viaWriter("iso-writer");
+  });
+
+  function spyOnWriter(): void {
+    const proto = LakeWriter.prototype as unknown as Record<string, unknown>;
+    spies = new Map(
+      Object.getOwnPropertyNames(LakeWriter.prototype)
+        .filter((name) => name !== "constructor" && typeof proto[name] === "function")
+        .map((name) => [name, vi.spyOn(proto as Record<string, () => unknown>, name)]),
+    );
+  }
+
+  const writerCalls = (): Record<string, number> =>
+    Object.fromEntries([...spies].map(([n, s]) => [n, s.mock.calls.length]).filter(([, n]) => n !== 0));
+
+  afterAll(() => {
+    vi.restoreAllMocks();
+  });
+
+  afterEach(() => {
+    for (const spy of spies.values()) spy.mockRestore();
+    spies = new Map();
+  });
+
+  it("the spies see writer calls (control: a commit is counted)", async () => {
+    spyOnWriter();
+    expect([...spies.keys()]).toEqual(expect.arrayContaining(["commit", "createLake", "status", "alarm"]));
+    await commit(writerLake.lake, [{ op: "create_schema", name: "control" }]);
+    expect(writerCalls().commit).toBe(1);
+  });
+
+  it("every read route at every selector answers without a single writer call", async () => {
+    spyOnWriter();
+    const fx = { ...writerLake };
+    const sent = await readEverything(fx);
+    expect(sent).toBeGreaterThan(100);
+    for (const url of FAILING_READS(fx.lake)) {
+      const res = await call(url);
+      expect(res.status, `${url}: ${await res.text()}`).toBeGreaterThanOrEqual(400);
+      expect(res.status).toBeLessThan(500);
+    }
+    expect(writerCalls()).toEqual({});
+  });
+
+  it("reads still answer after every Durable Object was reset, still without the writer", async () => {
+    await abortAllDurableObjects();
+    spyOnWriter();
+    await readEverything(writerLake);
+    expect(writerCalls()).toEqual({});
+    // The object does come back for writes, and reads then see the new commit.
+    const next = await commit(writerLake.lake, [{ op: "create_schema", name: "after_reset" }]);
+    const res = await call(`/v1/lakes/${writerLake.lake}?after=${next.position}`);
+    expect(((await res.json()) as { snapshotId: number }).snapshotId).toBe(next.snapshotId);
+  });
+
+  it("a lake that never had a Durable Object is readable at every route, selector and checkpoint", async () => {
+    const fx = await withoutWriter("iso-nowriter");
+    spyOnWriter();
+    await readEverything(fx);
+    expect(writerCalls()).toEqual({});
+    const id = env.LAKE_WRITER.idFromName(fx.lake);
+    const objects = await listDurableObjectIds(env.LAKE_WRITER);
+    expect(objects.some((o) => o.equals(id))).toBe(false);
+  });
+
+  it("a checkpoint read answers with no writer and never shows a commit after its cut", async () => {
+    const fx = await withoutWriter("iso-checkpoint");
+    await abortAllDurableObjects();
+    spyOnWriter();
+    const sel = `checkpoint=${fx.checkpoint}`;
+    const summary = (await (await call(`/v1/lakes/${fx.lake}?${sel}`)).json()) as {
+      snapshotId: number;
+      cut: { checkpointId?: string };
+    };
+    expect(summary.snapshotId).toBe(fx.after);
+    expect(summary.cut.checkpointId).toBe(fx.checkpoint);
+    const snaps = (await (await call(`/v1/lakes/${fx.lake}/snapshots?${sel}`)).json()) as {
+      snapshots: { snapshot_id: number }[];
+    };
+    expect(snaps.snapshots.map((s) => s.snapshot_id)).toEqual(fx.snapshots);
+    const later = await call(`/v1/lakes/${fx.lake}/snapshots/${fx.after + 1}?${sel}`);
+    expect(later.status).toBe(404);
+    const views = (await (await call(`/v1/lakes/${fx.lake}/ducklake/ducklake_view?${sel}`)).json()) as {
+      rows: unknown[];
+    };
+    // The view was created by the commit after the checkpoint; latest sees it, the checkpoint does not.
+    expect(views.rows).toEqual([]);
+    const latest = (await (await call(`/v1/lakes/${fx.lake}/ducklake/ducklake_view`)).json()) as {
+      rows: unknown[];
+    };
+    expect(latest.rows).toHaveLength(1);
+    expect(writerCalls()).toEqual({});
+  });
+});

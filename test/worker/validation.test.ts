@@ -1,0 +1,81 @@
+import { describe, expect, it } from "vitest";
+import { call, expectError } from "../support/http.ts";
+
+describe("request validation", () => {
+  it("malformed JSON is a 400 that says so, and nothing is committed", async () => {
+    await call("/v1/lakes/val-a", { method: "PUT" });
+    const res = await call("/v1/lakes/val-a/commits", {
+      method: "POST",
+      rawBody: '{"verbs": [',
+      headers: { "content-type": "application/json" },
+    });
+    const body = await expectError(res, 400, "InvalidRequest");
+    expect(body.error.message.toLowerCase()).toContain("json");
+    const snaps = (await (await call("/v1/lakes/val-a/snapshots")).json()) as { snapshots: unknown[] };
+    expect(snaps.snapshots).toHaveLength(1);
+  });
+
+  it("a wrong type names the field", async () => {
+    await call("/v1/lakes/val-b", { method: "PUT" });
+    const res = await call("/v1/lakes/val-b/commits", {
+      method: "POST",
+      body: { verbs: [{ op: "create_schema", name: 42 }] },
+    });
+    const body = await expectError(res, 400, "InvalidRequest");
+    expect(body.error.message).toContain("verbs.0");
+  });
+
+  it("an unknown field is refused rather than ignored", async () => {
+    await call("/v1/lakes/val-c", { method: "PUT" });
+    const res = await call("/v1/lakes/val-c/commits", {
+      method: "POST",
+      body: { verbs: [{ op: "create_schema", name: "s" }], autor: "typo" },
+    });
+    const body = await expectError(res, 400, "InvalidRequest");
+    expect(body.error.message).toContain("autor");
+  });
+
+  it.each(["-1", "x", "1.5", "99999999999999999999"])(
+    "snapshot=%s is a 400 naming the parameter",
+    async (bad) => {
+      await call("/v1/lakes/val-d", { method: "PUT" });
+      const body = await expectError(
+        await call(`/v1/lakes/val-d/catalog?snapshot=${bad}`),
+        400,
+        "InvalidRequest",
+      );
+      expect(body.error.message).toContain("snapshot");
+    },
+  );
+
+  it("a snapshot beyond the head is a 404", async () => {
+    await call("/v1/lakes/val-e", { method: "PUT" });
+    await expectError(await call("/v1/lakes/val-e/catalog?snapshot=5"), 404, "NotFound");
+  });
+
+  it("checkpoint and after together are refused", async () => {
+    await call("/v1/lakes/val-f", { method: "PUT" });
+    const body = await expectError(
+      await call("/v1/lakes/val-f?checkpoint=abc&after=1"),
+      400,
+      "InvalidRequest",
+    );
+    expect(body.error.message).toContain("checkpoint and after");
+  });
+
+  it("an unknown checkpoint is refused, never silently followed", async () => {
+    await call("/v1/lakes/val-g", { method: "PUT" });
+    const res = await call("/v1/lakes/val-g/catalog?checkpoint=nope");
+    expect([400, 404]).toContain(res.status);
+  });
+
+  it("an invalid Idempotency-Key is a 400", async () => {
+    await call("/v1/lakes/val-h", { method: "PUT" });
+    const res = await call("/v1/lakes/val-h/commits", {
+      method: "POST",
+      body: { verbs: [{ op: "create_schema", name: "s" }] },
+      headers: { "idempotency-key": "has spaces in it" },
+    });
+    await expectError(res, 400, "InvalidRequest");
+  });
+});

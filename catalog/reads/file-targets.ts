@@ -6,10 +6,11 @@
  */
 import type { ReadView } from "../../storage/api.ts";
 import { decodeValue, ValueKind } from "../codec.ts";
-import { foldName, hash53, Kind, keys, NameSpace, OptionScope } from "../keys.ts";
-import type { NameEntry, OptionRecord, SchemaRecord, TableRecord } from "../records.ts";
+import { foldName, Kind, keys, NameSpace, OptionScope } from "../keys.ts";
+import type { OptionRecord, SchemaRecord, TableRecord } from "../records.ts";
 import { pathFor } from "../verbs/context.ts";
 import type { RelationRef, Verb } from "../verbs/schema.ts";
+import { nameEntry } from "./names.ts";
 
 export interface FileTarget {
   /** Index of the verb in the list. */
@@ -23,19 +24,6 @@ export interface FileTarget {
 
 function join(base: string, rel: string): string {
   return base === "" || base.endsWith("/") ? `${base}${rel}` : `${base}/${rel}`;
-}
-
-async function nameEntry(
-  view: ReadView,
-  ns: NameSpace,
-  parent: number,
-  name: string,
-): Promise<NameEntry | undefined> {
-  const raw = await view.get(keys.name(ns, parent, hash53(foldName(name))));
-  if (raw === undefined) return undefined;
-  return decodeValue<NameEntry[]>(ValueKind.nameEntries, raw, "name").find(
-    (e) => foldName(e.name) === foldName(name),
-  );
 }
 
 async function record<T>(

@@ -7,7 +7,7 @@ import type { ReadView } from "../../storage/api.ts";
 import { decodeValue, ValueKind } from "../codec.ts";
 import { NotFound, quoteName } from "../errors.ts";
 import { resolveSnapshot } from "../head.ts";
-import { foldName, Kind, keys, OptionScope } from "../keys.ts";
+import { foldName, Kind, keys, NameSpace, OptionScope } from "../keys.ts";
 import type {
   ColumnRecord,
   DataFileRecord,
@@ -19,6 +19,7 @@ import type {
   TableRecord,
 } from "../records.ts";
 import type { RelationRef } from "../verbs/schema.ts";
+import { nameEntry } from "./names.ts";
 import { scanAll, versionsAt, visibleAt } from "./versions.ts";
 
 export interface PlannedDeleteFile extends DeleteFileRecord {
@@ -56,31 +57,52 @@ function join(base: string, rel: string): string {
   return base.endsWith("/") ? `${base}${rel}` : `${base}/${rel}`;
 }
 
+/**
+ * The table a reference names at snapshot s. Names go through the name index (live names, one key each)
+ * and are verified against the versions visible at s; only a name that no longer resolves to the same
+ * table (dropped, renamed, recreated since s) falls back to scanning every table's versions.
+ */
 async function tableAt(
   view: ReadView,
   s: number,
   ref: number | RelationRef,
 ): Promise<{ table: TableRecord; schema: SchemaRecord }> {
-  const schemas = await versionsAt<SchemaRecord>(view, s, Kind.schema, ValueKind.schema);
+  const schemaAt = async (id: number): Promise<SchemaRecord | undefined> =>
+    (await versionsAt<SchemaRecord>(view, s, Kind.schema, ValueKind.schema, id)).find(
+      (x) => x.schema_id === id,
+    );
+  const tableAtId = async (id: number): Promise<TableRecord | undefined> =>
+    (await versionsAt<TableRecord>(view, s, Kind.table, ValueKind.table, id)).find((t) => t.table_id === id);
   let table: TableRecord | undefined;
   if (typeof ref === "number" || "id" in ref) {
     const id = typeof ref === "number" ? ref : ref.id;
-    table = (await versionsAt<TableRecord>(view, s, Kind.table, ValueKind.table, id)).find(
-      (t) => t.table_id === id,
-    );
+    table = await tableAtId(id);
     if (!table) throw new NotFound(`table id ${id} does not exist at snapshot ${s}`);
   } else {
     const schemaName = foldName(ref.schema ?? "main");
-    const schema = schemas.find((x) => foldName(x.schema_name) === schemaName);
+    const tableName = foldName(ref.name);
+    const sEntry = await nameEntry(view, NameSpace.schema, 0, schemaName);
+    const indexedSchema = sEntry ? await schemaAt(sEntry.id) : undefined;
+    const schema =
+      indexedSchema && foldName(indexedSchema.schema_name) === schemaName
+        ? indexedSchema
+        : (await versionsAt<SchemaRecord>(view, s, Kind.schema, ValueKind.schema)).find(
+            (x) => foldName(x.schema_name) === schemaName,
+          );
     if (!schema)
       throw new NotFound(`schema ${quoteName(ref.schema ?? "main")} does not exist at snapshot ${s}`);
-    table = (await versionsAt<TableRecord>(view, s, Kind.table, ValueKind.table)).find(
-      (t) => t.schema_id === schema.schema_id && foldName(t.table_name) === foldName(ref.name),
-    );
+    const tEntry = await nameEntry(view, NameSpace.relation, schema.schema_id, ref.name);
+    const indexed = tEntry?.kind === "table" ? await tableAtId(tEntry.id) : undefined;
+    table =
+      indexed && indexed.schema_id === schema.schema_id && foldName(indexed.table_name) === tableName
+        ? indexed
+        : (await versionsAt<TableRecord>(view, s, Kind.table, ValueKind.table)).find(
+            (t) => t.schema_id === schema.schema_id && foldName(t.table_name) === tableName,
+          );
     if (!table) throw new NotFound(`table ${quoteName(ref.name)} does not exist at snapshot ${s}`);
   }
   const found = table;
-  const schema = schemas.find((x) => x.schema_id === found.schema_id);
+  const schema = await schemaAt(found.schema_id);
   if (!schema) throw new NotFound(`schema id ${found.schema_id} does not exist at snapshot ${s}`);
   return { table: found, schema };
 }
@@ -113,7 +135,12 @@ export async function tableFilesAt(
   const files = (await versionsAt<DataFileRecord>(view, s, Kind.dataFile, ValueKind.dataFile, t))
     .sort((a, b) => a.data_file_id - b.data_file_id)
     .map((f): PlannedFile => {
-      const del = deletes.find((d) => d.data_file_id === f.data_file_id);
+      // A merged delete file is backdated to its oldest delete while the file it replaced is still visible
+      // at older snapshots: the newest one holds every delete (with per-row snapshots), so it wins.
+      const del = deletes
+        .filter((d) => d.data_file_id === f.data_file_id)
+        .sort((a, b) => b.delete_file_id - a.delete_file_id)[0];
+      const delMax = del ? (del.partial_max ?? del.x_max_snapshot ?? null) : null;
       return {
         ...f,
         resolved_path: resolve(f.path, f.path_is_relative),
@@ -122,7 +149,7 @@ export async function tableFilesAt(
           ? {
               ...del,
               resolved_path: resolve(del.path, del.path_is_relative),
-              snapshot_filter: del.partial_max !== null && del.partial_max > s ? s : null,
+              snapshot_filter: delMax !== null && delMax > s ? s : null,
             }
           : null,
         inlined_deleted_positions: inlinedDeletes
@@ -145,5 +172,13 @@ export async function tableFilesAt(
   const columns = (await versionsAt<ColumnRecord>(view, s, Kind.column, ValueKind.column, t)).sort(
     (a, b) => a.column_order - b.column_order,
   );
-  return { snapshot_id: s, schema_version: snap.schema_version, table, schema, columns, files, inlined_rows: rows };
+  return {
+    snapshot_id: s,
+    schema_version: snap.schema_version,
+    table,
+    schema,
+    columns,
+    files,
+    inlined_rows: rows,
+  };
 }

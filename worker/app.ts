@@ -11,6 +11,7 @@ import type { AppEnv } from "./app-env.ts";
 import { ApiError, publicCode, retryAfterForCode, statusForCode } from "./errors.ts";
 import { log } from "./log.ts";
 import { lakeName, maxBody, requestContext } from "./middleware.ts";
+import { registerCheckpointRoutes } from "./routes/checkpoints.ts";
 import { registerCommitRoutes } from "./routes/commits.ts";
 import { registerDataRoutes } from "./routes/data.ts";
 import { registerHealthRoutes } from "./routes/health.ts";
@@ -61,6 +62,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   registerHealthRoutes(app);
   registerLakeRoutes(app);
   registerCommitRoutes(app);
+  registerCheckpointRoutes(app);
   registerWriterRoutes(app);
   registerDataRoutes(app);
   registerReadRoutes(app);

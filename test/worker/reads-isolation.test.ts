@@ -9,6 +9,7 @@ import { env } from "cloudflare:workers";
 import { afterAll, afterEach, beforeAll, describe, expect, it, type MockInstance, vi } from "vitest";
 import { DUCKLAKE_TABLES, openCatalog, type Verb } from "../../catalog/index.ts";
 import { LakeWriter } from "../../durable-objects/lake-writer.ts";
+import { setWriterSetup } from "../../durable-objects/setup.ts";
 import type { Bucket } from "../../storage/api.ts";
 import { openWriter } from "../../storage/index.ts";
 import { createApp } from "../../worker/app.ts";
@@ -75,47 +76,37 @@ interface Fixture {
   checkpoint?: string;
 }
 
-/** Concrete requests for one route pattern on `fx`, one per selector (and per ducklake table). */
+/** Tables of the ducklake route tried at every selector; every other table is read at latest once. */
+const DUCKLAKE_AT_EVERY_SELECTOR = new Set(["ducklake_table", "ducklake_data_file", "ducklake_snapshot"]);
+
+/** Concrete requests for one route pattern on `fx`: each selector, plus the route's own parameters. */
 function requestsFor(pattern: string, fx: Fixture): string[] {
-  const bases: string[] = [];
   const lakePath = pattern.replace(":lake", fx.lake);
-  if (pattern.endsWith("/ducklake/:table")) {
-    for (const t of Object.keys(DUCKLAKE_TABLES)) bases.push(lakePath.replace(":table", t));
-  } else {
-    bases.push(
-      lakePath
-        .replace(":schema", "main")
-        .replace(":table", "orders")
-        .replace(":id", String(fx.snapshots.at(-1)))
-        .replace(/\/\*$/, `/${DATA_PATH}`),
-    );
-  }
+  if (pattern === "/v1/lakes") return [pattern];
+  if (pattern.endsWith("/*")) return [lakePath.replace(/\/\*$/, `/${DATA_PATH}`)];
   const selectors = [
-    "",
     `after=${fx.position}`,
     // Snapshot 0 is the bootstrap (no table yet): time travel is tried at every snapshot since.
     ...fx.snapshots.filter((s) => s > 0).map((s) => `snapshot=${s}`),
     ...(fx.checkpoint ? [`checkpoint=${fx.checkpoint}`] : []),
   ];
+  const at = (base: string, params: string[]): string[] => [base, ...params.map((p) => `${base}?${p}`)];
+  if (pattern.endsWith("/ducklake/:table")) {
+    return Object.keys(DUCKLAKE_TABLES).flatMap((t) => {
+      const base = lakePath.replace(":table", t);
+      return DUCKLAKE_AT_EVERY_SELECTOR.has(t) ? at(base, [...selectors, "format=csv"]) : [base];
+    });
+  }
+  const base = lakePath
+    .replace(":schema", "main")
+    .replace(":table", "orders")
+    .replace(":id", String(fx.snapshots.at(-1)));
   const extras = pattern.endsWith("/plan")
     ? ["filter=id:gte:10", "limit=1&offset=1"]
     : pattern.endsWith("/snapshots")
       ? ["since=0&limit=1"]
-      : pattern.endsWith("/ducklake/:table")
-        ? ["format=csv"]
-        : [];
-  const out: string[] = [];
-  for (const base of bases) {
-    if (pattern === "/v1/lakes" || pattern.endsWith("/*")) {
-      out.push(base);
-      continue;
-    }
-    for (const sel of selectors) {
-      out.push(sel ? `${base}?${sel}` : base);
-      for (const extra of extras) out.push(`${base}?${sel ? `${sel}&` : ""}${extra}`);
-    }
-  }
-  return out;
+      : [];
+  return at(base, [...selectors, ...extras]);
 }
 
 /** Read routes the app serves: every GET/HEAD except static ones and the writer's status. */
@@ -135,17 +126,21 @@ function readRoutes(): { method: string; pattern: string }[] {
 /** Sends every read request for `fx`; returns how many were sent. Each must answer 200 (or 206/304). */
 async function readEverything(fx: Fixture): Promise<number> {
   let sent = 0;
+  const revalidated = new Set<string>();
   for (const { method, pattern } of readRoutes()) {
     const urls = requestsFor(pattern, fx);
     expect(urls.length, `${method} ${pattern} has requests`).toBeGreaterThan(0);
     for (const url of urls) {
       expect(url.split("?")[0], `${pattern} fully substituted`).not.toMatch(/:[a-z]+|\*/);
       const res = await call(url, { method });
-      const text = await res.text();
+      const text = url.includes("/data/")
+        ? `${(await res.arrayBuffer()).byteLength} bytes`
+        : await res.text();
       expect(res.status, `${method} ${url}: ${text}`).toBe(200);
       sent++;
       const etag = res.headers.get("etag");
-      if (etag && method === "GET" && !url.includes("/data/")) {
+      if (etag && method === "GET" && !url.includes("/data/") && !revalidated.has(pattern)) {
+        revalidated.add(pattern);
         const again = await call(url, { headers: { "if-none-match": etag } });
         expect(again.status, `${url} revalidated`).toBe(304);
         sent++;
@@ -221,6 +216,12 @@ async function withoutWriter(lake: string): Promise<Fixture & { checkpoint: stri
   return { lake, snapshots: snapshots.slice(0, checkpointAt + 1), position, checkpoint, after: checkpointAt };
 }
 
+// The writers' own background work (alarms) is pushed out of this file's lifetime, so any writer call
+// counted below was caused by a request.
+setWriterSetup(() => ({
+  tunables: { backgroundIdleDelayMs: 3_600_000, backgroundSliceDelayMs: 3_600_000 },
+}));
+
 describe("reads never touch the lake writer", () => {
   let spies = new Map<string, MockInstance>();
   let writerLake: Fixture;
@@ -263,22 +264,28 @@ describe("reads never touch the lake writer", () => {
     spyOnWriter();
     const fx = { ...writerLake };
     const sent = await readEverything(fx);
-    expect(sent).toBeGreaterThan(100);
+    expect(sent).toBeGreaterThan(60);
     for (const url of FAILING_READS(fx.lake)) {
       const res = await call(url);
-      expect(res.status, `${url}: ${await res.text()}`).toBeGreaterThanOrEqual(400);
-      expect(res.status).toBeLessThan(500);
+      const body = (await res.json()) as { error?: { code: string } };
+      expect(res.status, `${url}: ${JSON.stringify(body)}`).toBeGreaterThanOrEqual(400);
+      expect(body.error?.code, url).not.toBe("Internal");
     }
     expect(writerCalls()).toEqual({});
   });
 
   it("reads still answer after every Durable Object was reset, still without the writer", async () => {
+    const startedAt = async (): Promise<string> =>
+      ((await (await call(`/v1/lakes/${writerLake.lake}/writer`)).json()) as { instanceStartedAt: string })
+        .instanceStartedAt;
+    const before = await startedAt();
     await abortAllDurableObjects();
     spyOnWriter();
     await readEverything(writerLake);
     expect(writerCalls()).toEqual({});
-    // The object does come back for writes, and reads then see the new commit.
+    // The object does come back for writes (a new activation), and reads then see the new commit.
     const next = await commit(writerLake.lake, [{ op: "create_schema", name: "after_reset" }]);
+    expect(await startedAt()).not.toBe(before);
     const res = await call(`/v1/lakes/${writerLake.lake}?after=${next.position}`);
     expect(((await res.json()) as { snapshotId: number }).snapshotId).toBe(next.snapshotId);
   });

@@ -1,0 +1,45 @@
+/** The writer's tunables, with defaults chosen for R2 (see README "Defaults"). */
+import type { MaintenancePolicy, WriterOptions as StoreOptions } from "../storage/api.ts";
+
+export interface WriterTunables {
+  /**
+   * Flush spacing S in ms (seed `flush_interval`). 100 ms: an R2 PUT from a Durable Object takes tens to
+   * hundreds of ms, so a spacing near one PUT adds little to a burst's latency (at most S + one PUT)
+   * while the floor (S/10 = 10 ms) caps one writer at 100 segment PUTs per second.
+   */
+  flushSpacingMs: number;
+  /** A coalesced batch seals at this many requests (seed: 64). */
+  maxBatchMembers: number;
+  /** How long one submission may hold the slot before its batch is given up as unknown (seed: 5 min). */
+  slotBoundMs: number;
+  /** A commit parked in one phase longer than this is reported, and again every interval after. */
+  stallReportMs: number;
+  /**
+   * Capacity backpressure: a submission waits (holding the slot, so under its bound) while this many
+   * applied batches are still not durable. Bounds memory when R2 stops answering.
+   */
+  maxUnflushedBatches: number;
+  /** Background work reruns this soon while it has more to do. */
+  backgroundSliceDelayMs: number;
+  /** After commits, background work (idempotency sweep) runs this long after the last one. */
+  backgroundIdleDelayMs: number;
+  /** A deleted lake's objects are removed after this grace period. */
+  deleteGraceMs: number;
+  /** How long an idempotency key is honoured, in ms (the catalog's default when unset: 24 h). */
+  idempotencyTtlMs?: number;
+  /** The store's background-work tuning (memtable flush, compaction, GC); storage's defaults when unset. */
+  storeMaintenance?: MaintenancePolicy;
+  /** Bucket retry bound handed to the store. */
+  storeRetry?: StoreOptions["retry"];
+}
+
+export const DEFAULT_TUNABLES: WriterTunables = {
+  flushSpacingMs: 100,
+  maxBatchMembers: 64,
+  slotBoundMs: 5 * 60_000,
+  stallReportMs: 10_000,
+  maxUnflushedBatches: 1024,
+  backgroundSliceDelayMs: 1_000,
+  backgroundIdleDelayMs: 60_000,
+  deleteGraceMs: 24 * 60 * 60_000,
+};

@@ -1,0 +1,37 @@
+/**
+ * What the object remembers about its lake between activations, in its own storage (SQLite-backed KV in
+ * the Durable Object, a Map in benchmarks). R2 stays the source of truth; this record only saves R2
+ * round trips on a wake (existence, the held writer epoch) and carries per-lake settings and the name the
+ * alarm needs (an alarm has no arguments and the object cannot learn its own name).
+ */
+export interface LakeRecord {
+  lake: string;
+  state: "live" | "deleted";
+  /** The writer epoch the last activation opened with (storage's `heldEpoch` shortcut). */
+  epoch?: number;
+  /** When the lake was marked deleted (ms since the epoch). */
+  deletedAt?: number;
+  /** Per-lake flush spacing, overriding the default. */
+  flushSpacingMs?: number;
+  /** True when commits happened since the last background pass. */
+  dirty?: boolean;
+}
+
+export interface LakeRegistry {
+  get(): LakeRecord | undefined;
+  put(record: LakeRecord): void;
+  delete(): void;
+}
+
+export class MemoryRegistry implements LakeRegistry {
+  private record: LakeRecord | undefined;
+  get(): LakeRecord | undefined {
+    return this.record === undefined ? undefined : { ...this.record };
+  }
+  put(record: LakeRecord): void {
+    this.record = { ...record };
+  }
+  delete(): void {
+    this.record = undefined;
+  }
+}

@@ -1,0 +1,755 @@
+/**
+ * The lake writer's core, free of the Durable Object shell so benchmarks run the same code in Node:
+ * lazy memoised open, the coalescer feeding `catalog.commitGroup`, the flush pacer, acknowledgement only
+ * after the batch is durable and published, the terminal path, and background work.
+ *
+ * Acknowledgement: the store publishes by writing the segment (the newest segment names the cut), so a
+ * batch's `durable` settling is both durability and publication; only then does a member get its result.
+ * Terminal: `Fenced`, or an outcome the writer can no longer resolve, answers every pending caller and
+ * asks the host to abort the instance; it never reopens in place.
+ */
+import {
+  AlreadyExists,
+  type Catalog,
+  type CommitRequest,
+  CommitRequestSchema,
+  type CommitResult,
+  type GroupOutcome,
+  head,
+  InvalidRequest,
+  type MemberResult,
+  NotFound,
+  openCatalog,
+  quoteName,
+} from "../catalog/index.ts";
+import type { Bucket, CheckpointInfo, CheckpointWriter, MaintenanceReport, Store } from "../storage/api.ts";
+import { CodedError, Fenced, OpenRaced, StoreUnavailable } from "../storage/errors.ts";
+import { LakeStore, openWriter } from "../storage/index.ts";
+import { lakeState, markLakeDeleted, removeDeletedLake } from "../storage/lakes.ts";
+import type { Clock } from "./clock.ts";
+import { Coalescer, type Settled } from "./coalescer.ts";
+import { CommitOutcomeUnknown, Unavailable } from "./errors.ts";
+import type { WriterTunables } from "./options.ts";
+import { FlushPacer } from "./pacer.ts";
+import type { LakeRecord, LakeRegistry } from "./registry.ts";
+import { type Phase, type StallReport, StallWatch } from "./stall.ts";
+import { Ticket } from "./ticket.ts";
+
+export type LogLevel = "info" | "warn" | "error";
+
+/** The awaits of the submitting task, in order (a test seam may throw after each). */
+export type SubmitStep = "capacity" | "commitGroup";
+
+/** What the writer needs from whatever hosts it (the Durable Object, or a benchmark in Node). */
+export interface WriterHost {
+  lake: string;
+  bucket: Bucket;
+  /** Recorded in the manifest; a different identity taking over is reported (two deployments, one bucket). */
+  identity: string;
+  registry: LakeRegistry;
+  /** Monotonic time for pacing, stall reports and the slot bound. */
+  clock: Clock;
+  /** Wall time in ms (snapshot times, idempotency expiry, deletion grace). */
+  now: () => number;
+  tunables: WriterTunables;
+  /** Ends the instance once every pending caller has been answered. */
+  abort: (reason: string) => void;
+  /** Asks for `background()` to run in about `delayMs` (the object's alarm). */
+  scheduleBackground: (delayMs: number) => void;
+  log: (level: LogLevel, fields: Record<string, unknown>) => void;
+  /** Test seam: runs after each await of the submitting task and may throw. Unset in production. */
+  afterSubmitStep?: (step: SubmitStep) => void;
+}
+
+export interface HeadAnswer {
+  snapshotId: number;
+  batchCount: number;
+  /** Read-your-writes token of the cut the head was read from (durable and published). */
+  position: number;
+}
+
+export interface CreateAnswer extends HeadAnswer {
+  lake: string;
+}
+
+export interface DeleteAnswer {
+  lake: string;
+  deletedAt: number;
+  /** When its objects become eligible for removal (ms since the epoch). */
+  removeAfter: number;
+}
+
+export interface WriterStats {
+  open: boolean;
+  terminal: string | null;
+  flushSpacingMs: number;
+  batches: number;
+  batchedRequests: number;
+  flushes: number;
+  /** True while a submission holds the slot. */
+  slotHeld: boolean;
+  /** Time batches held the submission slot (capacity wait + catalog.commitGroup), in ms. */
+  submitMs: number;
+  /** Expired idempotency keys removed by background sweeps of this instance. */
+  sweptKeys: number;
+  /** Stall reports so far, by phase. */
+  stalls: Partial<Record<Phase, number>>;
+}
+
+interface Session {
+  store: Store;
+  catalog: Catalog;
+  pacer: FlushPacer;
+}
+
+/** A coalescer member: one caller's request list (a caller's own group stays in one batch). */
+interface Unit {
+  requests: CommitRequest[];
+}
+
+type Submitted =
+  | { kind: "group"; outcome: GroupOutcome; offsets: number[] }
+  | { kind: "failed"; error: unknown; applied: boolean };
+
+/** A member's failure, rebuilt as a typed error so it crosses RPC with its own code. */
+class MemberFailed extends CodedError {
+  readonly code: string;
+  constructor(code: string, message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+const SWEEP_LIMIT = 500;
+/** Store maintenance steps one background pass may run before it yields to the next alarm. */
+const MAINTENANCE_STEPS = 4;
+/** A takeover this soon after the previous writer's last manifest write is reported as a misconfiguration. */
+const SUSPICIOUS_TAKEOVER_MS = 10 * 60_000;
+
+function parseRequest(raw: unknown): CommitRequest {
+  const r = CommitRequestSchema.safeParse(raw);
+  if (!r.success) {
+    const issue = r.error.issues[0];
+    throw new InvalidRequest(
+      `commit request rejected at ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}`,
+    );
+  }
+  return r.data;
+}
+
+export class Writer {
+  private session: Session | undefined;
+  private opening: Promise<Session> | undefined;
+  private terminal: CodedError | undefined;
+  private deleting = false;
+  private backgroundArmed = false;
+  private maintenanceArmed = false;
+  private swept = 0;
+  private submitMs = 0;
+  private readonly tickets = new Set<Ticket>();
+  private readonly stall: StallWatch;
+  private readonly coalescer: Coalescer<Unit, Submitted>;
+  private readonly stallCounts: Partial<Record<Phase, number>> = {};
+
+  constructor(private readonly host: WriterHost) {
+    this.stall = new StallWatch(host.clock, host.tunables.stallReportMs, (r) => this.reportStall(r));
+    this.coalescer = new Coalescer<Unit, Submitted>((units) => this.submit(units), {
+      clock: host.clock,
+      stall: this.stall,
+      maxMembers: host.tunables.maxBatchMembers,
+      slotBoundMs: host.tunables.slotBoundMs,
+      onAbandoned: ({ members, boundMs }) =>
+        this.terminate(
+          new CommitOutcomeUnknown(
+            `a batch of ${members} commit(s) held the submission slot past its ${boundMs} ms bound`,
+          ),
+        ),
+    });
+  }
+
+  get stats(): WriterStats {
+    const c = this.coalescer.stats;
+    return {
+      open: this.session !== undefined,
+      terminal: this.terminal?.code ?? null,
+      flushSpacingMs: this.session?.pacer.spacing ?? this.spacing(),
+      batches: c.batches,
+      batchedRequests: c.members,
+      flushes: this.session?.pacer.flushCount ?? 0,
+      slotHeld: this.coalescer.slotHeld,
+      sweptKeys: this.swept,
+      submitMs: this.submitMs,
+      stalls: { ...this.stallCounts },
+    };
+  }
+
+  /** The flush pacer of the open session (benchmarks read its history). */
+  get pacer(): FlushPacer | undefined {
+    return this.session?.pacer;
+  }
+
+  /** True while a submission holds the slot. */
+  get slotHeld(): boolean {
+    return this.coalescer.slotHeld;
+  }
+
+  /** Commits one request; resolves only once its batch is durable and published. */
+  async commit(request: unknown): Promise<CommitResult> {
+    const results = await this.run([parseRequest(request)]);
+    const r = results[0];
+    if (r === undefined) throw new Error("the batch returned no result for a member");
+    if (!r.ok) throw new MemberFailed(r.error.code, r.error.message);
+    return r.value;
+  }
+
+  /** Commits a caller's own group in one batch; each member's result, once the batch is durable. */
+  async commitGroup(requests: unknown): Promise<MemberResult[]> {
+    if (!Array.isArray(requests) || requests.length === 0) {
+      throw new InvalidRequest("a commit group needs a non-empty list of commit requests");
+    }
+    return this.run(requests.map(parseRequest));
+  }
+
+  /** The head as of the newest durable, published cut. */
+  async head(): Promise<HeadAnswer> {
+    const s = await this.ready();
+    return this.durableHead(s);
+  }
+
+  /** Creates the lake: genesis open, catalog bootstrap, durable before it answers. */
+  async createLake(options: { dataPath?: string; flushSpacingMs?: number } = {}): Promise<CreateAnswer> {
+    this.throwIfStopped();
+    if (options.flushSpacingMs !== undefined) checkSpacing(options.flushSpacingMs);
+    if (this.opening) {
+      const existing = await this.opening.then(
+        () => true,
+        (e) => {
+          if (e instanceof NotFound) return false;
+          throw e;
+        },
+      );
+      if (existing) throw new AlreadyExists(`lake ${quoteName(this.host.lake)} already exists`);
+    }
+    this.opening ??= this.open(true, options);
+    const s = await this.settleOpen();
+    return { lake: this.host.lake, ...(await this.durableHead(s)) };
+  }
+
+  /** Stops the writer, marks the lake deleted in R2 and schedules removal of its objects after the grace. */
+  async deleteLake(): Promise<DeleteAnswer> {
+    const s = await this.ready();
+    if (this.deleting) throw new NotFound(`lake ${quoteName(this.host.lake)} is already being deleted`);
+    this.deleting = true;
+    this.coalescer.shutdown(new NotFound(`lake ${quoteName(this.host.lake)} is being deleted`));
+    // Submitted commits finish (they may already be durable); nothing new is admitted.
+    await Promise.all([...this.tickets].map((t) => t.done));
+    s.pacer.close();
+    await s.store.close();
+    const deletedAt = await markLakeDeleted(this.host.bucket, this.host.lake, this.host.now());
+    const rec = this.host.registry.get();
+    this.host.registry.put({ ...rec, lake: this.host.lake, state: "deleted", deletedAt, dirty: false });
+    const removeAfter = deletedAt + this.host.tunables.deleteGraceMs;
+    this.host.scheduleBackground(Math.max(0, removeAfter - this.host.now()));
+    this.host.log("info", { msg: "lake deleted", lake: this.host.lake, deletedAt, removeAfter });
+    return { lake: this.host.lake, deletedAt, removeAfter };
+  }
+
+  /** Per-lake flush spacing; applies to the next flush planned and survives restarts. */
+  configure(options: { flushSpacingMs?: number }): { flushSpacingMs: number } {
+    this.throwIfStopped();
+    if (options.flushSpacingMs === undefined) return { flushSpacingMs: this.spacing() };
+    checkSpacing(options.flushSpacingMs);
+    const rec = this.host.registry.get();
+    if (rec === undefined || rec.state !== "live") {
+      throw new NotFound(`lake ${quoteName(this.host.lake)} does not exist; create it first`);
+    }
+    this.host.registry.put({ ...rec, flushSpacingMs: options.flushSpacingMs });
+    this.session?.pacer.setSpacing(options.flushSpacingMs);
+    return { flushSpacingMs: options.flushSpacingMs };
+  }
+
+  /** Mints a named checkpoint of the durable cut (every acknowledged commit), with an optional lifetime. */
+  async createCheckpoint(options: { lifetimeMs?: number } = {}): Promise<CheckpointInfo> {
+    const lifetime = options.lifetimeMs;
+    if (lifetime !== undefined && (!Number.isFinite(lifetime) || lifetime <= 0)) {
+      throw new InvalidRequest(`lifetimeMs must be a positive number of milliseconds, got ${lifetime}`);
+    }
+    const s = await this.ready();
+    return this.checkpoints(s).createCheckpoint(lifetime !== undefined ? { lifetimeMs: lifetime } : {});
+  }
+
+  /** Live checkpoints the writer's manifest records. */
+  async listCheckpoints(): Promise<CheckpointInfo[]> {
+    const s = await this.ready();
+    return this.checkpoints(s).listCheckpoints();
+  }
+
+  /** Refuses the id to readers from now on and releases its cut to GC after the grace period. */
+  async deleteCheckpoint(id: string): Promise<{ id: string }> {
+    if (typeof id !== "string" || id.length === 0) throw new InvalidRequest("a checkpoint id is required");
+    const s = await this.ready();
+    await this.checkpoints(s).deleteCheckpoint(id);
+    return { id };
+  }
+
+  /**
+   * One slice of background work (the alarm). Every step is idempotent and resumable, so an alarm
+   * delivered twice, or cut short by a crash, is harmless.
+   *  - a deleted lake: remove its objects in slices once the grace period has passed;
+   *  - a live lake that saw commits: sweep expired idempotency keys, through the submission slot;
+   *  - the store's own maintenance (memtable flush, a compaction step, GC) while it says it is due.
+   */
+  async background(): Promise<void> {
+    const rec = this.host.registry.get();
+    if (rec === undefined) return;
+    if (rec.state === "deleted") return this.removeDeleted(rec);
+    if (!rec.dirty && this.session === undefined) return;
+    const s = await this.ready();
+    this.backgroundArmed = false;
+    this.maintenanceArmed = false;
+    this.host.registry.put({ ...rec, dirty: false });
+    const swept = await this.coalescer.exclusive(async () => {
+      const before = s.store.position;
+      try {
+        return await s.catalog.sweepIdempotencyKeys(SWEEP_LIMIT);
+      } finally {
+        if (s.store.position !== before) s.pacer.arrived(1);
+      }
+    });
+    await swept.durable;
+    this.swept += swept.removed;
+    if (swept.removed > 0) {
+      this.host.log("info", {
+        msg: "swept expired idempotency keys",
+        lake: this.host.lake,
+        removed: swept.removed,
+      });
+    }
+    let more = swept.removed >= SWEEP_LIMIT;
+    for (let step = 0; step < MAINTENANCE_STEPS && s.store.needsMaintenance && !this.terminal; step++) {
+      const report = await this.maintain(s);
+      more = report.more;
+    }
+    if (more) this.host.scheduleBackground(this.host.tunables.backgroundSliceDelayMs);
+    else {
+      const at = s.store.nextMaintenanceAt;
+      if (at !== undefined) this.host.scheduleBackground(Math.max(0, at - this.host.now()));
+    }
+  }
+
+  /** One maintenance step of the store; a failure that stops the store is terminal like any other. */
+  private async maintain(s: Session): Promise<MaintenanceReport> {
+    const t0 = this.host.clock.now();
+    try {
+      const report = await s.store.maintain();
+      this.host.log("info", {
+        msg: "store maintenance step",
+        lake: this.host.lake,
+        memtableFlushed: report.memtableFlushed,
+        compaction: report.compaction ?? null,
+        objectsDeleted: report.objectsDeleted,
+        more: report.more,
+        ms: Math.round(this.host.clock.now() - t0),
+      });
+      return report;
+    } catch (e) {
+      if (e instanceof Fenced) this.terminate(e);
+      throw e;
+    }
+  }
+
+  /** Forces a memtable flush and runs maintenance to completion (benchmarks; hosts use the alarm). */
+  async maintainNow(): Promise<void> {
+    const s = await this.ready();
+    let report = await s.store.maintain({ forceFlush: true });
+    for (let i = 0; i < 16 && report.more; i++) report = await s.store.maintain();
+  }
+
+  private checkpoints(s: Session): CheckpointWriter {
+    if (s.store instanceof LakeStore) return s.store;
+    throw new Unavailable("this store does not mint checkpoints");
+  }
+
+  private async removeDeleted(rec: LakeRecord): Promise<void> {
+    const now = this.host.now();
+    const due = (rec.deletedAt ?? now) + this.host.tunables.deleteGraceMs;
+    if (now < due) {
+      this.host.scheduleBackground(due - now);
+      return;
+    }
+    const p = await removeDeletedLake(this.host.bucket, this.host.lake, {
+      now,
+      graceMs: this.host.tunables.deleteGraceMs,
+      maxObjects: 1000,
+    });
+    if (p.done) {
+      this.host.registry.delete();
+      this.host.log("info", { msg: "deleted lake removed", lake: this.host.lake, objects: p.deletedObjects });
+    } else {
+      this.host.scheduleBackground(this.host.tunables.backgroundSliceDelayMs);
+    }
+  }
+
+  // --- commit path ---------------------------------------------------------------------------------
+
+  private async run(requests: CommitRequest[]): Promise<MemberResult[]> {
+    this.throwIfStopped();
+    const ticket = new Ticket();
+    this.tickets.add(ticket);
+    try {
+      const settled = await Promise.race([
+        this.coalescer.join({ requests }, requests.length, ticket, () => this.ready().then(() => {})),
+        ticket.stopped,
+      ]);
+      const { outcome, offset } = this.interpret(settled);
+      this.stall.enter(ticket, "durability");
+      const durable = await Promise.race([
+        outcome.durable.then(
+          () => undefined,
+          (e: unknown) => e ?? new Error("durability failed"),
+        ),
+        ticket.stopped,
+      ]);
+      if (durable !== undefined) throw this.durabilityFailed(durable);
+      this.armBackground();
+      return outcome.results.slice(offset, offset + requests.length);
+    } finally {
+      this.stall.leave(ticket);
+      this.tickets.delete(ticket);
+      ticket.close();
+    }
+  }
+
+  private interpret(settled: Settled<Submitted>): { outcome: GroupOutcome; offset: number } {
+    switch (settled.kind) {
+      case "dropped":
+        throw settled.error instanceof CodedError
+          ? settled.error
+          : new Unavailable(`the writer could not admit the commit (${String(settled.error)})`);
+      case "abandoned":
+        throw new CommitOutcomeUnknown(`its submission held the slot past the ${settled.boundMs} ms bound`);
+      case "threw":
+        this.terminate(new CommitOutcomeUnknown(`the submitting task failed (${String(settled.error)})`));
+        throw new CommitOutcomeUnknown(`the submitting task failed (${String(settled.error)})`);
+      case "submitted": {
+        const b = settled.batch;
+        if (b.kind === "failed") {
+          if (b.applied) {
+            throw new CommitOutcomeUnknown(
+              `its batch was applied but the submission did not finish (${String(b.error)})`,
+              {
+                cause: b.error,
+              },
+            );
+          }
+          if (b.error instanceof CodedError) throw b.error;
+          throw new Unavailable(`the submission failed before anything was written (${String(b.error)})`, {
+            cause: b.error,
+          });
+        }
+        return { outcome: b.outcome, offset: b.offsets[settled.index] ?? 0 };
+      }
+    }
+  }
+
+  /** The submitting task: capacity backpressure, then the catalog's group commit. */
+  private async submit(units: Unit[]): Promise<Submitted> {
+    const s = this.session;
+    if (s === undefined) {
+      return { kind: "failed", error: new Unavailable("the writer is not open"), applied: false };
+    }
+    const requests = units.flatMap((u) => u.requests);
+    const offsets: number[] = [];
+    let at = 0;
+    for (const u of units) {
+      offsets.push(at);
+      at += u.requests.length;
+    }
+    const before = s.store.position;
+    const t0 = this.host.clock.now();
+    try {
+      await this.capacity(s);
+      this.host.afterSubmitStep?.("capacity");
+      const outcome = await s.catalog.commitGroup(requests);
+      this.host.afterSubmitStep?.("commitGroup");
+      this.checkStoreFailure(outcome);
+      return { kind: "group", outcome, offsets };
+    } catch (error) {
+      return { kind: "failed", error, applied: s.store.position !== before };
+    } finally {
+      this.submitMs += this.host.clock.now() - t0;
+      // Whatever happened above, an applied batch is flushed: it lands whole or not at all.
+      if (s.store.position !== before && !this.terminal) s.pacer.arrived(requests.length);
+    }
+  }
+
+  /** Waits while too many applied batches are not yet durable (the bucket is slow or not answering). */
+  private async capacity(s: Session): Promise<void> {
+    while (s.store.unflushedBatches >= this.host.tunables.maxUnflushedBatches) {
+      if (!s.pacer.inAir && s.pacer.waiting === 0) return;
+      await s.pacer.whenLanded();
+      if (this.terminal) throw this.terminal;
+    }
+    // Always yield once, so the submitting task's first await is the same whether or not it waited.
+    await Promise.resolve();
+  }
+
+  /** A store that turned terminal under commitGroup reports it in every member; so do we, once. */
+  private checkStoreFailure(outcome: GroupOutcome): void {
+    for (const r of outcome.results) {
+      if (r.ok) continue;
+      if (r.error.code === "Fenced") this.terminate(new Fenced(r.error.message));
+      else if (r.error.code === "OutcomeUnknown" || r.error.code === "StoreClosed") {
+        this.terminate(new CommitOutcomeUnknown(`the store stopped: ${r.error.message}`));
+      }
+    }
+  }
+
+  private durabilityFailed(e: unknown): CodedError {
+    const err =
+      e instanceof Fenced
+        ? e
+        : new CommitOutcomeUnknown(
+            `its WAL segment could not be confirmed (${e instanceof Error ? e.message : String(e)})`,
+            { cause: e },
+          );
+    this.terminate(err);
+    return err;
+  }
+
+  private armBackground(): void {
+    if (this.backgroundArmed) return;
+    this.backgroundArmed = true;
+    const rec = this.host.registry.get();
+    if (rec !== undefined && rec.state === "live" && !rec.dirty)
+      this.host.registry.put({ ...rec, dirty: true });
+    this.host.scheduleBackground(this.host.tunables.backgroundIdleDelayMs);
+  }
+
+  // --- lifecycle -----------------------------------------------------------------------------------
+
+  private spacing(): number {
+    return this.host.registry.get()?.flushSpacingMs ?? this.host.tunables.flushSpacingMs;
+  }
+
+  private throwIfStopped(): void {
+    if (this.terminal) {
+      throw this.terminal instanceof Fenced
+        ? this.terminal
+        : new Unavailable(`this writer instance stopped (${this.terminal.code}) and is restarting`);
+    }
+  }
+
+  /** The open session, opening it on first use; concurrent first requests share one open. */
+  private ready(): Promise<Session> {
+    try {
+      this.throwIfStopped();
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    if (this.deleting)
+      return Promise.reject(new NotFound(`lake ${quoteName(this.host.lake)} is being deleted`));
+    this.opening ??= this.open(false, {});
+    return this.settleOpen();
+  }
+
+  private async settleOpen(): Promise<Session> {
+    const opening = this.opening;
+    if (opening === undefined) throw new Unavailable("the writer is not opening");
+    try {
+      const s = await opening;
+      this.session = s;
+      return s;
+    } catch (e) {
+      // A failed open is not memoised: the next request tries again.
+      if (this.opening === opening) this.opening = undefined;
+      throw e;
+    }
+  }
+
+  private async open(
+    create: boolean,
+    options: { dataPath?: string; flushSpacingMs?: number },
+  ): Promise<Session> {
+    const { lake, bucket, registry, clock } = this.host;
+    const t0 = clock.now();
+    const rec = registry.get();
+    if (rec?.state === "deleted") throw this.deletedError(create, rec.deletedAt);
+    if (rec?.state === "live") {
+      if (create) throw new AlreadyExists(`lake ${quoteName(lake)} already exists`);
+    } else {
+      const st = await lakeState(bucket, lake).catch((e: unknown) => {
+        if (e instanceof CodedError) throw e;
+        throw new StoreUnavailable(
+          `could not learn whether lake ${quoteName(lake)} exists (${String(e)}); retry`,
+          {
+            cause: e,
+          },
+        );
+      });
+      if (st.state === "deleted") {
+        registry.put({ lake, state: "deleted", deletedAt: st.deletedAt });
+        throw this.deletedError(create, st.deletedAt);
+      }
+      if (st.state === "absent" && !create)
+        throw new NotFound(`lake ${quoteName(lake)} does not exist; create it first`);
+      if (st.state === "live" && create) throw new AlreadyExists(`lake ${quoteName(lake)} already exists`);
+    }
+    const store = await this.openStore(rec?.epoch);
+    const catalog = await openCatalog(store, {
+      now: this.host.now,
+      ...(this.host.tunables.idempotencyTtlMs !== undefined
+        ? { idempotencyTtlMs: this.host.tunables.idempotencyTtlMs }
+        : {}),
+      ...(options.dataPath !== undefined ? { dataPath: options.dataPath } : {}),
+    });
+    // The bootstrap batch is flushed before anyone is told the lake exists.
+    if (catalog.bootstrapped) await store.flush();
+    const spacing = options.flushSpacingMs ?? rec?.flushSpacingMs ?? this.host.tunables.flushSpacingMs;
+    registry.put({
+      ...(registry.get() ?? {}),
+      lake,
+      state: "live",
+      epoch: store.epoch,
+      ...(options.flushSpacingMs !== undefined ? { flushSpacingMs: options.flushSpacingMs } : {}),
+    });
+    const pacer = new FlushPacer(() => this.flushStore(store), { spacingMs: spacing, clock });
+    this.host.log("info", {
+      msg: "lake writer open",
+      lake,
+      epoch: store.epoch,
+      bootstrapped: catalog.bootstrapped,
+      position: store.position,
+      ms: Math.round(clock.now() - t0),
+    });
+    return { store, catalog, pacer };
+  }
+
+  /** A deleted lake answers NotFound, except to a create, which learns when the name is free again. */
+  private deletedError(create: boolean, deletedAt: number | undefined): CodedError {
+    const { lake, tunables } = this.host;
+    if (!create) return new NotFound(`lake ${quoteName(lake)} was deleted`);
+    const free = new Date((deletedAt ?? this.host.now()) + tunables.deleteGraceMs).toISOString();
+    return new AlreadyExists(
+      `lake ${quoteName(lake)} was deleted and its objects are kept until ${free}; the name is free once they are removed`,
+    );
+  }
+
+  private async openStore(heldEpoch: number | undefined): Promise<Store> {
+    const { lake, bucket, identity, tunables } = this.host;
+    const options = {
+      identity,
+      now: this.host.now,
+      ...(heldEpoch !== undefined ? { heldEpoch } : {}),
+      ...(tunables.storeRetry ? { retry: tunables.storeRetry } : {}),
+      ...(tunables.storeMaintenance ? { maintenance: tunables.storeMaintenance } : {}),
+    };
+    let store: Store;
+    try {
+      store = await openWriter(bucket, lake, options);
+    } catch (e) {
+      // Two openers raced and this one lost; opening again takes over from the winner.
+      if (!(e instanceof OpenRaced)) throw e;
+      store = await openWriter(bucket, lake, { ...options, heldEpoch: undefined });
+    }
+    const t = store.takeover;
+    if (t !== undefined && t.identity !== "" && t.identity !== identity) {
+      const ago = this.host.now() - t.writtenAt;
+      this.host.log(ago < SUSPICIOUS_TAKEOVER_MS ? "error" : "warn", {
+        msg:
+          ago < SUSPICIOUS_TAKEOVER_MS
+            ? "lake taken over from a different writer identity shortly after it wrote: two deployments probably share this bucket, and their writers will keep fencing each other"
+            : "lake taken over from a different writer identity",
+        lake,
+        previousIdentity: t.identity,
+        previousEpoch: t.epoch,
+        msSincePreviousWrite: ago,
+      });
+    }
+    return store;
+  }
+
+  private flushStore(store: Store): Promise<void> {
+    return store.flush().then(
+      () => {
+        // The store asks for maintenance once its WAL tail is long; the alarm runs it, off the commit path.
+        if (store.needsMaintenance && !this.maintenanceArmed) {
+          this.maintenanceArmed = true;
+          const rec = this.host.registry.get();
+          if (rec !== undefined && rec.state === "live" && !rec.dirty)
+            this.host.registry.put({ ...rec, dirty: true });
+          this.host.scheduleBackground(this.host.tunables.backgroundSliceDelayMs);
+        }
+      },
+      (e: unknown) => {
+        // Waiters learn this through their own durability handles; this covers a flush nobody waits on.
+        this.durabilityFailed(e);
+      },
+    );
+  }
+
+  private async durableHead(s: Session): Promise<HeadAnswer> {
+    // An empty transaction commits trivially at its begin position; its handle settles once that cut
+    // is durable, so the head reported is one a reader can already see.
+    const tx = s.store.begin();
+    try {
+      const h = await head(tx);
+      const handle = tx.commit();
+      await handle.durable;
+      return { snapshotId: h.snapshot_id, batchCount: h.batch_count, position: h.position };
+    } finally {
+      tx.abort();
+    }
+  }
+
+  /** Terminal: answer every pending caller, stop flushing and ask the host to end the instance. */
+  private terminate(reason: CodedError): void {
+    if (this.terminal) return;
+    this.terminal = reason;
+    const fenced = reason instanceof Fenced;
+    this.host.log("error", {
+      msg: "lake writer is terminal: answering every pending commit, then ending this instance",
+      lake: this.host.lake,
+      code: reason.code,
+      error: reason.message,
+      pending: this.tickets.size,
+    });
+    this.session?.pacer.close();
+    const notSubmitted = fenced
+      ? reason
+      : new Unavailable(`the writer stopped (${reason.code}) before this commit was submitted`);
+    this.coalescer.shutdown(notSubmitted);
+    for (const t of this.tickets) {
+      const submitted = t.phase === "submission" || t.phase === "durability";
+      t.stop(
+        fenced
+          ? reason
+          : submitted
+            ? reason instanceof CommitOutcomeUnknown
+              ? reason
+              : new CommitOutcomeUnknown(`the writer stopped (${reason.code}) while it was in flight`)
+            : notSubmitted,
+      );
+    }
+    this.stall.close();
+    this.session?.store.close().catch(() => {});
+    this.host.abort(`${reason.code}: ${reason.message}`);
+  }
+
+  private reportStall(r: StallReport): void {
+    this.stallCounts[r.phase] = (this.stallCounts[r.phase] ?? 0) + 1;
+    this.host.log("warn", {
+      msg: `commits parked in ${r.phase} longer than ${this.host.tunables.stallReportMs} ms`,
+      lake: this.host.lake,
+      phase: r.phase,
+      commits: r.commits,
+      oldestMs: Math.round(r.oldestMs),
+    });
+  }
+}
+
+function checkSpacing(ms: number): void {
+  if (!Number.isFinite(ms) || ms < 0 || ms > 10_000) {
+    throw new InvalidRequest(`flushSpacingMs must be between 0 and 10000, got ${ms}`);
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * Helpers for lake-writer tests: real Durable Objects over the real miniflare bucket, wrapped per lake in
+ * storage's fault-injecting bucket through the writer's setup seam. Nothing here fakes the store.
+ */
+import { env } from "cloudflare:workers";
+import type { CommitRequest } from "../../catalog/index.ts";
+import type { Envelope } from "../../durable-objects/envelope.ts";
+import type { LakeWriter } from "../../durable-objects/lake-writer.ts";
+import { setWriterSetup, type WriterSetup } from "../../durable-objects/setup.ts";
+import type { WriterStats } from "../../durable-objects/writer.ts";
+import type { Bucket } from "../../storage/api.ts";
+import { FaultBucket } from "../../storage/fault-bucket.ts";
+
+let counter = 0;
+/** Storage is isolated per test file, not per test: every test uses its own lake. */
+export function lakeName(tag: string): string {
+  counter++;
+  return `dow-${tag}-${counter}-${Math.random().toString(36).slice(2, 7)}`;
+}
+
+export function realBucket(): Bucket {
+  return env.BUCKET as unknown as Bucket;
+}
+
+interface LakeRig {
+  bucket: FaultBucket;
+  setup: WriterSetup;
+  aborts: { reason: string; stats: WriterStats | undefined }[];
+}
+
+const rigs = new Map<string, LakeRig>();
+setWriterSetup((lake) => rigs.get(lake)?.setup);
+
+/**
+ * Registers a lake with its own fault bucket (shared by every activation of its object, so counters
+ * and crash state survive restarts) and test tunables. Fast retries, no background alarms during tests.
+ */
+export function rigLake(lake: string, setup: Omit<WriterSetup, "bucket" | "onAbort"> = {}): LakeRig {
+  const bucket = new FaultBucket(realBucket(), { seed: 7 });
+  const rig: LakeRig = {
+    bucket,
+    aborts: [],
+    setup: {
+      ...setup,
+      bucket: () => bucket,
+      tunables: {
+        storeRetry: { attempts: 3, backoffMs: 0 },
+        backgroundIdleDelayMs: 3_600_000,
+        ...setup.tunables,
+      },
+      onAbort: (reason, stats) => rig.aborts.push({ reason, stats }),
+    },
+  };
+  rigs.set(lake, rig);
+  return rig;
+}
+
+export function stub(lake: string): DurableObjectStub<LakeWriter> {
+  return env.LAKE_WRITER.get(env.LAKE_WRITER.idFromName(lake));
+}
+
+export function unwrap<T>(e: Envelope<T>): T {
+  if (!e.ok) throw new Error(`expected success, got ${e.error.code}: ${e.error.message}`);
+  return e.value;
+}
+
+/** WAL segment PUTs that landed for the lake since the bucket's counters were last reset. */
+export function walPuts(b: FaultBucket, lake: string): number {
+  return b.count({ op: "put", prefix: `lakes/${lake}/wal/`, outcome: "ok" });
+}
+
+export const COLS = [
+  { name: "id", type: "int64" },
+  { name: "v", type: "varchar" },
+];
+
+export const createTable = (name: string): CommitRequest["verbs"] => [
+  { op: "create_table", name, columns: COLS },
+];
+
+export const appendFile = (table: string, path: string, rows: number): CommitRequest["verbs"] => [
+  {
+    op: "register_data_file",
+    table: { name: table },
+    file: { path, recordCount: rows, fileSizeBytes: 100 + rows },
+  },
+];
+
+/**
+ * Calls the lake's object after its previous instance aborted itself. A request that reaches the
+ * doomed instance in the moment between its answers and its abort is refused by the runtime (the Worker
+ * reports that as Unavailable and the client retries); so does this helper, once.
+ */
+export async function afterAbort<T = { snapshotId: number | null; replayed?: boolean }>(
+  lake: string,
+  call: (s: DurableObjectStub<LakeWriter>) => Promise<unknown>,
+): Promise<Envelope<T>> {
+  await new Promise((r) => setTimeout(r, 50));
+  try {
+    return (await call(stub(lake))) as Envelope<T>;
+  } catch {
+    return (await call(stub(lake))) as Envelope<T>;
+  }
+}

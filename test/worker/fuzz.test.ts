@@ -1,0 +1,950 @@
+/**
+ * Property-based HTTP fuzzing through the real Worker (SELF.fetch → real routing, real Durable Objects,
+ * real miniflare R2):
+ *  1. Thousands of generated bad requests across every route: each is a 4xx error envelope whose status
+ *     matches its code, never a 5xx, and no batch of them changes anything — the whole bucket listing
+ *     (keys, sizes, etags), the lake's snapshot list and the writer's own R2 write count are compared
+ *     before and after every batch.
+ *  2. Random sequences of valid and invalid verb lists committed to fresh lakes: accepted commits mint
+ *     consecutive snapshots, rejected ones mint nothing, and the catalog's invariants hold afterwards
+ *     (names unique per schema at every snapshot, ids never reused, next_catalog_id / next_file_id never
+ *     regress, new ids drawn from those counters, row ids dense per table across registered files).
+ */
+import { env } from "cloudflare:workers";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { setWriterSetup } from "../../durable-objects/setup.ts";
+import { FaultBucket } from "../../storage/fault-bucket.ts";
+import { statusForCode } from "../../worker/errors.ts";
+import { LAKE_NAME_PATTERN } from "../../worker/lake-name.ts";
+import { call, TOKENS } from "../support/http.ts";
+
+// ---------------------------------------------------------------------------------------------------
+// Harness: one fault-free FaultBucket per lake so the writer's own R2 writes can be counted, and no
+// background work (alarms) that could write between the before/after comparisons.
+
+const writerBuckets = new Map<string, FaultBucket>();
+setWriterSetup((lake) => ({
+  bucket: (real) => {
+    const b = writerBuckets.get(lake) ?? new FaultBucket(real);
+    writerBuckets.set(lake, b);
+    return b;
+  },
+  tunables: { backgroundIdleDelayMs: 3_600_000, backgroundSliceDelayMs: 3_600_000, flushSpacingMs: 0 },
+}));
+
+const writerWrites = (lake: string): number => {
+  const c = writerBuckets.get(lake)?.counts();
+  return (c?.put ?? 0) + (c?.delete ?? 0);
+};
+
+interface Req {
+  method: string;
+  path: string;
+  token?: string | null;
+  headers?: Record<string, string>;
+  body?: string | Uint8Array;
+  /** What the generator meant to break, for failure messages. */
+  why: string;
+}
+
+async function send(r: Req): Promise<Response> {
+  return call(r.path, {
+    method: r.method,
+    token: r.token === undefined ? TOKENS.adminAll : r.token,
+    ...(r.headers ? { headers: r.headers } : {}),
+    ...(r.body !== undefined ? { rawBody: r.body } : {}),
+  });
+}
+
+/** Every key, size and etag in the bucket: storage is per test file, so this is all this file wrote. */
+async function bucketListing(): Promise<string> {
+  const out: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await env.BUCKET.list({ limit: 1000, ...(cursor ? { cursor } : {}) });
+    for (const o of page.objects) out.push(`${o.key} ${o.size} ${o.etag}`);
+    cursor = page.truncated ? page.cursor : undefined;
+  } while (cursor);
+  return out.join("\n");
+}
+
+async function json<T>(path: string): Promise<T> {
+  const res = await call(path);
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`GET ${path}: ${res.status} ${text}`);
+  return JSON.parse(text) as T;
+}
+
+interface SnapshotRow {
+  snapshot_id: number;
+  schema_version: number;
+  next_catalog_id: number;
+  next_file_id: number;
+}
+
+async function snapshotList(lake: string): Promise<SnapshotRow[]> {
+  const out: SnapshotRow[] = [];
+  let since: number | undefined;
+  for (;;) {
+    const page = await json<{ snapshots: SnapshotRow[]; next: number | null }>(
+      `/v1/lakes/${lake}/snapshots?limit=1000${since !== undefined ? `&since=${since}` : ""}`,
+    );
+    out.push(...page.snapshots);
+    if (page.next === null) return out;
+    since = page.next;
+  }
+}
+
+async function commit(lake: string, verbs: unknown[], headers?: Record<string, string>): Promise<Response> {
+  return call(`/v1/lakes/${lake}/commits`, {
+    method: "POST",
+    body: { verbs },
+    ...(headers ? { headers } : {}),
+  });
+}
+
+/** A 4xx with the envelope, a message and a request id, and the status the envelope's code maps to. */
+async function expectRejected(r: Req, res: Response): Promise<void> {
+  const text = await res.text();
+  const where = `${r.why}: ${r.method} ${r.path.slice(0, 200)} → ${res.status} ${text.slice(0, 300)}`;
+  expect(res.status, where).toBeGreaterThanOrEqual(400);
+  expect(res.status, where).toBeLessThan(500);
+  // A HEAD answer carries the status and headers only.
+  if (r.method === "HEAD") return;
+  expect(res.headers.get("content-type") ?? "", where).toContain("application/json");
+  const body = JSON.parse(text) as { error?: { code?: unknown; message?: unknown; requestId?: unknown } };
+  expect(typeof body.error?.code, where).toBe("string");
+  expect(typeof body.error?.message === "string" && body.error.message.length > 0, where).toBe(true);
+  expect(typeof body.error?.requestId === "string" && body.error.requestId.length > 0, where).toBe(true);
+  expect(statusForCode(body.error?.code as string), where).toBe(res.status);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Generators of bad requests. Each targets one way of being wrong; the rest of the request is valid, so
+// the rejection is for that reason and not an earlier one.
+
+const LAKE = "fuzz-bad";
+const SEEN_KEY = "fuzz-used-key";
+const UPLOADED = "main/t1/existing.parquet";
+const enc = encodeURIComponent;
+
+const validVerbs = [{ op: "create_schema", name: "never_committed" }];
+const validCommitBody = JSON.stringify({ verbs: validVerbs });
+
+/** Routes that read the lake, with the query part appended by the caller. */
+const READ_PATHS = [
+  `/v1/lakes/${LAKE}`,
+  `/v1/lakes/${LAKE}/snapshots`,
+  `/v1/lakes/${LAKE}/snapshots/1`,
+  `/v1/lakes/${LAKE}/catalog`,
+  `/v1/lakes/${LAKE}/tables/main/t1/plan`,
+  `/v1/lakes/${LAKE}/ducklake/ducklake_table`,
+  `/v1/lakes/${LAKE}/ducklake/ducklake_snapshot`,
+];
+/** Reads that answer at a given snapshot (summary and the snapshot list answer differently; see the report). */
+const AT_SNAPSHOT_PATHS = [
+  `/v1/lakes/${LAKE}/catalog`,
+  `/v1/lakes/${LAKE}/tables/main/t1/plan`,
+  `/v1/lakes/${LAKE}/ducklake/ducklake_table`,
+  `/v1/lakes/${LAKE}/ducklake/ducklake_data_file`,
+];
+const ALL_ROUTES: { method: string; path: string; body?: string }[] = [
+  ...READ_PATHS.map((path) => ({ method: "GET", path })),
+  { method: "GET", path: "/v1/lakes" },
+  { method: "POST", path: `/v1/lakes/${LAKE}/commits`, body: validCommitBody },
+  { method: "PUT", path: `/v1/lakes/${LAKE}`, body: "{}" },
+  { method: "DELETE", path: `/v1/lakes/${LAKE}` },
+  { method: "GET", path: `/v1/lakes/${LAKE}/writer` },
+  { method: "GET", path: `/v1/lakes/${LAKE}/data/${UPLOADED}` },
+  { method: "PUT", path: `/v1/lakes/${LAKE}/data/main/t1/new.parquet`, body: "PAR1" },
+];
+
+const route = fc.constantFrom(...ALL_ROUTES);
+const readPath = fc.constantFrom(...READ_PATHS);
+const junk = fc.string({ maxLength: 40 });
+
+/** Text that JSON.parse refuses: truncated objects, stray characters, or random text. */
+const notJson = fc
+  .oneof(
+    junk,
+    fc.constantFrom('{"verbs": [', "{verbs: []}", "{'verbs': []}", '{"verbs": []', "[", "}", "NaN", "\u0000"),
+    fc.json().map((j) => `${j}}`),
+  )
+  .filter((s) => {
+    try {
+      JSON.parse(s);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+
+const knownOps = new Set([
+  "create_schema",
+  "drop_schema",
+  "create_table",
+  "rename_table",
+  "move_table",
+  "drop_table",
+  "add_column",
+  "rename_column",
+  "alter_column",
+  "drop_column",
+  "create_view",
+  "alter_view",
+  "rename_view",
+  "drop_view",
+  "create_macro",
+  "drop_macro",
+  "set_partitioning",
+  "clear_partitioning",
+  "set_sorting",
+  "clear_sorting",
+  "register_data_file",
+  "expire_data_file",
+  "register_delete_file",
+  "expire_delete_file",
+  "set_table_stats",
+  "set_column_stats",
+  "set_tag",
+  "remove_tag",
+  "set_comment",
+  "set_option",
+  "unset_option",
+  "inline_insert",
+  "inline_delete",
+  "flush_inlined",
+]);
+
+/** Commit bodies zod refuses: wrong shapes and types, unknown ops, missing or extra fields. */
+const badCommitBody = fc.oneof(
+  fc.constant({}),
+  fc.constant({ verbs: [] }),
+  fc.record({ verbs: fc.oneof(junk, fc.integer(), fc.constant(null), fc.dictionary(junk, junk)) }),
+  junk.filter((op) => !knownOps.has(op)).map((op) => ({ verbs: [{ op }] })),
+  fc.record({ verbs: fc.constant(validVerbs), extra: junk }),
+  fc.record({ verbs: fc.constant(validVerbs), author: fc.oneof(fc.integer(), fc.boolean()) }),
+  fc.oneof(fc.integer(), fc.boolean(), fc.constant(null)).map((name) => ({
+    verbs: [{ op: "create_schema", name }],
+  })),
+  fc.constant({ verbs: [{ op: "create_schema", name: "" }] }),
+  fc.constant({ verbs: [{ op: "create_table", name: "t9", columns: [] }] }),
+  fc.constant({ verbs: [{ op: "create_table", name: "t9", columns: [{ name: "a" }] }] }),
+  fc.integer({ min: -5, max: -1 }).map((id) => ({ verbs: [{ op: "drop_table", table: { id } }] })),
+  fc.constant({ verbs: [{ op: "drop_schema", schema: { id: 1.5 } }] }),
+  fc.constant({
+    verbs: [
+      {
+        op: "register_data_file",
+        table: { name: "t1" },
+        file: { path: "x.parquet", recordCount: -1, fileSizeBytes: 1 },
+      },
+    ],
+  }),
+  fc.constant({ verbs: Array.from({ length: 1001 }, () => validVerbs[0]) }),
+  fc.constant({ verbs: validVerbs, message: "m".repeat(16_385) }),
+);
+
+/** Verb lists zod accepts but the catalog refuses against the lake's state (nothing of that name, ...). */
+const refusedVerbs = fc.constantFrom<unknown[]>(
+  [{ op: "drop_table", table: { name: "no_such_table" } }],
+  [{ op: "drop_schema", schema: "no_such_schema" }],
+  [{ op: "drop_view", view: { name: "no_such_view" } }],
+  [{ op: "drop_macro", macro: { name: "no_such_macro" } }],
+  [{ op: "create_schema", name: "s1" }],
+  [{ op: "create_table", name: "t1", columns: [{ name: "a", type: "int32" }] }],
+  [{ op: "rename_table", table: { name: "no_such_table" }, newName: "x" }],
+  [{ op: "add_column", table: { name: "t1" }, column: { name: "id", type: "int64" } }],
+  [{ op: "drop_column", table: { name: "t1" }, column: "no_such_column" }],
+  [{ op: "rename_column", table: { name: "t1" }, column: "no_such_column", newName: "x" }],
+  [{ op: "expire_data_file", table: { name: "t1" }, dataFileId: 999_999 }],
+  [{ op: "drop_table", table: { id: 999_999 } }],
+  [
+    { op: "create_schema", name: "half_done" },
+    { op: "drop_table", table: { name: "no_such_table" } },
+  ],
+  [
+    {
+      op: "register_data_file",
+      table: { name: "t1" },
+      file: { path: "not-uploaded.parquet", recordCount: 1, fileSizeBytes: 1 },
+    },
+  ],
+  [
+    {
+      op: "register_data_file",
+      table: { name: "t1" },
+      file: { path: "existing.parquet", recordCount: 1, fileSizeBytes: 999 },
+    },
+  ],
+);
+
+/** Strings that are not lake names (and that still reach the lake routes as one path segment). */
+const badLakeName = fc
+  .oneof(
+    junk,
+    fc.constantFrom("Sales", "sales_eu", "a".repeat(64), "-x", "x-", "dots.in.name", "café", " ", "a b"),
+  )
+  .filter((s) => s.length > 0 && !LAKE_NAME_PATTERN.test(s) && !/^\.+$/.test(s));
+
+/** Data paths with a segment that would leave the lake's prefix or is not a plain name. */
+const badDataPath = fc.oneof(
+  fc.constantFrom(
+    "..%2f..%2fwal%2fx",
+    "main/..%2F..%2Fother-lake/x",
+    "%2e%2e%2fx",
+    "a//b",
+    "a/%2e/b",
+    "a\\..\\b",
+    "a/b%00c",
+    "%ff",
+    "a/%2F",
+    `${"a".repeat(300)}/x`,
+    `${"a/".repeat(400)}x`,
+  ),
+  fc
+    .tuple(fc.constantFrom("", "main/", "x/y/"), fc.constantFrom("..", ".", "a b", "a?b", "é", "a\u0001b"))
+    .map(([pre, seg]) => `${pre}${enc(seg).replace(/\./g, "%2E")}/x.parquet`),
+);
+
+/** Values of snapshot ids that are not non-negative integers of at most 15 digits. */
+const badSnapshotId = fc.oneof(
+  fc.integer({ max: -1 }).map(String),
+  fc
+    .double({ noNaN: true })
+    .filter((d) => !Number.isInteger(d))
+    .map(String),
+  fc.constantFrom("abc", "1e3", "0x10", "", " 1", "1 ", "+1", "9".repeat(16), "Infinity", "NaN"),
+);
+
+/** Well-formed but unknown checkpoint ids, and malformed ones. */
+const badCheckpoint = fc.oneof(
+  fc
+    .string({ unit: fc.constantFrom(..."0123456789abcdef"), minLength: 32, maxLength: 32 })
+    .map((h) => `1-${h}`),
+  fc.constantFrom("", "a b", "../x", "x".repeat(129), "%00", "é"),
+);
+
+const badAfter = fc.oneof(
+  fc.integer({ max: -1 }).map(String),
+  fc.constantFrom("abc", "1.5", "", "9".repeat(16), "-0", "0x1"),
+);
+
+const badToken = fc.oneof(
+  fc.constant(null),
+  fc.constantFrom("wrong-token-0123456789", "t-admin-all-012345678", "short"),
+  junk.filter((t) => !Object.values(TOKENS).includes(t as never) && /^[\x21-\x7e]*$/.test(t)),
+);
+
+const badRequest: fc.Arbitrary<Req> = fc.oneof(
+  notJson.map((body) => ({
+    method: "POST",
+    path: `/v1/lakes/${LAKE}/commits`,
+    headers: { "content-type": "application/json" },
+    body,
+    why: "malformed JSON (commit)",
+  })),
+  notJson
+    .filter((s) => s.trim() !== "")
+    .map((body) => ({
+      method: "PUT",
+      path: `/v1/lakes/${LAKE}`,
+      headers: { "content-type": "application/json" },
+      body,
+      why: "malformed JSON (create lake)",
+    })),
+  badCommitBody.map((b) => ({
+    method: "POST",
+    path: `/v1/lakes/${LAKE}/commits`,
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(b),
+    why: "wrong types / unknown verb",
+  })),
+  refusedVerbs.map((verbs) => ({
+    method: "POST",
+    path: `/v1/lakes/${LAKE}/commits`,
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ verbs }),
+    why: "verbs the catalog refuses",
+  })),
+  fc
+    .record({ dataPath: fc.oneof(fc.integer(), fc.constant("")), flushSpacingMs: fc.constant(5) })
+    .map((b) => ({
+      method: "PUT",
+      path: `/v1/lakes/${LAKE}`,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(b),
+      why: "wrong types (create lake)",
+    })),
+  fc.constant<Req>({
+    method: "PUT",
+    path: `/v1/lakes/${LAKE}`,
+    headers: { "content-type": "application/json" },
+    body: "{}",
+    why: "create an existing lake",
+  }),
+  fc.constantFrom(`/v1/lakes/${LAKE}/commits`, `/v1/lakes/${LAKE}`).map((path) => ({
+    method: path.endsWith("commits") ? "POST" : "PUT",
+    path,
+    headers: { "content-type": "application/json" },
+    body: `{"verbs":[{"op":"create_schema","name":"${"x".repeat(1 << 20)}"}]}`,
+    why: "oversized body",
+  })),
+  fc.tuple(badLakeName, route).map(([name, r]) => ({
+    method: r.method,
+    path: r.path.replace(LAKE, enc(name)),
+    headers: { "content-type": "application/json" },
+    ...(r.body !== undefined ? { body: r.body } : {}),
+    why: "invalid lake name",
+  })),
+  fc
+    .tuple(fc.constantFrom("never-created", "fuzz-bad-2", "x"), route)
+    .filter(([, r]) => r.path !== "/v1/lakes" && !(r.method === "PUT" && !r.path.includes("/data/")))
+    .map(([name, r]) => ({
+      method: r.method,
+      path: r.path.replace(LAKE, name),
+      headers: { "content-type": "application/json" },
+      ...(r.body !== undefined ? { body: r.body } : {}),
+      why: "lake that does not exist",
+    })),
+  fc.tuple(badDataPath, fc.constantFrom("GET", "PUT", "HEAD")).map(([p, method]) => ({
+    method,
+    path: `/v1/lakes/${LAKE}/data/${p}`,
+    ...(method === "PUT" ? { body: "PAR1", headers: { "content-type": "application/octet-stream" } } : {}),
+    why: "path traversal / bad data path",
+  })),
+  fc.constant<Req>({
+    method: "PUT",
+    path: `/v1/lakes/${LAKE}/data/${UPLOADED}`,
+    body: "PAR1 other bytes",
+    why: "overwrite an uploaded data file",
+  }),
+  fc.tuple(readPath, badSnapshotId).map(([p, id]) => ({
+    method: "GET",
+    path: `${p}?snapshot=${enc(id)}`,
+    why: "bad snapshot selector",
+  })),
+  badSnapshotId.map((id) => ({
+    method: "GET",
+    path: `/v1/lakes/${LAKE}/snapshots/${enc(id)}`,
+    why: "bad snapshot id in path",
+  })),
+  fc
+    .tuple(fc.constantFrom(...AT_SNAPSHOT_PATHS), fc.integer({ min: 1000, max: 999_999_999_999_999 }))
+    .map(([p, id]) => ({ method: "GET", path: `${p}?snapshot=${id}`, why: "snapshot beyond the head" })),
+  fc.integer({ min: 1000, max: 999_999_999_999_999 }).map((id) => ({
+    method: "GET",
+    path: `/v1/lakes/${LAKE}/snapshots/${id}`,
+    why: "snapshot that does not exist",
+  })),
+  fc.tuple(readPath, badCheckpoint).map(([p, id]) => ({
+    method: "GET",
+    path: `${p}?checkpoint=${enc(id)}`,
+    why: "unknown or malformed checkpoint",
+  })),
+  fc.tuple(readPath, badAfter).map(([p, a]) => ({
+    method: "GET",
+    path: `${p}?after=${enc(a)}`,
+    why: "malformed after token",
+  })),
+  fc.tuple(readPath, fc.nat({ max: 50 })).map(([p, a]) => ({
+    method: "GET",
+    path: `${p}?after=${a}&checkpoint=1-${"0".repeat(32)}`,
+    why: "after with checkpoint",
+  })),
+  fc
+    .constantFrom(
+      ...["limit=0", "limit=abc", "limit=100000", "limit=-1"].flatMap((q) => [
+        `/v1/lakes/${LAKE}/snapshots?${q}`,
+        `/v1/lakes/${LAKE}/tables/main/t1/plan?${q}`,
+        `/v1/lakes?${q}`,
+      ]),
+      `/v1/lakes/${LAKE}/tables/main/t1/plan?offset=-1`,
+      `/v1/lakes/${LAKE}/tables/main/t1/plan?offset=x`,
+      `/v1/lakes/${LAKE}/snapshots?since=x`,
+      `/v1/lakes/${LAKE}/snapshots?since=-3`,
+      `/v1/lakes?cursor=${"c".repeat(2000)}`,
+    )
+    .map((path) => ({ method: "GET", path, why: "bad paging parameter" })),
+  fc.constantFrom("x", "id:eq", "id:like:3", "nope:eq:1", ":eq:1").map((f) => ({
+    method: "GET",
+    path: `/v1/lakes/${LAKE}/tables/main/t1/plan?filter=${enc(f)}`,
+    why: "bad plan filter",
+  })),
+  fc.constantFrom("xml", "", "JSON").map((f) => ({
+    method: "GET",
+    path: `/v1/lakes/${LAKE}/ducklake/ducklake_table?format=${enc(f)}`,
+    why: "bad format",
+  })),
+  fc
+    .tuple(
+      fc.constantFrom(
+        "tables/main/no_such/plan",
+        "tables/no_such/t1/plan",
+        "ducklake/ducklake_nope",
+        "ducklake/ducklake_table%2e",
+      ),
+    )
+    .map(([p]) => ({ method: "GET", path: `/v1/lakes/${LAKE}/${p}`, why: "unknown table" })),
+  fc
+    .tuple(fc.constantFrom(...ALL_ROUTES), fc.constantFrom("PATCH", "POST", "PUT", "DELETE", "OPTIONS"))
+    .filter(([r, m]) => !ALL_ROUTES.some((o) => o.path === r.path && o.method === m))
+    .filter(([r, m]) => !(r.path.includes("/data/") && m === "PUT"))
+    .map(([r, method]) => ({
+      method,
+      path: r.path,
+      ...(method !== "OPTIONS" && method !== "DELETE" ? { body: "{}" } : {}),
+      headers: { "content-type": "application/json" },
+      why: "wrong method",
+    })),
+  fc.tuple(route, badToken).map(([r, token]) => ({
+    method: r.method,
+    path: r.path,
+    token,
+    headers: { "content-type": "application/json" },
+    ...(r.body !== undefined ? { body: r.body } : {}),
+    why: "missing or wrong token",
+  })),
+  fc
+    .tuple(route, fc.constantFrom<string>(TOKENS.readSales, TOKENS.writeSales))
+    .filter(([r]) => r.path !== "/v1/lakes")
+    .map(([r, token]) => ({
+      method: r.method,
+      path: r.path,
+      token,
+      headers: { "content-type": "application/json" },
+      ...(r.body !== undefined ? { body: r.body } : {}),
+      why: "token for another lake",
+    })),
+  fc.constantFrom("Basic dXNlcjpwYXNz", "Bearer", "bearer  ", `Token ${TOKENS.adminAll}`).map((auth) => ({
+    method: "POST",
+    path: `/v1/lakes/${LAKE}/commits`,
+    token: null,
+    headers: { authorization: auth, "content-type": "application/json" },
+    body: validCommitBody,
+    why: "malformed Authorization header",
+  })),
+  fc.constantFrom("", "a b", "x".repeat(201), "é", "a/b").map((key) => ({
+    method: "POST",
+    path: `/v1/lakes/${LAKE}/commits`,
+    headers: { "idempotency-key": key, "content-type": "application/json" },
+    body: validCommitBody,
+    why: "malformed Idempotency-Key",
+  })),
+  fc.constant<Req>({
+    method: "POST",
+    path: `/v1/lakes/${LAKE}/commits`,
+    headers: { "idempotency-key": SEEN_KEY, "content-type": "application/json" },
+    body: validCommitBody,
+    why: "Idempotency-Key reused with another body",
+  }),
+);
+
+// ---------------------------------------------------------------------------------------------------
+// Generators of verb lists for the commit sequences: a small vocabulary, so names collide and commits
+// are refused as often as they are accepted.
+
+const SCHEMAS = ["main", "s1", "s2"];
+const TABLES = ["t1", "t2", "t3"];
+const COLUMNS = ["c1", "c2", "c3"];
+const TYPES = ["int32", "int64", "varchar", "double", "boolean", "not_a_type"];
+
+const schemaName = fc.oneof({ arbitrary: fc.constant("main"), weight: 3 }, fc.constantFrom(...SCHEMAS));
+const tableRef = fc.record({ schema: schemaName, name: fc.constantFrom(...TABLES) });
+const columnType = fc.oneof(
+  { arbitrary: fc.constantFrom(...TYPES.slice(0, -1)), weight: 9 },
+  fc.constant("not_a_type"),
+);
+const columnDef = fc.record({ name: fc.constantFrom(...COLUMNS), type: columnType });
+let fileSeq = 0;
+
+const w = <T>(weight: number, arbitrary: fc.Arbitrary<T>) => ({ weight, arbitrary });
+
+const verb: fc.Arbitrary<unknown> = fc.oneof(
+  w(
+    2,
+    fc.constantFrom(...SCHEMAS).map((name) => ({ op: "create_schema", name })),
+  ),
+  w(
+    1,
+    schemaName.map((schema) => ({ op: "drop_schema", schema })),
+  ),
+  w(
+    4,
+    fc
+      .record({
+        schema: schemaName,
+        name: fc.constantFrom(...TABLES),
+        // Mostly distinct column names; now and then a duplicate, which must be refused.
+        columns: fc.oneof(
+          {
+            arbitrary: fc.uniqueArray(columnDef, { minLength: 1, maxLength: 3, selector: (c) => c.name }),
+            weight: 5,
+          },
+          fc.array(columnDef, { minLength: 2, maxLength: 3 }),
+        ),
+      })
+      .map((v) => ({ op: "create_table", ...v })),
+  ),
+  w(
+    1,
+    fc
+      .record({ table: tableRef, newName: fc.constantFrom(...TABLES) })
+      .map((v) => ({ op: "rename_table", ...v })),
+  ),
+  w(
+    1,
+    fc.record({ table: tableRef, toSchema: schemaName }).map((v) => ({ op: "move_table", ...v })),
+  ),
+  w(
+    1,
+    tableRef.map((table) => ({ op: "drop_table", table })),
+  ),
+  w(
+    2,
+    fc.record({ table: tableRef, column: columnDef }).map((v) => ({ op: "add_column", ...v })),
+  ),
+  w(
+    1,
+    fc
+      .record({ table: tableRef, column: fc.constantFrom(...COLUMNS), newName: fc.constantFrom(...COLUMNS) })
+      .map((v) => ({ op: "rename_column", ...v })),
+  ),
+  w(
+    1,
+    fc
+      .record({ table: tableRef, column: fc.constantFrom(...COLUMNS) })
+      .map((v) => ({ op: "drop_column", ...v })),
+  ),
+  w(
+    5,
+    fc
+      .record({
+        table: tableRef,
+        recordCount: fc.nat({ max: 1000 }),
+        fileSizeBytes: fc.nat({ max: 100_000 }),
+        stats: fc.array(
+          fc.record({
+            column: fc.constantFrom(...COLUMNS),
+            min: fc.nat({ max: 50 }),
+            span: fc.nat({ max: 50 }),
+          }),
+          { maxLength: 2 },
+        ),
+      })
+      .map(({ table, recordCount, fileSizeBytes, stats }) => ({
+        op: "register_data_file",
+        table,
+        file: {
+          // Outside the lake's data prefix (external storage), so no upload is needed to register it.
+          path: `s3://fuzz-external/f-${fileSeq++}.parquet`,
+          pathIsRelative: false,
+          recordCount,
+          fileSizeBytes,
+          columnStats: stats.map((s) => ({
+            column: s.column,
+            min: String(s.min),
+            max: String(s.min + s.span),
+          })),
+        },
+      })),
+  ),
+  w(
+    1,
+    fc
+      .record({ table: tableRef, dataFileId: fc.nat({ max: 20 }) })
+      .map((v) => ({ op: "expire_data_file", ...v })),
+  ),
+  w(
+    1,
+    fc
+      .record({ table: tableRef, key: fc.constantFrom("owner", "pii"), value: fc.constantFrom("a", "b") })
+      .map(({ table, key, value }) => ({ op: "set_tag", target: { table }, key, value })),
+  ),
+  w(
+    1,
+    fc
+      .record({ name: fc.constantFrom("v1", "v2"), schema: schemaName })
+      .map((v) => ({ op: "create_view", ...v, sql: "SELECT 1" })),
+  ),
+  w(
+    1,
+    fc
+      .record({ schema: schemaName, name: fc.constantFrom("v1", "v2") })
+      .map((view) => ({ op: "drop_view", view })),
+  ),
+  w(
+    1,
+    fc
+      .record({
+        name: fc.constantFrom("parquet_row_group_size", "target_file_size"),
+        value: fc.constantFrom("1", "2"),
+      })
+      .map((v) => ({ op: "set_option", ...v })),
+  ),
+  w(1, fc.constant({ op: "no_such_verb" })),
+);
+
+/** Mostly single-verb commits (so many are accepted), some longer lists that must apply all-or-nothing. */
+const verbList = fc.oneof(
+  { arbitrary: fc.array(verb, { minLength: 1, maxLength: 1 }), weight: 3 },
+  fc.array(verb, { minLength: 2, maxLength: 4 }),
+);
+
+interface Row {
+  [column: string]: unknown;
+}
+
+const live = (r: Row, s: number): boolean =>
+  (r.begin_snapshot as number) <= s && (r.end_snapshot === null || (r.end_snapshot as number) > s);
+
+async function ducklake(lake: string, table: string): Promise<Row[]> {
+  return (await json<{ rows: Row[] }>(`/v1/lakes/${lake}/ducklake/${table}`)).rows;
+}
+
+/** Each id's versions are contiguous (end of one = begin of the next): an id never comes back after it ended. */
+function expectIdsNeverReused(rows: Row[], idCol: string, what: string, scope = (_r: Row) => ""): void {
+  const byId = new Map<string, Row[]>();
+  for (const r of rows) {
+    const k = `${scope(r)}/${String(r[idCol])}`;
+    byId.set(k, [...(byId.get(k) ?? []), r]);
+  }
+  for (const [id, versions] of byId) {
+    versions.sort((a, b) => (a.begin_snapshot as number) - (b.begin_snapshot as number));
+    for (let i = 1; i < versions.length; i++) {
+      const prev = versions[i - 1] as Row;
+      expect(
+        prev.end_snapshot,
+        `${what} ${id}: version ${i} follows one that ended at ${String(prev.end_snapshot)}`,
+      ).toBe((versions[i] as Row).begin_snapshot);
+    }
+  }
+}
+
+/** Names unique among the entities live at each snapshot, within their scope. */
+function expectNamesUnique(
+  rows: Row[],
+  snaps: number[],
+  nameCol: string,
+  scopeCol: string,
+  what: string,
+): void {
+  for (const s of snaps) {
+    const seen = new Set<string>();
+    for (const r of rows) {
+      if (!live(r, s)) continue;
+      const k = `${String(r[scopeCol])}/${String(r[nameCol])}`;
+      expect(seen.has(k), `${what} ${k} twice at snapshot ${s}`).toBe(false);
+      seen.add(k);
+    }
+  }
+}
+
+/** A new id was drawn from the counter of the snapshot that created it (and never before). */
+function expectIdsFromCounter(
+  births: { id: number; born: number }[],
+  snaps: SnapshotRow[],
+  counter: "next_catalog_id" | "next_file_id",
+): void {
+  const first = new Map<number, number>();
+  for (const { id, born } of births) first.set(id, Math.min(first.get(id) ?? Number.POSITIVE_INFINITY, born));
+  for (const [id, born] of first) {
+    const at = snaps[born] as SnapshotRow;
+    expect(id, `${counter}: id ${id} created at snapshot ${born}`).toBeLessThan(at[counter]);
+    if (born === 0) continue;
+    const before = (snaps[born - 1] as SnapshotRow)[counter];
+    expect(id, `${counter}: id ${id} is new at snapshot ${born}`).toBeGreaterThanOrEqual(before);
+  }
+}
+
+const births = (rows: Row[], col: string): { id: number; born: number }[] =>
+  rows.map((r) => ({ id: r[col] as number, born: r.begin_snapshot as number }));
+
+async function expectCatalogInvariants(lake: string): Promise<void> {
+  const snaps = await snapshotList(lake);
+  snaps.forEach((s, i) => {
+    expect(s.snapshot_id).toBe(i);
+    if (i === 0) return;
+    const prev = snaps[i - 1] as SnapshotRow;
+    expect(s.next_catalog_id, `next_catalog_id at ${i}`).toBeGreaterThanOrEqual(prev.next_catalog_id);
+    expect(s.next_file_id, `next_file_id at ${i}`).toBeGreaterThanOrEqual(prev.next_file_id);
+    expect(s.schema_version, `schema_version at ${i}`).toBeGreaterThanOrEqual(prev.schema_version);
+  });
+  const ids = snaps.map((s) => s.snapshot_id);
+  const [schemas, tables, columns, views, files] = await Promise.all(
+    ["ducklake_schema", "ducklake_table", "ducklake_column", "ducklake_view", "ducklake_data_file"].map((t) =>
+      ducklake(lake, t),
+    ),
+  );
+  if (!schemas || !tables || !columns || !views || !files) throw new Error("missing ducklake tables");
+
+  expectNamesUnique(schemas, ids, "schema_name", "_", "schema");
+  expectNamesUnique(tables, ids, "table_name", "schema_id", "table");
+  expectNamesUnique(views, ids, "view_name", "schema_id", "view");
+  const topLevel = columns.filter((c) => c.parent_column === null);
+  expectNamesUnique(topLevel, ids, "column_name", "table_id", "column");
+
+  expectIdsNeverReused(schemas, "schema_id", "schema");
+  expectIdsNeverReused(tables, "table_id", "table");
+  expectIdsNeverReused(views, "view_id", "view");
+  expectIdsNeverReused(columns, "column_id", "column", (c) => String(c.table_id));
+  expectIdsNeverReused(files, "data_file_id", "data file");
+  // Schemas, tables and views share one id space (next_catalog_id); an id names one kind of thing.
+  const owners = new Map<number, string>();
+  for (const [kind, rows, col] of [
+    ["schema", schemas, "schema_id"],
+    ["table", tables, "table_id"],
+    ["view", views, "view_id"],
+  ] as const) {
+    for (const r of rows) {
+      const id = r[col] as number;
+      const prev = owners.get(id);
+      expect(prev ?? kind, `catalog id ${id} used by a ${prev} and a ${kind}`).toBe(kind);
+      owners.set(id, kind);
+    }
+  }
+  expectIdsFromCounter(
+    [...births(schemas, "schema_id"), ...births(tables, "table_id"), ...births(views, "view_id")],
+    snaps,
+    "next_catalog_id",
+  );
+  expectIdsFromCounter(births(files, "data_file_id"), snaps, "next_file_id");
+
+  // Row ids: every table's registered files, in row-id order, tile [0, total) with no gap or overlap.
+  const byTable = new Map<number, Row[]>();
+  for (const f of files) byTable.set(f.table_id as number, [...(byTable.get(f.table_id as number) ?? []), f]);
+  for (const [tableId, list] of byTable) {
+    list.sort((a, b) => (a.row_id_start as number) - (b.row_id_start as number));
+    let next = 0;
+    for (const f of list) {
+      expect(f.row_id_start, `table ${tableId} file ${String(f.data_file_id)} row ids`).toBe(next);
+      next += f.record_count as number;
+    }
+  }
+
+  // The catalog route agrees with ducklake_table about what is live at the head.
+  const head = ids.at(-1) as number;
+  const cat = await json<{ catalog: { tables: { table_id: number; table_name: string }[] } }>(
+    `/v1/lakes/${lake}/catalog`,
+  );
+  const liveTables = tables
+    .filter((t) => live(t, head))
+    .map((t) => `${String(t.table_id)}:${String(t.table_name)}`);
+  expect(cat.catalog.tables.map((t) => `${t.table_id}:${t.table_name}`).sort()).toEqual(liveTables.sort());
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+describe("fuzzing the HTTP API", () => {
+  beforeAll(async () => {
+    // Thousands of requests: keep the per-request info lines out of the output (errors still print).
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    expect((await call(`/v1/lakes/${LAKE}`, { method: "PUT" })).status).toBe(201);
+    const seed = await commit(
+      LAKE,
+      [
+        { op: "create_schema", name: "s1" },
+        { op: "create_table", name: "t1", columns: [{ name: "id", type: "int64" }] },
+      ],
+      { "idempotency-key": SEEN_KEY },
+    );
+    expect(seed.status).toBe(200);
+    const bytes = new TextEncoder().encode("PAR1 uploaded PAR1");
+    const up = await call(`/v1/lakes/${LAKE}/data/${UPLOADED}`, {
+      method: "PUT",
+      rawBody: bytes,
+      headers: { "content-length": String(bytes.length) },
+    });
+    expect(up.status).toBe(201);
+    const reg = await commit(LAKE, [
+      {
+        op: "register_data_file",
+        table: { name: "t1" },
+        file: {
+          path: "existing.parquet",
+          recordCount: 3,
+          fileSizeBytes: bytes.length,
+          columnStats: [{ column: "id", min: "1", max: "3" }],
+        },
+      },
+    ]);
+    expect(reg.status, await reg.clone().text()).toBe(200);
+  });
+
+  afterAll(() => {
+    vi.restoreAllMocks();
+  });
+
+  it("thousands of bad requests: every one a 4xx envelope, and no batch changes any state", async () => {
+    let sent = 0;
+    const timing = new Map<string, number>();
+    const reasons = new Map<string, number>();
+    await fc.assert(
+      fc.asyncProperty(fc.array(badRequest, { minLength: 10, maxLength: 20 }), async (batch) => {
+        const ts = Date.now();
+        const listing = await bucketListing();
+        timing.set("state", (timing.get("state") ?? 0) + Date.now() - ts);
+        const snapshots = JSON.stringify(await snapshotList(LAKE));
+        const writes = writerWrites(LAKE);
+        for (const r of batch) {
+          const t0 = Date.now();
+          await expectRejected(r, await send(r));
+          timing.set(r.why, (timing.get(r.why) ?? 0) + Date.now() - t0);
+          sent++;
+          reasons.set(r.why, (reasons.get(r.why) ?? 0) + 1);
+        }
+        expect(writerWrites(LAKE), "the writer wrote to R2 during a batch of rejected requests").toBe(writes);
+        expect(JSON.stringify(await snapshotList(LAKE))).toBe(snapshots);
+        expect(await bucketListing()).toBe(listing);
+      }),
+      { numRuns: 20 },
+    );
+    for (const [k, v] of timing) console.warn("TIMING", k, reasons.get(k), v);
+    expect(sent).toBeGreaterThan(1000);
+    // Every kind of bad request was tried many times.
+    for (const [why, n] of reasons) expect(n, why).toBeGreaterThan(5);
+    expect(reasons.size).toBeGreaterThan(30);
+  });
+
+  it("random valid and invalid verb lists: consecutive snapshots for accepted ones, nothing for the rest, invariants hold", async () => {
+    let lakeSeq = 0;
+    let accepted = 0;
+    let rejected = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(verb, { minLength: 1, maxLength: 4 }), { minLength: 4, maxLength: 14 }),
+        async (commits) => {
+          const lake = `fuzz-seq-${lakeSeq++}`;
+          expect((await call(`/v1/lakes/${lake}`, { method: "PUT" })).status).toBe(201);
+          let head = 0;
+          for (const verbs of commits) {
+            const res = await commit(lake, verbs);
+            const text = await res.text();
+            expect(res.status, `${JSON.stringify(verbs)} → ${text}`).toBeLessThan(500);
+            const after = await snapshotList(lake);
+            if (res.status === 200) {
+              accepted++;
+              const out = JSON.parse(text) as { snapshotId: number | null };
+              if (out.snapshotId !== null) {
+                expect(out.snapshotId, JSON.stringify(verbs)).toBe(head + 1);
+                head = out.snapshotId;
+              }
+            } else {
+              rejected++;
+              await expectRejected(
+                { method: "POST", path: `/v1/lakes/${lake}/commits`, why: JSON.stringify(verbs) },
+                new Response(text, res),
+              );
+            }
+            expect(after.map((s) => s.snapshot_id)).toEqual(Array.from({ length: head + 1 }, (_, i) => i));
+          }
+          await expectCatalogInvariants(lake);
+        },
+      ),
+      { numRuns: 15 },
+    );
+    expect(accepted).toBeGreaterThan(10);
+    expect(rejected).toBeGreaterThan(10);
+  });
+});

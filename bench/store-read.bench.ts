@@ -6,6 +6,8 @@
  * (cold = fresh reader, no cache, open excluded; warm = reader with an LRU that has seen the key once);
  * per missing-key lookup (bloom); per 1k-key range scan, cold and warm; and a full scan's GETs and peak
  * resident blocks. The point is the slope: per-read cost must stay flat as unrelated keys are added.
+ * Phase 2 rows (`phase: store`, store-read-maintenance.ts): compaction throughput and write
+ * amplification, partitions rewritten by small updates, reopen cost.
  */
 
 import type { SortedEntry } from "../storage/api.ts";
@@ -17,6 +19,7 @@ import { sstKey } from "../storage/sst/key.ts";
 import { SstReader } from "../storage/sst/reader.ts";
 import { localBucket } from "./harness.ts";
 import type { BenchOptions, BenchResult, Row } from "./report.ts";
+import { maintenanceRows } from "./store-read-maintenance.ts";
 
 const enc = new TextEncoder();
 const KEY_PREFIX = enc.encode("t/00042/row/");
@@ -52,6 +55,7 @@ function picks(n: number, count: number, salt: number): number[] {
 
 export async function run(opts: BenchOptions): Promise<BenchResult> {
   const sizes = opts.quick ? [1_000, 10_000, 100_000] : [1_000, 10_000, 100_000, 1_000_000];
+  const storeSizes = opts.quick ? [10_000, 100_000] : [10_000, 100_000, 300_000];
   const pointReads = 100;
   const misses = 1000;
   const scans = 10;
@@ -183,6 +187,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
       });
       bucket.resetCounters();
     }
+    rows.push(...(await maintenanceRows(raw, storeSizes)));
   } finally {
     await dispose();
   }
@@ -197,6 +202,9 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
       blockBytes: 16384,
       bloomBitsPerKey: 10,
       counting: "storage/fault-bucket.ts (GETs) + ReadCounters (bytes, resident blocks)",
+      storeSizes,
+      storePhase:
+        "LakeStore at default maintenance policy: load + compaction, 1% and 200-key updates, reopen",
     },
     rows,
   };

@@ -123,7 +123,8 @@ export const keys = {
   inlineRowPrefix: (tableId: number): Bytes => key([Subspace.inline, InlineKind.row], tableId),
   inlineFileDelete: (tableId: number, dataFileId: number, position: number): Bytes =>
     key([Subspace.inline, InlineKind.fileDelete], tableId, dataFileId, position),
-  inlineFileDeletePrefix: (tableId: number): Bytes => key([Subspace.inline, InlineKind.fileDelete], tableId),
+  inlineFileDeletePrefix: (tableId: number, ...dataFileId: number[]): Bytes =>
+    key([Subspace.inline, InlineKind.fileDelete], tableId, ...dataFileId),
   name: (ns: NameSpace, parentId: number, hash: number): Bytes => key([Subspace.names, ns], parentId, hash),
   namePrefix: (ns: NameSpace, parentId: number): Bytes => key([Subspace.names, ns], parentId),
   idempotency: (h1: number, h2: number): Bytes => key([Subspace.idempotency, IdempotencyKind.record], h1, h2),

@@ -140,6 +140,11 @@ export interface DeleteFileRecord extends Versioned {
   footer_size: number | null;
   encryption_key: string | null;
   partial_max: number | null;
+  /**
+   * The newest delete this file holds, when DuckLake leaves `partial_max` NULL although its deletes span
+   * snapshots (a flush of inlined rows deleted in several snapshots); readers filter by it.
+   */
+  x_max_snapshot?: number;
 }
 
 export interface PartitionRecord extends Versioned {
@@ -224,6 +229,8 @@ export interface InlinedTableRecord {
   table_id: number;
   table_name: string;
   schema_version: number;
+  /** The snapshot that created it: its columns are the table's top-level columns as of that snapshot. */
+  x_begin_snapshot?: number;
 }
 
 export interface SchemaVersionRecord {
@@ -255,6 +262,8 @@ export interface GcFileRecord {
 export interface TableMetaRecord {
   table_id: number;
   next_column_id: number;
+  /** The snapshot whose inlined file delete created `ducklake_inlined_delete_<table_id>` (DuckLake keeps it). */
+  x_inlined_delete_since?: number;
 }
 
 export type InlineValue = string | number | boolean | null;

@@ -75,3 +75,61 @@ export function compareStat(type: string, a: string, b: string): number {
   }
   return a < b ? -1 : a > b ? 1 : 0;
 }
+
+const DUCKDB_NAMES: Record<string, string> = {
+  boolean: "BOOLEAN",
+  int8: "TINYINT",
+  int16: "SMALLINT",
+  int32: "INTEGER",
+  int64: "BIGINT",
+  int128: "HUGEINT",
+  uint8: "UTINYINT",
+  uint16: "USMALLINT",
+  uint32: "UINTEGER",
+  uint64: "UBIGINT",
+  uint128: "UHUGEINT",
+  float32: "FLOAT",
+  float64: "DOUBLE",
+  time: "TIME",
+  time_ns: "TIME_NS",
+  date: "DATE",
+  timestamp: "TIMESTAMP",
+  timestamp_us: "TIMESTAMP",
+  timestamp_ms: "TIMESTAMP_MS",
+  timestamp_ns: "TIMESTAMP_NS",
+  timestamp_s: "TIMESTAMP_S",
+  timestamptz: "TIMESTAMP WITH TIME ZONE",
+  timetz: "TIME WITH TIME ZONE",
+  interval: "INTERVAL",
+  varchar: "VARCHAR",
+  blob: "BLOB",
+  uuid: "UUID",
+  json: "JSON",
+  geometry: "GEOMETRY",
+};
+
+/** A column as a type tree: its DuckLake type and its child fields in order. */
+export interface TypeNode {
+  name: string;
+  type: string;
+  children: TypeNode[];
+}
+
+/**
+ * The DuckDB spelling of a DuckLake column type (what DuckLake declares the inlined-data table's column
+ * as): `INTEGER`, `VARCHAR[]`, `STRUCT(a INTEGER, b VARCHAR[])`, `MAP(VARCHAR, INTEGER)`.
+ */
+export function duckdbTypeName(node: TypeNode): string {
+  const [first, second] = node.children;
+  if (node.type === "list" && first) return `${duckdbTypeName(first)}[]`;
+  if (node.type === "map" && first && second)
+    return `MAP(${duckdbTypeName(first)}, ${duckdbTypeName(second)})`;
+  if (node.type === "struct") {
+    const field = (c: TypeNode) =>
+      `${/^[a-z_][a-z0-9_]*$/.test(c.name) ? c.name : `"${c.name.replace(/"/g, '""')}"`} ${duckdbTypeName(c)}`;
+    return `STRUCT(${node.children.map(field).join(", ")})`;
+  }
+  const dec = /^decimal\((\d+),(\d+)\)$/.exec(node.type);
+  if (dec) return `DECIMAL(${dec[1]},${dec[2]})`;
+  return DUCKDB_NAMES[node.type] ?? node.type.toUpperCase();
+}

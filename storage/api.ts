@@ -81,7 +81,7 @@ export interface Transaction extends ReadView {
 }
 
 /** Writer-side store handle. Only one live writer per lake: opening fences the previous one. */
-export interface Store {
+export interface Store extends CheckpointWriter {
   /** Newest applied (visible, maybe not yet durable) position. */
   readonly position: Position;
   /** Newest position known durable. */
@@ -111,6 +111,68 @@ export interface Store {
   readonly unflushedBatches: number;
   /** Stops the writer; pending durability promises reject. */
   close(): Promise<void>;
+  /**
+   * True when background work is due: the WAL tail passed the memtable-flush threshold, L0 tables await
+   * compaction (or one is half done), or unreferenced objects passed their grace period. The host calls
+   * `maintain()` while this holds (after its flushes and from its alarm). See storage/README.md
+   * "Maintenance" for the contract.
+   */
+  readonly needsMaintenance: boolean;
+  /**
+   * Wall-clock ms at which GC work falls due if nothing else happens (for the host's alarm), or undefined
+   * when nothing waits on time.
+   */
+  readonly nextMaintenanceAt: number | undefined;
+  /**
+   * Runs one bounded step of background work: a memtable flush if due, one compaction step, one GC pass.
+   * Each publishes through a new manifest version; a fenced writer publishes nothing. Safe to call at any
+   * time and concurrently with commits; calls are serialised.
+   */
+  maintain(options?: MaintainOptions): Promise<MaintenanceReport>;
+}
+
+/** Tuning of the writer's background work; defaults and their reasons in storage/maintenance.ts. */
+export interface MaintenancePolicy {
+  /** Flush the memtable to an L0 table once the WAL tail after the manifest has this many segments. */
+  flushAfterSegments?: number;
+  /** ... or this many bytes. */
+  flushAfterBytes?: number;
+  /** Backstop when the host never calls maintain(): the store starts a memtable flush itself. */
+  forceFlushAfterSegments?: number;
+  /** Compact L0 into the sorted run once this many L0 tables exist. */
+  l0CompactionTrigger?: number;
+  /** Target size of a sorted-run partition (bytes). */
+  partitionBytes?: number;
+  /** Input bytes one compaction step may rewrite before it publishes (at least one partition). */
+  stepBytes?: number;
+  /** How long an object stays after it stopped being referenced before GC may delete it (ms). */
+  gcGraceMs?: number;
+}
+
+export interface MaintainOptions {
+  /** Overrides `stepBytes` for this call. */
+  budgetBytes?: number;
+  /** Flush the memtable even below the threshold (e.g. before the host goes idle). */
+  forceFlush?: boolean;
+  /** Start a compaction even below the L0 trigger (merges every L0 table into the run). */
+  forceCompaction?: boolean;
+}
+
+export interface MaintenanceReport {
+  /** An L0 table (or only a replay-point move) was published. */
+  memtableFlushed: boolean;
+  /** Compaction step: partitions replaced and written, input bytes read, output bytes written. */
+  compaction?: {
+    partitionsReplaced: number;
+    partitionsWritten: number;
+    bytesIn: number;
+    bytesWritten: number;
+    finished: boolean;
+  };
+  /** Objects GC deleted in this call (0 when nothing was due or this writer is superseded). */
+  objectsDeleted: number;
+  /** Whether more work is due now (`needsMaintenance` after the call). */
+  more: boolean;
 }
 
 /**
@@ -214,7 +276,45 @@ export interface WriterOptions {
    * still unknown after this many tries is OutcomeUnknown. Defaults: 5 attempts, 100 ms doubling to 2 s.
    */
   retry?: { attempts?: number; backoffMs?: number; maxBackoffMs?: number };
+  /** Background-work tuning (memtable flush, compaction, GC). */
+  maintenance?: MaintenancePolicy;
+  /**
+   * Cache for sorted-table metadata and blocks (immutable, by key); default an in-memory LRU of 16 MiB.
+   * Structurally `ObjectCache` from storage/cache.ts.
+   */
+  cache?: { get(key: string): Promise<Bytes | undefined>; put(key: string, value: Bytes): Promise<void> };
 }
 
 /** `storage/index.ts` exports `openWriter: OpenWriter`. Opening fences any previous writer of the lake. */
 export type OpenWriter = (bucket: Bucket, lake: string, options?: WriterOptions) => Promise<Store>;
+
+/** Options for minting a named checkpoint. */
+export interface CheckpointOptions {
+  /** How long the checkpoint may be opened (ms); omitted = until deleted. */
+  lifetimeMs?: number;
+}
+
+/** A named checkpoint: a pinned, durable cut any reader can open by id (`openCheckpoint`). */
+export interface CheckpointInfo {
+  /** `<writer epoch>-<32 hex>`: unguessable, so it can serve as a public read selector. */
+  id: string;
+  /** The manifest version that records the checkpoint and whose sorted tables the cut reads. */
+  manifestVersion: number;
+  /** WAL segments replayed over that manifest, inclusive (empty when to < from). */
+  walRange: { from: number; to: number };
+  /** The cut's position: every batch <= it, nothing later. */
+  position?: Position;
+  createdAt?: number;
+  /** Wall-clock ms after which opening it is refused; null = until deleted. */
+  expiresAt: number | null;
+}
+
+/** The writer's checkpoint operations (part of `Store`). All refuse on a fenced writer. */
+export interface CheckpointWriter {
+  /** Flushes, then pins the durable cut under a new id recorded in the next manifest version. */
+  createCheckpoint(options?: CheckpointOptions): Promise<CheckpointInfo>;
+  /** Live (unexpired) checkpoints the writer's current manifest records. */
+  listCheckpoints(): CheckpointInfo[];
+  /** Refuses the id to readers from now on and releases its cut to GC (after the grace period). */
+  deleteCheckpoint(id: string): Promise<void>;
+}

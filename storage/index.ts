@@ -1,6 +1,15 @@
 /** The public face of storage/: everything catalog/, durable-objects/, worker/ and tests may import. */
 export type * from "./api.ts";
 export { compareBytes, fromUtf8, utf8 } from "./bytes.ts";
+export { LruCache, type ObjectCache } from "./cache.ts";
+export {
+  type CheckpointRefs,
+  checkpointPinnedKeys,
+  listPublishedCheckpoints,
+  liveCheckpointRefs,
+  NO_EXPIRY,
+  pruneExpiredCheckpoints,
+} from "./checkpoints.ts";
 export {
   CodedError,
   Corruption,
@@ -23,6 +32,25 @@ export {
   type OpOutcome,
   type OpRecord,
 } from "./fault-bucket.ts";
+export { type LayerOptions, layersFromManifest } from "./layers.ts";
+export { DEFAULT_POLICY as DEFAULT_MAINTENANCE_POLICY, MaintenanceCounters } from "./maintenance.ts";
 export { mergeNewestFirst, visibleEntries } from "./merge.ts";
 export { openWriter } from "./open.ts";
+export {
+  CheckpointExpired,
+  CheckpointNotFound,
+  CountingBucket,
+  CutNotYetVisible,
+  InvalidCheckpointId,
+  LakeNotFound,
+  LakeReader,
+  type OpenCheckpointOptions,
+  type OpenLatestOptions,
+  openCheckpoint,
+  openLatest,
+  ReaderCounters,
+  type ReaderCountsSnapshot,
+  type ReaderCut,
+  type ReaderOptions,
+} from "./reader/index.ts";
 export { LakeStore } from "./store.ts";

@@ -23,7 +23,11 @@ const safeInt = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
  */
 const sortedTableSchema = z.object({ key: z.string() }).loose();
 
-/** A named checkpoint: a pinned cut (manifest version + WAL range) that GC must keep until it expires. */
+/**
+ * A named checkpoint: a pinned cut (manifest version + WAL range) that GC must keep until it expires.
+ * `manifestVersion` is the version that records it; `expiresAt` = Number.MAX_SAFE_INTEGER when it has no
+ * lifetime. What it pins, for GC: `liveCheckpointRefs` / `checkpointPinnedKeys` in checkpoints.ts.
+ */
 const checkpointSchema = z
   .object({
     id: z.string(),
@@ -31,10 +35,17 @@ const checkpointSchema = z
     walFrom: safeInt,
     walTo: safeInt,
     expiresAt: safeInt,
+    /** The cut's position and the mint time (optional only so older records still parse). */
+    position: safeInt.optional(),
+    createdAt: safeInt.optional(),
   })
   .loose();
 
-/** An object no longer referenced by the newest cut, and since when (ms); GC deletes after a grace period. */
+/**
+ * An object no longer referenced by the newest cut, and since when (ms); GC deletes after a grace period.
+ * A released checkpoint's descriptor carries `checkpoint: {id, manifestVersion, walFrom, walTo}`: its cut
+ * stays pinned for the grace period (checkpoints.ts).
+ */
 const unreferencedSchema = z.object({ key: z.string(), since: safeInt }).loose();
 
 const manifestSchema = z.object({

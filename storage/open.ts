@@ -16,7 +16,7 @@ import { encodeManifest, MANIFEST_FORMAT_VERSION, type Manifest } from "./manife
 import { putOnce } from "./put-once.ts";
 import { fetchSegments, listTail, newestManifest, replaySegment, startReplay } from "./recovery.ts";
 import { type RetryPolicy, retryPolicy } from "./retry.ts";
-import { decodeSegment, encodeSegment, type Segment, segmentSummary } from "./segment.ts";
+import { decodeSegment, encodedSegmentSize, encodeSegment, type Segment, segmentSummary } from "./segment.ts";
 import { LakeStore } from "./store.ts";
 
 /** How many consecutive fence collisions an open tolerates before reporting the lake as contended. */
@@ -73,6 +73,8 @@ export const openWriter: OpenWriter = async (bucket, lake, options: WriterOption
   } else {
     manifest = {
       ...newest,
+      // The superseded version is unreferenced from now on; GC collects it after the grace period.
+      unreferenced: [...newest.unreferenced, { key: manifestKey(lake, newest.version), since: now() }],
       version: newest.version + 1,
       writer: { epoch: newest.writer.epoch + 1, identity, instance },
       writtenAt: now(),
@@ -84,8 +86,10 @@ export const openWriter: OpenWriter = async (bucket, lake, options: WriterOption
   const ids = await listTail(bucket, lake, manifest.wal.replayAfter, policy);
   const segments = await fetchSegments(bucket, lake, ids, policy);
   const state = startReplay(manifest);
+  const tail: { id: number; bytes: number }[] = [];
   segments.forEach((seg, i) => {
     replaySegment(state, seg, walKey(lake, ids[i]!));
+    tail.push({ id: ids[i]!, bytes: encodedSegmentSize(seg.batches) });
   });
 
   let next = (ids[ids.length - 1] ?? manifest.wal.replayAfter) + 1;
@@ -118,6 +122,7 @@ export const openWriter: OpenWriter = async (bucket, lake, options: WriterOption
     }
     // An older writer's segment that landed after our listing: it may hold acknowledged commits.
     replaySegment(state, theirs, key);
+    tail.push({ id: next, bytes: r.body.length });
     next++;
   }
 
@@ -133,6 +138,9 @@ export const openWriter: OpenWriter = async (bucket, lake, options: WriterOption
     mem: state.mem,
     retry: policy,
     now,
+    tail,
+    ...(options.maintenance ? { policy: options.maintenance } : {}),
+    ...(options.cache ? { cache: options.cache } : {}),
     ...(newest !== undefined && newest.writer.identity !== identity
       ? {
           takeover: {

@@ -5,7 +5,13 @@
  */
 import type {
   Bucket,
+  CheckpointInfo,
+  CheckpointOptions,
+  CheckpointWriter,
   CommitHandle,
+  MaintainOptions,
+  MaintenancePolicy,
+  MaintenanceReport,
   Mutation,
   Position,
   ReadView,
@@ -13,18 +19,34 @@ import type {
   Store,
   Transaction,
 } from "./api.ts";
-import { keyString } from "./bytes.ts";
+import { keyString, rangeBounds } from "./bytes.ts";
+import { LruCache, type ObjectCache } from "./cache.ts";
+import { type CheckpointHost, deleteCheckpoint, listCheckpoints, mintCheckpoint } from "./checkpoints.ts";
+import type { CompactionStepResult } from "./compaction/step.ts";
 import { type CodedError, Fenced, StoreClosed, TransactionConflict } from "./errors.ts";
+import type { GcResult } from "./gc.ts";
 import { manifestKey, walKey } from "./keys.ts";
 import { LastWriteIndex } from "./last-writes.ts";
+import { layersFromManifest } from "./layers.ts";
+import {
+  type FrozenMemtable,
+  type MaintenanceContext,
+  MaintenanceCounters,
+  maintenancePolicy,
+} from "./maintenance.ts";
 import { encodeManifest, type Manifest } from "./manifest.ts";
-import type { MemTree } from "./memtable.ts";
+import { asAsync, type MemTree, memEntries, newMemTree } from "./memtable.ts";
 import { copyBatch } from "./mutations.ts";
 import { putOnce } from "./put-once.ts";
 import { Cut } from "./read-view.ts";
 import type { RetryPolicy } from "./retry.ts";
 import { encodeSegment, type Segment, segmentSummary } from "./segment.ts";
+import { ReadCounters } from "./sst/counters.ts";
 import { Txn, type TxnHost } from "./transaction.ts";
+import { Maintainer } from "./writer-maintenance.ts";
+
+/** Default size of the writer's table cache (metadata and blocks of sorted tables). */
+const DEFAULT_CACHE_BYTES = 16 * 1024 * 1024;
 
 interface PendingBatch {
   position: Position;
@@ -51,6 +73,11 @@ export interface WriterState {
   retry: RetryPolicy;
   now: () => number;
   takeover?: { identity: string; epoch: number; writtenAt: number };
+  /** Background-work tuning (defaults in maintenance.ts). */
+  policy?: MaintenancePolicy;
+  cache?: ObjectCache;
+  /** Sizes of the replayed tail segments (ids after the manifest's replay point). */
+  tail?: readonly { id: number; bytes: number }[];
 }
 
 function settled(p: Promise<void>): Promise<void> {
@@ -59,7 +86,7 @@ function settled(p: Promise<void>): Promise<void> {
   return p;
 }
 
-export class LakeStore implements Store, TxnHost {
+export class LakeStore implements Store, TxnHost, CheckpointWriter {
   readonly lake: string;
   readonly epoch: number;
   readonly takeover: { identity: string; epoch: number; writtenAt: number } | undefined;
@@ -82,6 +109,19 @@ export class LakeStore implements Store, TxnHost {
   private currentManifest: Manifest;
   private nextSegmentId: number;
   private terminal: CodedError | undefined;
+  /** The memtable a memtable flush froze, read beneath the live one until its table is published. */
+  private frozen: FrozenMemtable | undefined;
+  /** Layers of the current manifest's sorted tables (`layers` = frozen memtable + these). */
+  private tables: readonly SortedSource[] = [];
+  /** Sizes of the segments written after the current manifest's replay point. */
+  private tail: { id: number; bytes: number }[];
+  /** Table metadata and blocks, shared by every cut of this writer. */
+  readonly cache: ObjectCache;
+  /** Sorted-table read cost (GETs, bytes, blocks resident) of this writer's reads and maintenance. */
+  readonly readCounters = new ReadCounters();
+  /** Memtable flushes, compaction bytes, GC deletions. */
+  readonly maintenanceCounters = new MaintenanceCounters();
+  private readonly maintainer: Maintainer;
 
   constructor(s: WriterState) {
     this.bucket = s.bucket;
@@ -97,6 +137,10 @@ export class LakeStore implements Store, TxnHost {
     this.appliedPosition = s.position;
     this.durable = s.position;
     this.mem = s.mem;
+    this.tail = [...(s.tail ?? [])];
+    this.cache = s.cache ?? new LruCache(DEFAULT_CACHE_BYTES);
+    this.maintainer = new Maintainer(this.maintenanceContext(maintenancePolicy(s.policy)));
+    this.adoptTables();
   }
 
   get position(): Position {
@@ -167,8 +211,113 @@ export class LakeStore implements Store, TxnHost {
 
   /** Replaces the sorted layers beneath the memtable (newest first). Existing cuts keep their layers. */
   setLayers(layers: readonly SortedSource[]): void {
-    this.layers = [...layers];
+    this.tables = [...layers];
+    this.refreshLayers();
+  }
+
+  get needsMaintenance(): boolean {
+    return this.maintainer.needs();
+  }
+
+  get nextMaintenanceAt(): number | undefined {
+    return this.maintainer.nextAt();
+  }
+
+  /** One bounded round of memtable flush / compaction step / GC (storage/README.md "Maintenance"). */
+  maintain(options?: MaintainOptions): Promise<MaintenanceReport> {
+    return this.maintainer.maintain(options);
+  }
+
+  /** Flushes the memtable to an L0 table now, whatever the policy says. True if a manifest was published. */
+  flushMemtable(): Promise<boolean> {
+    return this.maintainer.flushMemtable();
+  }
+
+  /** One compaction step (`force`: even below the L0 trigger). */
+  compact(options?: { budgetBytes?: number; force?: boolean }): Promise<CompactionStepResult | undefined> {
+    return this.maintainer.compact(options);
+  }
+
+  /** One GC pass. */
+  collectGarbage(): Promise<GcResult> {
+    return this.maintainer.collectGarbage();
+  }
+
+  /** The last error of a backstop memtable flush the store started on its own, if any. */
+  get backgroundError(): unknown {
+    return this.maintainer.backgroundError;
+  }
+
+  private refreshLayers(): void {
+    const f = this.frozen;
+    this.layers = f === undefined ? this.tables : [memSource(f.tree), ...this.tables];
     this.cutCache = undefined;
+  }
+
+  /** Reads from the current manifest's tables and drops the frozen memtable (its table is published). */
+  private adoptTables(): void {
+    const m = this.currentManifest;
+    this.tables = layersFromManifest(this.bucket, this.lake, m, {
+      cache: this.cache,
+      counters: this.readCounters,
+    });
+    if (this.frozen !== undefined && this.frozen.lastSegment <= m.wal.replayAfter) this.frozen = undefined;
+    this.tail = this.tail.filter((t) => t.id > m.wal.replayAfter);
+    this.refreshLayers();
+  }
+
+  /**
+   * Freezes the memtable exactly at a segment boundary: inside the write chain no segment is in flight,
+   * and the pending batches are taken into the next segment in the same synchronous step as the swap.
+   */
+  private rotateMemtable(): Promise<FrozenMemtable> {
+    if (this.terminal) return Promise.reject(this.terminal);
+    let frozen: FrozenMemtable | undefined;
+    return this.enqueue(async () => {
+      if (this.terminal) return;
+      const tree = this.mem;
+      const position = this.appliedPosition;
+      this.mem = newMemTree();
+      this.frozen = { tree, position, lastSegment: this.nextSegmentId - 1 };
+      this.refreshLayers();
+      const writing = this.writeSegment(false);
+      this.frozen.lastSegment = this.nextSegmentId - 1;
+      frozen = this.frozen;
+      await writing;
+    }).then(() => {
+      if (frozen === undefined || this.terminal)
+        throw this.terminal ?? new StoreClosed("flush did not start");
+      return frozen;
+    });
+  }
+
+  private maintenanceContext(policy: MaintenanceContext["policy"]): MaintenanceContext {
+    return {
+      bucket: this.bucket,
+      lake: this.lake,
+      epoch: this.epoch,
+      instance: this.instance,
+      retry: this.retry,
+      now: this.now,
+      policy,
+      cache: this.cache,
+      reads: this.readCounters,
+      counters: this.maintenanceCounters,
+      orphansPossible: true,
+      manifest: () => this.currentManifest,
+      frozen: () => this.frozen,
+      rotateMemtable: () => this.rotateMemtable(),
+      writeManifest: (edit) => this.writeManifest(edit),
+      adoptTables: () => this.adoptTables(),
+      fence: (err) => this.fail(err),
+      failure: () => this.terminal,
+      tail: () => {
+        const after = this.currentManifest.wal.replayAfter;
+        let bytes = 0;
+        for (const t of this.tail) if (t.id > after) bytes += t.bytes;
+        return { segments: Math.max(0, this.nextSegmentId - 1 - after), bytes };
+      },
+    };
   }
 
   flush(): Promise<void> {
@@ -190,7 +339,7 @@ export class LakeStore implements Store, TxnHost {
     return this.enqueue(async () => {
       const prev = this.currentManifest;
       const next: Manifest = {
-        ...edit(structuredClone(prev)),
+        ...recordSuperseded(edit(structuredClone(prev)), manifestKey(this.lake, prev.version), this.now()),
         version: prev.version + 1,
         lake: prev.lake,
         writer: { epoch: this.epoch, identity: this.identity, instance: this.instance },
@@ -218,6 +367,34 @@ export class LakeStore implements Store, TxnHost {
       if (written === undefined) throw this.terminal ?? new StoreClosed("manifest write did not complete");
       return written;
     });
+  }
+
+  /** Named checkpoints (checkpoints.ts): mint, list, delete. Refused once this writer is fenced. */
+  createCheckpoint(options?: CheckpointOptions): Promise<CheckpointInfo> {
+    return mintCheckpoint(this.checkpointHost(), options);
+  }
+
+  listCheckpoints(): CheckpointInfo[] {
+    return listCheckpoints(this.checkpointHost());
+  }
+
+  deleteCheckpoint(id: string): Promise<void> {
+    return deleteCheckpoint(this.checkpointHost(), id);
+  }
+
+  private checkpointHost(): CheckpointHost {
+    return {
+      bucket: this.bucket,
+      lake: this.lake,
+      epoch: this.epoch,
+      retry: this.retry,
+      now: this.now,
+      failure: () => this.terminal,
+      manifest: () => this.currentManifest,
+      durableCut: () => ({ lastSegment: this.nextSegmentId - 1, position: this.durable }),
+      flush: () => this.flush(),
+      writeManifest: (edit) => this.writeManifest(edit),
+    };
   }
 
   async close(): Promise<void> {
@@ -301,9 +478,10 @@ export class LakeStore implements Store, TxnHost {
       batches: batches.map((b) => ({ position: b.position, mutations: b.mutations })),
     };
     const key = walKey(this.lake, id);
+    const bytes = encodeSegment(seg);
     let kind: "ours" | "theirs";
     try {
-      kind = (await putOnce(this.bucket, key, encodeSegment(seg), segmentSummary(seg), this.retry)).kind;
+      kind = (await putOnce(this.bucket, key, bytes, segmentSummary(seg), this.retry)).kind;
     } catch (e) {
       this.fail(e as CodedError);
       return;
@@ -320,6 +498,8 @@ export class LakeStore implements Store, TxnHost {
     const last = batches[batches.length - 1];
     if (last !== undefined) this.durable = last.position;
     for (const b of batches) b.resolve();
+    this.tail.push({ id, bytes: bytes.length });
+    this.maintainer.afterSegment();
   }
 
   private fail(err: CodedError): void {
@@ -337,4 +517,20 @@ export class LakeStore implements Store, TxnHost {
   private throwIfTerminal(): void {
     if (this.terminal) throw this.terminal;
   }
+}
+
+/** Every manifest version records the one it supersedes as unreferenced, so GC can collect it. */
+function recordSuperseded(m: Manifest, key: string, since: number): Manifest {
+  return { ...m, unreferenced: [...m.unreferenced, { key, since }] };
+}
+
+/** A frozen memtable as a read layer. */
+function memSource(tree: MemTree): SortedSource {
+  return {
+    get: async (key) => {
+      const v = tree.get(key);
+      return v === undefined ? undefined : { key, value: v ?? undefined };
+    },
+    scan: (range) => asAsync(memEntries(tree, rangeBounds(range))),
+  };
 }

@@ -2,8 +2,11 @@
 
 Runs each scenario's SQL through real DuckDB + DuckLake (PyPI wheels duckdb==1.5.5 and
 duckdb-extension-ducklake==1.5.5, installed by .ci/run) on a DuckDB-file metadata store, then dumps all
-28 ducklake_* tables with their exact column names and types. Values that DuckLake randomises (uuids,
-times, generated file names) are normalised so the output is stable.
+28 ducklake_* tables (and every ducklake_inlined_data_* / ducklake_inlined_delete_* table) with their exact
+column names and types. The final state is `tables`; `steps[i]` holds every table's rows right after
+statement i (the metadata file is re-read between statements, so each step is what DuckLake had committed).
+Values that DuckLake randomises (uuids, times, generated file names, byte sizes that depend on the Parquet
+writer, created_by, data_path) are normalised so the output is stable; everything else is kept verbatim.
 
     python3 tools/ducklake-golden.py            # rewrite test/fixtures/ducklake/*.json
     python3 tools/ducklake-golden.py --check    # exit 1 if the committed goldens differ (CI)
@@ -60,9 +63,72 @@ SCENARIOS = {
         "INSERT INTO lake.main.events VALUES ('2026-01-01', 'a', 1), ('2026-01-02', 'b', 2)",
         "ALTER TABLE lake.main.events RESET PARTITIONED BY",
     ],
+    # Every DuckLake type spelling, nested fields, and each kind of column ALTER (inlining on, so the
+    # inlined-data table rotation shows), sort keys, column comments, drops.
+    "types": [
+        "CREATE SCHEMA lake.s2",
+        "CREATE TABLE lake.s2.n (id INTEGER NOT NULL, m MAP(VARCHAR, INTEGER), ls STRUCT(a INTEGER, b VARCHAR[])[], "
+        "ts TIMESTAMP, u UUID, d DOUBLE, f FLOAT, b BOOLEAN, sm SMALLINT, ti TINYINT, ub UBIGINT, h HUGEINT, "
+        "bl BLOB, j JSON, tz TIMESTAMPTZ, iv INTERVAL, tm TIME, dt DATE)",
+        "ALTER TABLE lake.s2.n ALTER COLUMN sm TYPE INTEGER",
+        "ALTER TABLE lake.s2.n ALTER COLUMN id DROP NOT NULL",
+        "ALTER TABLE lake.s2.n ALTER COLUMN d DROP DEFAULT",
+        "ALTER TABLE lake.s2.n ADD COLUMN st STRUCT(x INTEGER)",
+        "ALTER TABLE lake.s2.n ADD COLUMN st.y VARCHAR",
+        "ALTER TABLE lake.s2.n DROP COLUMN st.x",
+        "ALTER TABLE lake.s2.n SET SORTED BY (id DESC NULLS FIRST, ts)",
+        "ALTER TABLE lake.s2.n RESET SORTED BY",
+        "ALTER TABLE lake.s2.n ADD COLUMN e INTEGER DEFAULT 7",
+        "COMMENT ON COLUMN lake.s2.n.m IS 'a map'",
+        "COMMENT ON COLUMN lake.s2.n.m IS NULL",
+        "DROP TABLE lake.s2.n",
+        "DROP SCHEMA lake.s2",
+    ],
+    "views_macros": [
+        "CREATE VIEW lake.main.v1 (a, b) AS SELECT 1, 2",
+        "ALTER VIEW lake.main.v1 RENAME TO v2",
+        "COMMENT ON VIEW lake.main.v2 IS 'view note'",
+        "CREATE MACRO lake.main.add1(a, b := 1) AS a + b",
+        "CREATE MACRO lake.main.tm(x) AS TABLE SELECT x AS y",
+        "DROP MACRO lake.main.add1",
+        "DROP MACRO TABLE lake.main.tm",
+        "DROP VIEW lake.main.v2",
+    ],
+    # Inlined rows deleted in two snapshots, a Parquet file with inlined deletes, SET NOT NULL, then a flush
+    # that writes the rows to a file and merges both kinds of inlined delete into delete files.
+    "flush": [
+        "CREATE TABLE lake.main.t (id INTEGER, s VARCHAR)",
+        "INSERT INTO lake.main.t VALUES (1, 'a'), (2, 'b'), (3, 'c')",
+        "DELETE FROM lake.main.t WHERE id = 1",
+        "DELETE FROM lake.main.t WHERE id = 3",
+        "INSERT INTO lake.main.t SELECT i, 'x' || i FROM range(10, 30) r(i)",
+        "DELETE FROM lake.main.t WHERE id = 12",
+        "DELETE FROM lake.main.t WHERE id = 15",
+        "ALTER TABLE lake.main.t ALTER COLUMN id SET NOT NULL",
+        "CALL ducklake_flush_inlined_data('lake')",
+    ],
+    # Inlined deletes and a delete file on one Parquet file coexist (the delete file does not absorb them);
+    # a flush with no inlined rows merges them with the live delete file into a new one.
+    "deletes": [
+        "CREATE TABLE lake.main.t (id INTEGER, s VARCHAR)",
+        "INSERT INTO lake.main.t SELECT i, 'x' || i FROM range(10, 40) r(i)",
+        "DELETE FROM lake.main.t WHERE id = 12",
+        "DELETE FROM lake.main.t WHERE id >= 20",
+        "DELETE FROM lake.main.t WHERE id = 13",
+        "CALL ducklake_flush_inlined_data('lake')",
+    ],
 }
 
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+UUID_IN = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+FILE_TABLES = ("ducklake_data_file", "ducklake_delete_file", "ducklake_files_scheduled_for_deletion")
+# Sizes that depend on the Parquet writer's bytes. A zero is kept: it says "no file bytes" (inlined data).
+BYTES = {
+    "ducklake_data_file": ("file_size_bytes", "footer_size"),
+    "ducklake_delete_file": ("file_size_bytes", "footer_size"),
+    "ducklake_file_column_stats": ("column_size_bytes",),
+    "ducklake_table_stats": ("file_size_bytes",),
+}
 
 
 def normalise(table, column, value):
@@ -72,13 +138,9 @@ def normalise(table, column, value):
         return "<uuid>"
     if column in ("snapshot_time", "schedule_start"):
         return "<time>"
-    if table in ("ducklake_data_file", "ducklake_delete_file") and column == "path":
-        return re.sub(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "<uuid>", str(value))
-    if table in ("ducklake_data_file", "ducklake_delete_file") and column in ("file_size_bytes", "footer_size"):
-        return "<bytes>"
-    if table == "ducklake_file_column_stats" and column == "column_size_bytes":
-        return "<bytes>"
-    if table == "ducklake_table_stats" and column == "file_size_bytes":
+    if table in FILE_TABLES and column == "path":
+        return UUID_IN.sub("<uuid>", str(value))
+    if column in BYTES.get(table, ()) and value != 0:
         return "<bytes>"
     if table == "ducklake_metadata" and column == "value" and isinstance(value, str):
         if value.startswith("DuckDB "):
@@ -92,45 +154,102 @@ def normalise(table, column, value):
     return str(value)
 
 
+def dump(con, db):
+    """Every table of the attached metadata database `db`: columns (name, DuckDB type) and sorted rows."""
+    names = [
+        r[0]
+        for r in con.execute(
+            "SELECT table_name FROM duckdb_tables() WHERE database_name = ? ORDER BY table_name", [db]
+        ).fetchall()
+    ]
+    tables = {}
+    for t in names:
+        cols = con.execute(
+            "SELECT column_name, data_type FROM duckdb_columns() WHERE database_name = ? AND table_name = ? ORDER BY column_index",
+            [db, t],
+        ).fetchall()
+        # Times and uuids come back as text: no tz or uuid objects, and no pytz dependency.
+        select = ", ".join(
+            f'CAST("{c}" AS VARCHAR)' if ty in ("TIMESTAMP WITH TIME ZONE", "UUID") else f'"{c}"' for c, ty in cols
+        )
+        rows = con.execute(f"SELECT {select} FROM {db}.{t} ORDER BY ALL").fetchall()
+        tables[t] = {
+            "columns": [[c, ty] for c, ty in cols],
+            "rows": [[normalise(t, c, v) for (c, _), v in zip(cols, row)] for row in rows],
+        }
+    return tables
+
+
 def run(name, statements):
     with tempfile.TemporaryDirectory() as tmp:
         con = duckdb.connect(config={"allow_unsigned_extensions": "true"})
         con.execute(f"LOAD '{EXT}'")
-        con.execute(f"ATTACH 'ducklake:{tmp}/meta.ducklake' AS lake (DATA_PATH '{tmp}/data/')")
+        attach = f"ATTACH 'ducklake:{tmp}/meta.ducklake' AS lake (DATA_PATH '{tmp}/data/')"
+        con.execute(attach)
+        steps = []
         for sql in statements:
             con.execute(sql)
+            # DuckLake hides its metadata database; re-open the file read-only to see what it committed.
+            con.execute("DETACH lake")
+            con.execute(f"ATTACH '{tmp}/meta.ducklake' AS m (READ_ONLY)")
+            state = dump(con, "m")
+            con.execute("DETACH m")
+            con.execute(attach)
+            steps.append({"statement": sql, "tables": {t: v["rows"] for t, v in state.items()}})
         con.execute("DETACH lake")
+        con.execute(f"ATTACH '{tmp}/meta.ducklake' AS m (READ_ONLY)")
+        tables = dump(con, "m")
         con.close()
-        meta = duckdb.connect()
-        meta.execute(f"ATTACH '{tmp}/meta.ducklake' AS m (READ_ONLY)")
-        names = [
-            r[0]
-            for r in meta.execute(
-                "SELECT table_name FROM duckdb_tables() WHERE database_name = 'm' ORDER BY table_name"
-            ).fetchall()
-        ]
-        tables = {}
-        for t in names:
-            cols = meta.execute(
-                "SELECT column_name, data_type FROM duckdb_columns() WHERE database_name = 'm' AND table_name = ? ORDER BY column_index",
-                [t],
-            ).fetchall()
-            # Times and uuids come back as text: no tz or uuid objects, and no pytz dependency.
-            select = ", ".join(
-                f'CAST("{c}" AS VARCHAR)' if ty in ("TIMESTAMP WITH TIME ZONE", "UUID") else f'"{c}"' for c, ty in cols
-            )
-            rows = meta.execute(f"SELECT {select} FROM m.{t} ORDER BY ALL").fetchall()
-            tables[t] = {
-                "columns": [[c, ty] for c, ty in cols],
-                "rows": [[normalise(t, c, v) for (c, _), v in zip(cols, row)] for row in rows],
-            }
-        meta.close()
     return {
         "scenario": name,
         "duckdb": duckdb.__version__,
         "statements": statements,
         "tables": tables,
+        "steps": steps,
     }
+
+
+WIDTH = 110
+
+
+def _flat(value):
+    if isinstance(value, list):
+        return "[" + ", ".join(_flat(v) for v in value) + "]"
+    return json.dumps(value)
+
+
+def _format(value, indent, used, trailing):
+    """Biome's JSON layout: objects always open; an array on one line when it fits in WIDTH, else one
+    element per line. `used` is what precedes the value on its line, `trailing` what follows it."""
+    pad = " " * (indent + 2)
+    if isinstance(value, dict):
+        if not value:
+            return "{}"
+        items = list(value.items())
+        lines = []
+        for i, (k, v) in enumerate(items):
+            key = json.dumps(k) + ": "
+            comma = "," if i < len(items) - 1 else ""
+            lines.append(pad + key + _format(v, indent + 2, len(pad) + len(key), len(comma)) + comma)
+        return "{\n" + "\n".join(lines) + "\n" + " " * indent + "}"
+    if isinstance(value, list):
+        if not value:
+            return "[]"
+        flat = _flat(value)
+        if not any(isinstance(v, dict) for v in value) and used + len(flat) + trailing <= WIDTH:
+            return flat
+        lines = []
+        for i, v in enumerate(value):
+            comma = "," if i < len(value) - 1 else ""
+            lines.append(pad + _format(v, indent + 2, len(pad), len(comma)) + comma)
+        return "[\n" + "\n".join(lines) + "\n" + " " * indent + "]"
+    return json.dumps(value)
+
+
+def to_text(doc):
+    """JSON exactly as the repository's formatter (Biome) lays it out, so `biome check .` stays clean and
+    a golden diff reads row by row."""
+    return _format(doc, 0, 0, 0) + "\n"
 
 
 def main():
@@ -138,7 +257,7 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     stale = []
     for name, statements in SCENARIOS.items():
-        text = json.dumps(run(name, statements), indent=1, sort_keys=False) + "\n"
+        text = to_text(run(name, statements))
         path = os.path.join(OUT, f"{name}.json")
         if check:
             old = open(path).read() if os.path.exists(path) else None

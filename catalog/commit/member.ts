@@ -4,11 +4,11 @@
  * next_file_id signal for inline-only inserts) and the snapshot record. The member writes into its own
  * overlay layer; the group folds it in only if the member succeeds.
  */
-import { writeChangesMade } from "../changes.ts";
+import { type ChangeSet, writeChangesMade } from "../changes.ts";
 import { encodeValue, ValueKind } from "../codec.ts";
-import { IdempotencyKeyReused, quoteName } from "../errors.ts";
-import { keys } from "../keys.ts";
-import type { SnapshotRecord } from "../records.ts";
+import { Constraint, IdempotencyKeyReused, InvalidRequest, quoteName } from "../errors.ts";
+import { Kind, keys, OptionScope } from "../keys.ts";
+import type { OptionRecord, SnapshotRecord } from "../records.ts";
 import type { Staging } from "../staging.ts";
 import { applyVerb } from "../verbs/apply.ts";
 import { type Assigned, VerbContext, type VerbEnv } from "../verbs/context.ts";
@@ -35,6 +35,36 @@ export interface StagedMember {
 
 export interface MemberEnv extends VerbEnv {
   idempotencyTtlMs: number;
+}
+
+/**
+ * DuckLake's writer refuses a change set holding a compaction (`merge_adjacent`, `rewrite_delete`) next to
+ * any other entry: "Transactions can either make changes OR perform compaction - not both".
+ */
+function refuseMixedCompaction(changes: ChangeSet): void {
+  const compactions = changes.mergeAdjacent.length + changes.rewriteDelete.length;
+  if (compactions === 0) return;
+  const text = writeChangesMade(changes) ?? "";
+  const others = text.split(",").filter((e) => !/^(merge_adjacent|rewrite_delete):/.test(e));
+  if (others.length > 0) {
+    throw new InvalidRequest(
+      `a commit either compacts (expire_data_file, expire_delete_file) or makes other changes, not both; it also holds ${others.join(",")}: send the expiries as a commit of their own`,
+    );
+  }
+}
+
+/** DuckLake's `require_commit_message` (global option): a commit that mints a snapshot must carry a message. */
+async function enforceRequiredMessage(ctx: VerbContext): Promise<void> {
+  const global = await ctx.read<OptionRecord>(
+    keys.current(Kind.option, OptionScope.global, 0),
+    ValueKind.option,
+    "option",
+  );
+  if (global?.values.require_commit_message === "true") {
+    throw new Constraint(
+      "this lake requires a commit message (option require_commit_message is true); send the commit with a message, or unset the option",
+    );
+  }
 }
 
 export async function stageMember(
@@ -65,8 +95,10 @@ export async function stageMember(
   const ctx = new VerbContext(layer, premise, env);
   const assigned: Assigned[] = [];
   for (const verb of req.verbs) assigned.push(await applyVerb(ctx, verb));
+  refuseMixedCompaction(ctx.changes);
+  if (ctx.mintsSnapshot && req.message === undefined) await enforceRequiredMessage(ctx);
   const sv = ctx.schemaVersion;
-  for (const t of ctx.inlineRotationTables) registerInlinedTable(ctx, t, sv);
+  for (const t of ctx.inlineRotationTables) await registerInlinedTable(ctx, t, sv);
   for (const t of ctx.schemaVersionTables) writeSchemaVersionRow(ctx, t, sv);
   for (const t of ctx.inlinedInsertTables) if (!ctx.newFileTables.has(t)) ctx.nextFileId++;
   let snapshot: SnapshotRecord | null = null;

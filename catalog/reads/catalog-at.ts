@@ -109,7 +109,8 @@ export async function catalogAt(view: ReadView, snapshotId?: number): Promise<Ca
     return out;
   };
   const columnsOf = byTable(columns);
-  const partitionOf = byTable(partitions);
+  // A partition version without columns is DuckLake's "partitioning reset" marker: no partitioning.
+  const partitionOf = byTable(partitions.filter((p) => p.x_columns.length > 0));
   const sortOf = byTable(sorts);
   const inlinedOf = byTable(inlined);
   return {

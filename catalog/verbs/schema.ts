@@ -25,16 +25,20 @@ export interface ColumnDef {
   children?: ColumnDef[] | undefined;
 }
 
-export const ColumnDefSchema: z.ZodType<ColumnDef> = z.lazy(() =>
-  z.object({
-    name,
-    type: z.string().min(1),
-    nullable: z.boolean().optional(),
-    default: z.string().optional(),
-    defaultType: z.enum(["literal", "expression"]).optional(),
-    children: z.array(ColumnDefSchema).optional(),
-  }),
-);
+export const ColumnDefSchema: z.ZodType<ColumnDef> = z
+  .lazy(
+    () =>
+      z.object({
+        name,
+        type: z.string().min(1),
+        nullable: z.boolean().optional(),
+        default: z.string().optional(),
+        defaultType: z.enum(["literal", "expression"]).optional(),
+        children: z.array(ColumnDefSchema).optional(),
+      }),
+    // A named schema: API descriptions refer to it instead of unrolling the recursion forever.
+  )
+  .meta({ id: "ColumnDef" });
 
 const count = z.number().int().nonnegative();
 
@@ -144,7 +148,15 @@ export const VerbSchema = z.discriminatedUnion("op", [
           sql: z.string().min(1),
           dialect: z.string().optional(),
           parameters: z
-            .array(z.object({ name, type: z.string().optional(), default: z.string().optional() }))
+            .array(
+              z.object({
+                name,
+                type: z.string().optional(),
+                default: z.string().optional(),
+                /** The default's type as DuckLake records it (e.g. `int32`); `unknown` when omitted. */
+                defaultType: z.string().optional(),
+              }),
+            )
             .optional(),
         }),
       )
@@ -216,9 +228,16 @@ export const VerbSchema = z.discriminatedUnion("op", [
   z.object({
     op: z.literal("flush_inlined"),
     table: RelationRefSchema,
-    throughRowId: id,
-    file: DataFileSpecSchema,
+    /** Inlined rows up to this row id move into `file` (give both, or neither when only merging deletes). */
+    throughRowId: id.optional(),
+    file: DataFileSpecSchema.optional(),
+    /** Marks the flushed rows that were deleted while inlined. */
     deleteFile: DeleteFileSpecSchema.optional(),
+    /**
+     * Per Parquet data file: the delete file holding its inlined deletes merged with its live delete file
+     * (which this replaces), as DuckLake's flush writes them.
+     */
+    fileDeletes: z.array(z.object({ dataFileId: id, file: DeleteFileSpecSchema })).optional(),
   }),
 ]);
 

@@ -289,7 +289,7 @@ export class Model {
       view_name: name,
       dialect: "duckdb",
       sql,
-      column_aliases: null,
+      column_aliases: "",
     });
     this.structural = true;
   }

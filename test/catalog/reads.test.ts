@@ -55,16 +55,18 @@ describe("reads at a snapshot", () => {
     const del = (await ducklakeTable(view, "ducklake_delete_file")).find(
       (f) => f.path === "flushed-del.parquet",
     );
-    expect(del).toMatchObject({ begin_snapshot: 3, partial_max: 3, data_file_id: 2 });
+    // DuckLake 1.5.5 leaves partial_max NULL on a flushed rows' delete file (test/fixtures/ducklake/flush.json).
+    expect(del).toMatchObject({ begin_snapshot: 3, partial_max: null, data_file_id: 2 });
     const snaps = await listSnapshots(view, { after: 1 });
     expect(snaps.map((s) => [s.changes_made, s.next_file_id])).toEqual([
       ["inlined_insert:1", 1],
       ["inlined_delete:1", 1],
       ["inserted_into_table:1", 2],
       ["inlined_delete:1", 2],
-      ["deleted_from_table:1,inline_flush:1", 4],
+      // The flushed rows' delete file is part of the flush, not a delete (golden flush.json).
+      ["inline_flush:1", 4],
     ]);
-    expect(snaps[4]?.changes).toEqual({ tables_deleted_from: ["1"], flushed_inlined: ["1"] });
+    expect(snaps[4]?.changes).toEqual({ flushed_inlined: ["1"] });
     // Before the flush the rows were inline; a fresh insert after it is inline again with dense ids.
     const more = await catalog.commit({ verbs: [{ op: "inline_insert", table: t, rows: [{ id: 9 }] }] });
     await settle(store, more.durable);
@@ -119,7 +121,7 @@ describe("reads at a snapshot", () => {
     expect(ta?.columns[1]?.tags).toEqual({ unit: "EUR" });
     expect(atA.views.map((v) => v.view_name)).toEqual(["v"]);
     expect(atA.macros[0]?.x_impls[0]?.x_parameters.map((p) => [p.parameter_name, p.default_value])).toEqual([
-      ["a", null],
+      ["a", "NULL"], // DuckLake writes the text NULL for "no default" (golden views_macros.json)
       ["b", "1"],
     ]);
     expect(atA.options.tables[1]).toEqual({ target_file_size: "1000000" });

@@ -27,16 +27,10 @@ const CheckpointSchema = z
 
 const CreateSchema = z
   .object({
-    lifetimeSeconds: z
-      .number()
-      .int()
-      .min(1)
-      .max(MAX_LIFETIME_SECONDS)
-      .optional()
-      .openapi({
-        description: "how long the checkpoint can be opened; omitted = until deleted",
-        example: 3600,
-      }),
+    lifetimeSeconds: z.number().int().min(1).max(MAX_LIFETIME_SECONDS).optional().openapi({
+      description: "how long the checkpoint can be opened; omitted = until deleted",
+      example: 3600,
+    }),
   })
   .strict()
   .openapi("CreateCheckpoint");

@@ -71,7 +71,7 @@ const IdempotencyHeader = z.object({
     .regex(/^[A-Za-z0-9._:-]{1,200}$/, "Idempotency-Key must be 1-200 of A-Z a-z 0-9 . _ : -")
     .optional()
     .openapi({
-      param: { name: "Idempotency-Key", in: "header" },
+      param: { name: "idempotency-key", in: "header" },
       description: `replays the first success for ${IDEMPOTENCY_TTL_SECONDS} s; the same key with a different body is refused`,
     }),
 });

@@ -43,7 +43,8 @@ export function columnRows(
       default_value: hasDefault ? (def.default ?? "NULL") : "NULL",
       nulls_allowed: def.nullable ?? true,
       parent_column: parentId,
-      default_value_type: hasDefault ? (def.defaultType ?? "literal") : "literal",
+      // DuckLake writes '' for a nested column's default type and 'literal' for a primitive's.
+      default_value_type: hasDefault ? (def.defaultType ?? "literal") : nested ? "" : "literal",
       default_value_dialect: "duckdb",
     });
     const names = new Set<string>();

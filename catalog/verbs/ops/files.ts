@@ -14,11 +14,11 @@ import type {
   PartitionRecord,
   TableRecord,
 } from "../../records.ts";
-import { compareStat } from "../../types.ts";
 import type { Assigned, VerbContext } from "../context.ts";
 import type { DataFileSpec, DeleteFileSpec, VerbOf } from "../schema.ts";
 import {
   emptyTableStats,
+  mergeColumnStats,
   readColumnStats,
   readTableStats,
   writeColumnStats,
@@ -52,7 +52,7 @@ export async function dataFileRow(
       ValueKind.partition,
       "partition",
     );
-    const part = parts[0];
+    const part = parts.find((p) => p.x_columns.length > 0);
     if (!part)
       throw new InvalidRequest(
         `table ${table.table_id} is not partitioned, so its files take no partition values`,
@@ -104,42 +104,17 @@ export async function registerDataFile(ctx: VerbContext, v: VerbOf<"register_dat
     next_row_id: base.next_row_id + v.file.recordCount,
     file_size_bytes: base.file_size_bytes + v.file.fileSizeBytes,
   });
-  for (const s of row.x_column_stats) await mergeColumnStats(ctx, t, cols, s);
+  for (const s of row.x_column_stats) {
+    const type = cols.find((c) => c.column_id === s.column_id)?.column_type ?? "varchar";
+    await mergeColumnStats(ctx, t, s.column_id, type, s);
+  }
   ctx.change("insertedIntoTable", t);
   ctx.newFileTables.add(t);
   ctx.touch(t);
   return { dataFileId, rowIdStart: row.row_id_start };
 }
 
-/** DuckLake's MergeFileStats: null/NaN flags OR-ed, min/max widened in the column type's order. */
-async function mergeColumnStats(
-  ctx: VerbContext,
-  tableId: number,
-  cols: ColumnRecord[],
-  s: FileColumnStats,
-): Promise<void> {
-  const type = cols.find((c) => c.column_id === s.column_id)?.column_type ?? "varchar";
-  const old = await readColumnStats(ctx, tableId, s.column_id);
-  const pick = (a: string | null | undefined, b: string | null, lower: boolean): string | null => {
-    if (a === null || a === undefined) return b;
-    if (b === null) return a;
-    const c = compareStat(type, a, b);
-    return lower ? (c <= 0 ? a : b) : c >= 0 ? a : b;
-  };
-  writeColumnStats(ctx, old, {
-    table_id: tableId,
-    column_id: s.column_id,
-    begin_snapshot: ctx.snapshotId,
-    end_snapshot: null,
-    contains_null: (old?.contains_null ?? false) || (s.null_count ?? 0) > 0,
-    contains_nan: (old?.contains_nan ?? false) || s.contains_nan === true,
-    min_value: pick(old?.min_value, s.min_value, true),
-    max_value: pick(old?.max_value, s.max_value, false),
-    extra_stats: old?.extra_stats ?? s.extra_stats,
-  });
-}
-
-async function liveDataFile(
+export async function liveDataFile(
   ctx: VerbContext,
   table: TableRecord,
   dataFileId: number,
@@ -153,7 +128,7 @@ async function liveDataFile(
   return rec;
 }
 
-async function liveDeleteFilesOf(
+export async function liveDeleteFilesOf(
   ctx: VerbContext,
   tableId: number,
   dataFileId: number,

@@ -2,22 +2,27 @@
  * Inlined data: inline_insert (rows take dense row ids from the table's next_row_id), inline_delete (an
  * inlined row gets an end snapshot; a Parquet position becomes a ducklake_inlined_delete row) and
  * flush_inlined (rows up to a row id move into a registered file, backdated to the first row's snapshot,
- * with `partial_max`; their inline records are deleted outright). All data-only: schema_version carried.
+ * with `partial_max`, and inlined file deletes merge into delete files; the inline records merged or
+ * flushed are deleted outright, as DuckLake deletes them). All data-only: schema_version carried.
  */
-import { ValueKind } from "../../codec.ts";
+import { decodeValue, ValueKind } from "../../codec.ts";
 import { InvalidRequest, NotFound, quoteName } from "../../errors.ts";
 import { Kind, keys } from "../../keys.ts";
 import type {
+  ColumnRecord,
   DataFileRecord,
+  DeleteFileRecord,
   InlinedTableRecord,
   InlineFileDeleteRecord,
   InlineRowRecord,
+  TableMetaRecord,
   TableRecord,
 } from "../../records.ts";
+import { compareStat, NESTED } from "../../types.ts";
 import type { Assigned, VerbContext } from "../context.ts";
-import type { VerbOf } from "../schema.ts";
-import { dataFileRow, deleteFileRow } from "./files.ts";
-import { emptyTableStats, readTableStats, writeTableStats } from "./stats-support.ts";
+import type { DataFileSpec, DeleteFileSpec, VerbOf } from "../schema.ts";
+import { dataFileRow, deleteFileRow, liveDataFile, liveDeleteFilesOf } from "./files.ts";
+import { emptyTableStats, mergeColumnStats, readTableStats, writeTableStats } from "./stats-support.ts";
 
 /** The schema version of the table's newest inlined-data table (the one new rows go into). */
 async function inlineSchemaVersion(ctx: VerbContext, table: TableRecord): Promise<number> {
@@ -26,7 +31,59 @@ async function inlineSchemaVersion(ctx: VerbContext, table: TableRecord): Promis
   for await (const kv of ctx.st.scan({ prefix: keys.current(Kind.inlinedTable, table.table_id) })) {
     newest = (await ctx.read<InlinedTableRecord>(kv.key, ValueKind.inlinedTable, "inlined table")) ?? newest;
   }
-  return newest?.schema_version ?? ctx.schemaVersion;
+  if (newest) return newest.schema_version;
+  // No inlined-data table yet (inlining was off when the table last changed shape): open one now.
+  const sv = ctx.schemaVersion;
+  ctx.write(keys.current(Kind.inlinedTable, table.table_id, sv), ValueKind.inlinedTable, {
+    table_id: table.table_id,
+    table_name: `ducklake_inlined_data_${table.table_id}_${sv}`,
+    schema_version: sv,
+    x_begin_snapshot: ctx.snapshotId,
+  } satisfies InlinedTableRecord);
+  return sv;
+}
+
+/** The text DuckLake's stats hold for a value (numbers in decimal, booleans as true/false). */
+function statText(value: string | number | boolean): string {
+  return typeof value === "string" ? value : String(value);
+}
+
+/** Inlined rows feed ducklake_table_column_stats like a file does (per top-level primitive column). */
+async function mergeInlinedStats(
+  ctx: VerbContext,
+  tableId: number,
+  cols: ColumnRecord[],
+  rows: Record<string, InlineRowRecord["values"][string]>[],
+): Promise<void> {
+  for (const c of cols) {
+    if (NESTED.has(c.column_type)) continue;
+    let nulls = 0;
+    let min: string | null = null;
+    let max: string | null = null;
+    let nan = false;
+    for (const row of rows) {
+      const value = row[c.column_name];
+      if (value === null || value === undefined) {
+        nulls++;
+        continue;
+      }
+      const text = statText(value);
+      if (text === "NaN") {
+        nan = true;
+        continue;
+      }
+      if (min === null || compareStat(c.column_type, text, min) < 0) min = text;
+      if (max === null || compareStat(c.column_type, text, max) > 0) max = text;
+    }
+    const float = c.column_type === "float32" || c.column_type === "float64";
+    await mergeColumnStats(ctx, tableId, c.column_id, c.column_type, {
+      null_count: nulls,
+      contains_nan: float ? nan : null,
+      min_value: min,
+      max_value: max,
+      extra_stats: null,
+    });
+  }
 }
 
 export async function inlineInsert(ctx: VerbContext, v: VerbOf<"inline_insert">): Promise<Assigned> {
@@ -38,6 +95,7 @@ export async function inlineInsert(ctx: VerbContext, v: VerbOf<"inline_insert">)
   const base = old ?? { ...emptyTableStats(t), begin_snapshot: ctx.snapshotId, end_snapshot: null };
   const sv = await inlineSchemaVersion(ctx, table);
   const rowIdStart = base.next_row_id;
+  const canonicalRows: InlineRowRecord["values"][] = [];
   v.rows.forEach((row, i) => {
     const values: InlineRowRecord["values"] = {};
     for (const [name, value] of Object.entries(row)) {
@@ -46,6 +104,7 @@ export async function inlineInsert(ctx: VerbContext, v: VerbOf<"inline_insert">)
         throw new NotFound(`column ${quoteName(name)} does not exist in table ${t}`);
       values[canonical] = value;
     }
+    canonicalRows.push(values);
     const rowId = rowIdStart + i;
     ctx.write(keys.inlineRow(t, rowId), ValueKind.inlineRow, {
       row_id: rowId,
@@ -61,10 +120,22 @@ export async function inlineInsert(ctx: VerbContext, v: VerbOf<"inline_insert">)
     next_row_id: base.next_row_id + v.rows.length,
     file_size_bytes: base.file_size_bytes,
   });
+  await mergeInlinedStats(ctx, t, cols, canonicalRows);
   ctx.change("inlinedInsert", t);
   ctx.inlinedInsertTables.add(t);
   ctx.touch(t);
   return { rowIdStart, rowCount: v.rows.length };
+}
+
+/** DuckLake creates `ducklake_inlined_delete_<table>` at the table's first inlined file delete. */
+async function markInlinedDeleteTable(ctx: VerbContext, tableId: number): Promise<void> {
+  const k = keys.current(Kind.tableMeta, tableId);
+  const meta = await ctx.read<TableMetaRecord>(k, ValueKind.tableMeta, "table meta");
+  if (!meta || meta.x_inlined_delete_since !== undefined) return;
+  ctx.write(k, ValueKind.tableMeta, {
+    ...meta,
+    x_inlined_delete_since: ctx.snapshotId,
+  } satisfies TableMetaRecord);
 }
 
 export async function inlineDelete(ctx: VerbContext, v: VerbOf<"inline_delete">): Promise<Assigned> {
@@ -83,6 +154,7 @@ export async function inlineDelete(ctx: VerbContext, v: VerbOf<"inline_delete">)
     else
       ctx.write(k, ValueKind.inlineRow, { ...row, end_snapshot: ctx.snapshotId } satisfies InlineRowRecord);
   }
+  if (fileDeletes.length > 0) await markInlinedDeleteTable(ctx, t);
   for (const fd of fileDeletes) {
     const file = await ctx.read<DataFileRecord>(
       keys.current(Kind.dataFile, t, fd.dataFileId),
@@ -109,65 +181,170 @@ export async function inlineDelete(ctx: VerbContext, v: VerbOf<"inline_delete">)
   return { deleted: rowIds.length + fileDeletes.reduce((n, f) => n + f.positions.length, 0) };
 }
 
-export async function flushInlined(ctx: VerbContext, v: VerbOf<"flush_inlined">): Promise<Assigned> {
-  const table = await ctx.table(v.table);
+/** Flushes inlined rows up to `throughRowId` into `file` (DuckLake's id order: data file first). */
+async function flushRows(
+  ctx: VerbContext,
+  table: TableRecord,
+  throughRowId: number,
+  spec: DataFileSpec,
+  deleteSpec: DeleteFileSpec | undefined,
+): Promise<{ dataFileId: number; rowCount: number; deleted: InlineRowRecord[]; dropKeys: Uint8Array[] }> {
   const t = table.table_id;
   const rows: InlineRowRecord[] = [];
-  const keysToDrop: Uint8Array[] = [];
+  const dropKeys: Uint8Array[] = [];
   for await (const kv of ctx.st.scan({
     prefix: keys.inlineRowPrefix(t),
-    end: keys.inlineRow(t, v.throughRowId + 1),
+    end: keys.inlineRow(t, throughRowId + 1),
   })) {
-    rows.push(
-      (await ctx.read<InlineRowRecord>(kv.key, ValueKind.inlineRow, "inlined row")) as InlineRowRecord,
-    );
-    keysToDrop.push(kv.key);
+    rows.push(decodeValue<InlineRowRecord>(ValueKind.inlineRow, kv.value, "inlined row"));
+    dropKeys.push(kv.key);
   }
-  if (rows.length === 0) throw new NotFound(`table ${t} has no inlined rows up to row id ${v.throughRowId}`);
-  if (v.file.recordCount !== rows.length) {
+  if (rows.length === 0) throw new NotFound(`table ${t} has no inlined rows up to row id ${throughRowId}`);
+  if (spec.recordCount !== rows.length) {
     throw new InvalidRequest(
-      `the flushed file holds ${v.file.recordCount} rows but ${rows.length} inlined rows are up to row id ${v.throughRowId}`,
+      `the flushed file holds ${spec.recordCount} rows but ${rows.length} inlined rows are up to row id ${throughRowId}`,
     );
   }
   const deleted = rows.filter((r) => r.end_snapshot !== null);
-  if (deleted.length > 0 && !v.deleteFile) {
+  if (deleted.length > 0 && !deleteSpec) {
     throw new InvalidRequest(
       `${deleted.length} of the flushed rows are deleted; supply the delete file that marks them`,
     );
   }
-  if (deleted.length === 0 && v.deleteFile)
+  if (deleted.length === 0 && deleteSpec)
     throw new InvalidRequest("no flushed row is deleted, so no delete file belongs to this flush");
+  if (deleteSpec && deleteSpec.deleteCount !== deleted.length) {
+    throw new InvalidRequest(
+      `the delete file marks ${deleteSpec.deleteCount} rows but ${deleted.length} flushed rows are deleted`,
+    );
+  }
   const dataFileId = ctx.fileId();
-  const { row } = await dataFileRow(ctx, table, v.file, dataFileId, Math.min(...rows.map((r) => r.row_id)));
+  const { row } = await dataFileRow(ctx, table, spec, dataFileId, Math.min(...rows.map((r) => r.row_id)));
   const begins = rows.map((r) => r.begin_snapshot);
+  // Backdated to the first row's snapshot; rows above `partial_max`'s snapshot filter are not yet visible.
   const fileRow: DataFileRecord = {
     ...row,
     begin_snapshot: Math.min(...begins),
     partial_max: Math.max(...begins),
   };
   ctx.write(keys.current(Kind.dataFile, t, dataFileId), ValueKind.dataFile, fileRow);
-  let deleteFileId: number | undefined;
-  if (v.deleteFile && deleted.length > 0) {
-    if (v.deleteFile.deleteCount !== deleted.length) {
-      throw new InvalidRequest(
-        `the delete file marks ${v.deleteFile.deleteCount} rows but ${deleted.length} flushed rows are deleted`,
-      );
-    }
-    deleteFileId = ctx.fileId();
-    const ends = deleted.map((r) => r.end_snapshot as number);
-    const del = deleteFileRow(ctx, t, dataFileId, deleteFileId, v.deleteFile);
-    ctx.write(keys.current(Kind.deleteFile, t, deleteFileId), ValueKind.deleteFile, {
-      ...del,
-      begin_snapshot: Math.min(...ends),
-      partial_max: Math.max(...ends),
+  // The table's bytes grow by the new file; its record count already holds the rows.
+  const stats = await readTableStats(ctx, t);
+  if (stats) {
+    writeTableStats(ctx, stats, {
+      table_id: t,
+      record_count: stats.record_count,
+      next_row_id: stats.next_row_id,
+      file_size_bytes: stats.file_size_bytes + spec.fileSizeBytes,
     });
-    ctx.change("deletedFromTable", t);
-    ctx.deletedDataFileIds.add(dataFileId);
   }
-  for (const k of keysToDrop) ctx.st.delete(k);
-  ctx.change("inlineFlush", t);
+  return { dataFileId, rowCount: rows.length, deleted, dropKeys };
+}
+
+/**
+ * Merges one Parquet file's inlined deletes with its live delete file (if any) into `spec`, which
+ * replaces it: begun at the oldest merged delete, `partial_max` the newest (DuckLake's flush). The merged
+ * inlined delete records go; the replaced delete file's version ends here.
+ */
+async function mergeFileDeletes(
+  ctx: VerbContext,
+  table: TableRecord,
+  dataFileId: number,
+  spec: DeleteFileSpec,
+): Promise<number> {
+  const t = table.table_id;
+  const file = await liveDataFile(ctx, table, dataFileId);
+  const inlined: { key: Uint8Array; rec: InlineFileDeleteRecord }[] = [];
+  for await (const kv of ctx.st.scan({ prefix: keys.inlineFileDeletePrefix(t, dataFileId) })) {
+    inlined.push({
+      key: kv.key,
+      rec: decodeValue<InlineFileDeleteRecord>(ValueKind.inlineFileDelete, kv.value, "inlined delete"),
+    });
+  }
+  if (inlined.length === 0) {
+    throw new NotFound(`data file ${dataFileId} of table ${t} has no inlined deletes to merge`);
+  }
+  const live = await liveDeleteFilesOf(ctx, t, dataFileId);
+  const expected = inlined.length + live.reduce((n, d) => n + d.delete_count, 0);
+  if (spec.deleteCount !== expected) {
+    throw new InvalidRequest(
+      `the merged delete file of data file ${dataFileId} marks ${spec.deleteCount} rows but its ${inlined.length} inlined deletes and live delete file hold ${expected}`,
+    );
+  }
+  if (expected > file.record_count) {
+    throw new InvalidRequest(
+      `${expected} deletes exceed data file ${dataFileId}'s ${file.record_count} rows`,
+    );
+  }
+  const begins = [...inlined.map((d) => d.rec.begin_snapshot), ...live.map((d) => d.begin_snapshot)];
+  for (const d of live) ctx.endVersion(Kind.deleteFile, [t, d.delete_file_id], ValueKind.deleteFile, d);
+  for (const d of inlined) ctx.st.delete(d.key);
+  const deleteFileId = ctx.fileId();
+  ctx.write(keys.current(Kind.deleteFile, t, deleteFileId), ValueKind.deleteFile, {
+    ...deleteFileRow(ctx, t, dataFileId, deleteFileId, spec),
+    begin_snapshot: Math.min(...begins),
+    partial_max: Math.max(...begins),
+  } satisfies DeleteFileRecord);
+  ctx.change("deletedFromTable", t);
+  ctx.deletedDataFileIds.add(dataFileId);
+  return deleteFileId;
+}
+
+/**
+ * flush_inlined: DuckLake's ducklake_flush_inlined_data for one table. Inlined rows move into a data
+ * file (`inline_flush`), each named Parquet file's inlined deletes are merged into a delete file
+ * (`deleted_from_table`), and the flushed rows deleted while inlined get a delete file of their own — in
+ * that id order, as DuckLake allocates them.
+ */
+export async function flushInlined(ctx: VerbContext, v: VerbOf<"flush_inlined">): Promise<Assigned> {
+  const table = await ctx.table(v.table);
+  const t = table.table_id;
+  const merges = v.fileDeletes ?? [];
+  if ((v.throughRowId === undefined) !== (v.file === undefined)) {
+    throw new InvalidRequest(
+      "flush_inlined flushes rows with both throughRowId and file; give both or neither",
+    );
+  }
+  if (v.throughRowId === undefined && v.deleteFile) {
+    throw new InvalidRequest("deleteFile marks flushed rows; give throughRowId and file as well");
+  }
+  if (v.throughRowId === undefined && merges.length === 0) {
+    throw new InvalidRequest(
+      "flush_inlined needs rows to flush (throughRowId and file) or fileDeletes to merge",
+    );
+  }
+  const seen = new Set<number>();
+  for (const m of merges) {
+    if (seen.has(m.dataFileId))
+      throw new InvalidRequest(`data file ${m.dataFileId} is named twice in fileDeletes`);
+    seen.add(m.dataFileId);
+  }
+  const out: Assigned = {};
+  const flushed =
+    v.throughRowId !== undefined && v.file
+      ? await flushRows(ctx, table, v.throughRowId, v.file, v.deleteFile)
+      : undefined;
+  const merged: number[] = [];
+  for (const m of merges) merged.push(await mergeFileDeletes(ctx, table, m.dataFileId, m.file));
+  if (flushed) {
+    out.dataFileId = flushed.dataFileId;
+    out.rowCount = flushed.rowCount;
+    if (v.deleteFile && flushed.deleted.length > 0) {
+      const deleteFileId = ctx.fileId();
+      const ends = flushed.deleted.map((r) => r.end_snapshot as number);
+      // DuckLake begins it at the first delete and leaves partial_max NULL (the file's rows carry their
+      // snapshot ids); our reader still needs the newest one to filter older snapshots.
+      ctx.write(keys.current(Kind.deleteFile, t, deleteFileId), ValueKind.deleteFile, {
+        ...deleteFileRow(ctx, t, flushed.dataFileId, deleteFileId, v.deleteFile),
+        begin_snapshot: Math.min(...ends),
+        x_max_snapshot: Math.max(...ends),
+      } satisfies DeleteFileRecord);
+      out.deleteFileId = deleteFileId;
+    }
+    for (const k of flushed.dropKeys) ctx.st.delete(k);
+    ctx.change("inlineFlush", t);
+  }
+  if (merged.length > 0) out.mergedDeleteFileIds = merged;
   ctx.touch(t);
-  const out: Assigned = { dataFileId, rowCount: rows.length };
-  if (deleteFileId !== undefined) out.deleteFileId = deleteFileId;
   return out;
 }

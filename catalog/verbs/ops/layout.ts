@@ -1,5 +1,5 @@
 /**
- * set/clear partitioning and sorting. Both are `altered_table` and bump schema_version (DuckLake adds
+ * set/clear partitioning and sorting. A partition version with no columns means "unpartitioned". Both are `altered_table` and bump schema_version (DuckLake adds
  * every ALTER to new_tables); only partitioning writes a ducklake_schema_versions row and rotates the
  * inlined-data table (SET_PARTITION_KEY is a column-schema change, SET_SORT_KEY is not).
  */
@@ -59,21 +59,35 @@ export async function setPartitioning(ctx: VerbContext, v: VerbOf<"set_partition
   return { partitionId };
 }
 
+/**
+ * Like DuckLake's RESET PARTITIONED BY, ends the partitioning and opens a new partition_info row with no
+ * columns (a fresh catalog id): "unpartitioned from here on" is itself a partition version.
+ */
 export async function clearPartitioning(
   ctx: VerbContext,
   v: VerbOf<"clear_partitioning">,
 ): Promise<Assigned> {
   const table = await ctx.table(v.table);
-  const n = await endLive<PartitionRecord>(
-    ctx,
-    Kind.partition,
+  const live = await ctx.scan<PartitionRecord>(
+    keys.current(Kind.partition, table.table_id),
     ValueKind.partition,
-    table.table_id,
-    (r) => r.partition_id,
+    "partition",
   );
-  if (n === 0) throw new NotFound(`table ${table.table_id} is not partitioned`);
+  if (!live.some((p) => p.x_columns.length > 0)) {
+    throw new NotFound(`table ${table.table_id} is not partitioned`);
+  }
+  for (const r of live)
+    ctx.endVersion(Kind.partition, [table.table_id, r.partition_id], ValueKind.partition, r);
+  const partitionId = ctx.catalogId();
+  ctx.putVersion<PartitionRecord>(Kind.partition, [table.table_id, partitionId], ValueKind.partition, {
+    partition_id: partitionId,
+    table_id: table.table_id,
+    begin_snapshot: ctx.snapshotId,
+    end_snapshot: null,
+    x_columns: [],
+  });
   altered(ctx, table, true);
-  return {};
+  return { partitionId };
 }
 
 export async function setSorting(ctx: VerbContext, v: VerbOf<"set_sorting">): Promise<Assigned> {

@@ -31,8 +31,9 @@ export async function createMacro(ctx: VerbContext, v: VerbOf<"create_macro">): 
         column_id: j,
         parameter_name: p.name,
         parameter_type: p.type ?? "unknown",
-        default_value: p.default ?? null,
-        default_value_type: p.default === undefined ? null : "literal",
+        // DuckLake writes the text 'NULL' and type 'unknown' for a parameter without a default.
+        default_value: p.default ?? "NULL",
+        default_value_type: p.default === undefined ? "unknown" : (p.defaultType ?? "unknown"),
       })),
     })),
   });

@@ -2,6 +2,7 @@
 import { ValueKind } from "../../codec.ts";
 import { Kind, keys } from "../../keys.ts";
 import type { TableColumnStatsRecord, TableStatsRecord } from "../../records.ts";
+import { compareStat } from "../../types.ts";
 import type { VerbContext } from "../context.ts";
 
 export async function readTableStats(
@@ -50,4 +51,46 @@ export function writeColumnStats(
   const ids = [next.table_id, next.column_id];
   if (old) ctx.replaceVersion(Kind.tableColumnStats, ids, ValueKind.tableColumnStats, old, next);
   else ctx.putVersion(Kind.tableColumnStats, ids, ValueKind.tableColumnStats, next);
+}
+
+/** What one batch of new rows (a file, or inlined rows) says about a column. */
+export interface NewColumnStats {
+  null_count: number | null;
+  contains_nan: boolean | null;
+  min_value: string | null;
+  max_value: string | null;
+  extra_stats: string | null;
+}
+
+/**
+ * DuckLake's MergeFileStats into ducklake_table_column_stats: contains_null/contains_nan OR-ed (NaN stays
+ * NULL while no source reports it, as for non-float columns), min/max widened in the column type's order.
+ */
+export async function mergeColumnStats(
+  ctx: VerbContext,
+  tableId: number,
+  columnId: number,
+  type: string,
+  s: NewColumnStats,
+): Promise<void> {
+  const old = await readColumnStats(ctx, tableId, columnId);
+  const pick = (a: string | null | undefined, b: string | null, lower: boolean): string | null => {
+    if (a === null || a === undefined) return b;
+    if (b === null) return a;
+    const c = compareStat(type, a, b);
+    return lower ? (c <= 0 ? a : b) : c >= 0 ? a : b;
+  };
+  const oldNan = old?.contains_nan ?? null;
+  writeColumnStats(ctx, old, {
+    table_id: tableId,
+    column_id: columnId,
+    begin_snapshot: ctx.snapshotId,
+    end_snapshot: null,
+    contains_null: (old?.contains_null ?? false) || (s.null_count ?? 0) > 0,
+    contains_nan:
+      oldNan === null && s.contains_nan === null ? null : oldNan === true || s.contains_nan === true,
+    min_value: pick(old?.min_value, s.min_value, true),
+    max_value: pick(old?.max_value, s.max_value, false),
+    extra_stats: old?.extra_stats ?? s.extra_stats,
+  });
 }

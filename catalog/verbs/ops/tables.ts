@@ -1,11 +1,12 @@
 /** create_table / rename_table / move_table / drop_table. A rename writes a new version with the same id. */
 import { ValueKind } from "../../codec.ts";
-import { Kind, keys, NameSpace } from "../../keys.ts";
+import { Kind, keys, NameSpace, OptionScope } from "../../keys.ts";
 import type {
   ColumnRecord,
   DataFileRecord,
   DeleteFileRecord,
   InlinedTableRecord,
+  OptionRecord,
   PartitionRecord,
   SchemaVersionRecord,
   SortRecord,
@@ -67,6 +68,7 @@ export async function renameTable(ctx: VerbContext, v: VerbOf<"rename_table">): 
   ctx.bumpSchema();
   ctx.touch(table.table_id);
   ctx.schemaVersionTables.add(table.table_id);
+  ctx.inlineRotationTables.add(table.table_id);
   return { tableId: table.table_id };
 }
 
@@ -131,12 +133,43 @@ export async function dropTable(ctx: VerbContext, v: VerbOf<"drop_table">): Prom
   return { tableId: t };
 }
 
-/** Registers `ducklake_inlined_data_<tid>_<sv>` (at creation and after each column-shape change). */
-export function registerInlinedTable(ctx: VerbContext, tableId: number, schemaVersion: number): void {
+/** The effective `data_inlining_row_limit` option (table scope, then schema, then global) as a number. */
+async function inliningLimit(ctx: VerbContext, table: TableRecord, isNew: boolean): Promise<number | null> {
+  const scopes: [number, number][] = [
+    [OptionScope.schema, table.schema_id],
+    [OptionScope.global, 0],
+  ];
+  // A table created by this commit cannot have table-scoped options yet: skip the read.
+  if (!isNew) scopes.unshift([OptionScope.table, table.table_id]);
+  for (const [scope, id] of scopes) {
+    const rec = await ctx.read<OptionRecord>(
+      keys.current(Kind.option, scope, id),
+      ValueKind.option,
+      "option",
+    );
+    const value = rec?.values.data_inlining_row_limit;
+    if (value !== undefined) return Number(value);
+  }
+  return null;
+}
+
+/**
+ * Registers `ducklake_inlined_data_<tid>_<sv>` (at creation and after each column-shape change), as
+ * DuckLake does unless data inlining is switched off (`data_inlining_row_limit` 0) for the table.
+ */
+export async function registerInlinedTable(
+  ctx: VerbContext,
+  tableId: number,
+  schemaVersion: number,
+): Promise<void> {
+  const table = await ctx.read<TableRecord>(keys.current(Kind.table, tableId), ValueKind.table, "table");
+  if (!table) return; // dropped by this very commit
+  if ((await inliningLimit(ctx, table, table.begin_snapshot === ctx.snapshotId)) === 0) return;
   ctx.write(keys.current(Kind.inlinedTable, tableId, schemaVersion), ValueKind.inlinedTable, {
     table_id: tableId,
     table_name: `ducklake_inlined_data_${tableId}_${schemaVersion}`,
     schema_version: schemaVersion,
+    x_begin_snapshot: ctx.snapshotId,
   } satisfies InlinedTableRecord);
 }
 

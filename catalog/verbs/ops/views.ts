@@ -19,7 +19,8 @@ export async function createView(ctx: VerbContext, v: VerbOf<"create_view">): Pr
     view_name: v.name,
     dialect: v.dialect ?? "duckdb",
     sql: v.sql,
-    column_aliases: v.columnAliases ?? null,
+    // DuckLake stores '' (not NULL) for a view without column aliases.
+    column_aliases: v.columnAliases ?? "",
   });
   await ctx.addNameEntry(NameSpace.relation, schema.schema_id, { name: v.name, id: viewId, kind: "view" });
   ctx.createdName("createdViews", { schema: schema.schema_name, name: v.name }, schema.schema_id);

@@ -1,0 +1,155 @@
+/**
+ * The sorted layers a manifest names, as `SortedSource`s ready to merge beneath a memtable or WAL tail.
+ * Shared by the writer (after open, memtable flush and compaction) and the stateless readers.
+ *
+ * Opening is lazy: no bucket call happens here. A table's metadata is fetched (one exact range GET, or
+ * none when `cache` holds it) the first time a read falls inside its key range, so reopening costs no
+ * table GETs and a point read touches only tables whose [minKey, maxKey] contains the key.
+ */
+import type { Bucket, Bytes, ScanRange, SortedEntry, SortedSource } from "./api.ts";
+import { compareBytes, rangeBounds } from "./bytes.ts";
+import type { ObjectCache } from "./cache.ts";
+import { Corruption } from "./errors.ts";
+import type { Manifest } from "./manifest.ts";
+import { ReadCounters } from "./sst/counters.ts";
+import { SstReader } from "./sst/reader.ts";
+import { manifestTables, type TableRef } from "./table-record.ts";
+
+export interface LayerOptions {
+  /** Holds table metadata and blocks by immutable key (shared across reopenings to save GETs). */
+  cache?: ObjectCache;
+  /** Where GETs, bytes and resident blocks are counted. */
+  counters?: ReadCounters;
+}
+
+/**
+ * The layers of `manifest`, newest first: each L0 table (newest → oldest), then the sorted run's
+ * partitions as ONE layer (they do not overlap, so a read consults at most one of them). Put the
+ * memtable / WAL tail in front of these when merging. Never does I/O itself; Corruption if a record is
+ * malformed or the run's partitions overlap.
+ */
+export function layersFromManifest(
+  bucket: Bucket,
+  lake: string,
+  manifest: Manifest,
+  options: LayerOptions = {},
+): SortedSource[] {
+  const counters = options.counters ?? new ReadCounters();
+  const { l0, run } = manifestTables(lake, manifest.sortedTables);
+  const open = (t: TableRef): LazyTable => new LazyTable(bucket, t, options.cache, counters);
+  const layers: SortedSource[] = l0.map(open);
+  if (run.length > 0) {
+    const sorted = [...run].sort((a, b) => compareBytes(a.minKey, b.minKey));
+    for (let i = 1; i < sorted.length; i++) {
+      if (compareBytes(sorted[i - 1]!.maxKey, sorted[i]!.minKey) >= 0) {
+        throw new Corruption(
+          `manifest version ${manifest.version} of lake ${lake}: sorted-run partitions ${sorted[i - 1]!.record.key} and ${sorted[i]!.record.key} overlap`,
+        );
+      }
+    }
+    layers.push(new RunLayer(sorted.map(open)));
+  }
+  return layers;
+}
+
+const max = (a: Bytes | undefined, b: Bytes | undefined): Bytes | undefined =>
+  a === undefined ? b : b === undefined ? a : compareBytes(a, b) >= 0 ? a : b;
+
+/** One table, opened on first use; reads outside its key range (or below `mergedBelow`) never open it. */
+export class LazyTable implements SortedSource {
+  private reader: Promise<SstReader> | undefined;
+
+  constructor(
+    private readonly bucket: Bucket,
+    readonly ref: TableRef,
+    private readonly cache: ObjectCache | undefined,
+    private readonly counters: ReadCounters,
+  ) {}
+
+  /** Whether a read of `key` may find anything here. */
+  covers(key: Bytes): boolean {
+    const r = this.ref;
+    return (
+      compareBytes(key, r.minKey) >= 0 &&
+      compareBytes(key, r.maxKey) <= 0 &&
+      (r.mergedBelow === undefined || compareBytes(key, r.mergedBelow) >= 0)
+    );
+  }
+
+  async get(key: Bytes): Promise<SortedEntry | undefined> {
+    if (!this.covers(key)) return undefined;
+    return (await this.open()).get(key);
+  }
+
+  async *scan(range: ScanRange): AsyncIterable<SortedEntry> {
+    const b = rangeBounds(range);
+    const lo = max(b.lo, this.ref.mergedBelow);
+    if (b.hi !== undefined && compareBytes(b.hi, this.ref.minKey) <= 0) return;
+    if (lo !== undefined && compareBytes(lo, this.ref.maxKey) > 0) return;
+    if (lo !== undefined && b.hi !== undefined && compareBytes(lo, b.hi) >= 0) return;
+    const reader = await this.open();
+    yield* reader.scan({
+      ...(lo !== undefined ? { start: lo } : {}),
+      ...(b.hi !== undefined ? { end: b.hi } : {}),
+      ...(range.limit !== undefined ? { limit: range.limit } : {}),
+    });
+  }
+
+  open(): Promise<SstReader> {
+    if (this.reader === undefined) {
+      const r = this.ref.record;
+      const p = SstReader.open(this.bucket, r.key, {
+        size: r.size,
+        metaOffset: r.metaOffset,
+        counters: this.counters,
+        ...(this.cache ? { cache: this.cache } : {}),
+      });
+      this.reader = p;
+      // A transient failure must not stick: the next read tries again.
+      p.catch(() => {
+        if (this.reader === p) this.reader = undefined;
+      });
+    }
+    return this.reader;
+  }
+}
+
+/** The sorted run: non-overlapping partitions in key order, read as one layer. */
+export class RunLayer implements SortedSource {
+  constructor(readonly partitions: readonly LazyTable[]) {}
+
+  /** Index of the last partition whose minKey <= key, or -1. */
+  private floor(key: Bytes): number {
+    let lo = 0;
+    let hi = this.partitions.length - 1;
+    let found = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (compareBytes(this.partitions[mid]!.ref.minKey, key) <= 0) {
+        found = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return found;
+  }
+
+  async get(key: Bytes): Promise<SortedEntry | undefined> {
+    const p = this.partitions[this.floor(key)];
+    return p === undefined ? undefined : p.get(key);
+  }
+
+  async *scan(range: ScanRange): AsyncIterable<SortedEntry> {
+    const b = rangeBounds(range);
+    let left = range.limit ?? Number.POSITIVE_INFINITY;
+    if (left <= 0) return;
+    // One partition at a time: a scan holds the blocks of a single table, whatever the range.
+    for (let i = b.lo === undefined ? 0 : Math.max(0, this.floor(b.lo)); i < this.partitions.length; i++) {
+      const p = this.partitions[i]!;
+      if (b.hi !== undefined && compareBytes(p.ref.minKey, b.hi) >= 0) return;
+      for await (const e of p.scan({ ...range, limit: undefined })) {
+        yield e;
+        if (--left <= 0) return;
+      }
+    }
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * How a manifest lists a sorted table (`manifest.sortedTables[i]`). The manifest codec keeps these records
+ * loose (`{key, ...}`); this file fixes their fields and validates them where they are used, so a damaged
+ * record is Corruption rather than a wrong read.
+ *
+ * Order in `manifest.sortedTables`: level-0 tables first, NEWEST FIRST (array order is merge order; ids
+ * are for uniqueness only), then the sorted run's partitions in key order. Partitions never overlap.
+ *
+ * Record fields (keys hex-encoded so the manifest stays readable JSON):
+ *   key          `lakes/<lake>/sst/<epoch>-<id>.sst`
+ *   level        0 = an L0 table (a memtable flush; may overlap anything), 1 = a sorted-run partition
+ *   epoch, id    the key's parts (epoch = writer epoch that wrote it)
+ *   size, metaOffset            object size and metadata start: opening the table is one exact range GET
+ *   minKey, maxKey              hex, inclusive; reads outside them never open the table
+ *   entries, tombstones, blocks counts from the table's footer
+ *   mergedBelow  (L0 only, optional) hex key: entries with key < mergedBelow were already merged into the
+ *                sorted run by an unfinished compaction; readers must ignore them in this table
+ */
+import { z } from "zod";
+import type { Bytes } from "./api.ts";
+import { fromHex, toHex } from "./bytes.ts";
+import { Corruption } from "./errors.ts";
+import type { SortedTableRecord } from "./manifest.ts";
+import { parseSstKey } from "./sst/key.ts";
+import type { SstInfo } from "./sst/writer.ts";
+
+const safeInt = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+const hexKey = z.string().regex(/^(?:[0-9a-f]{2})*$/);
+
+const tableRecordSchema = z
+  .object({
+    key: z.string(),
+    level: z.union([z.literal(0), z.literal(1)]),
+    epoch: safeInt,
+    id: safeInt,
+    size: safeInt,
+    metaOffset: safeInt,
+    minKey: hexKey,
+    maxKey: hexKey,
+    entries: safeInt,
+    tombstones: safeInt,
+    blocks: safeInt,
+    mergedBelow: hexKey.optional(),
+  })
+  .loose();
+
+export type TableRecord = z.infer<typeof tableRecordSchema>;
+
+/** A validated record with its key bounds decoded. */
+export interface TableRef {
+  record: TableRecord;
+  minKey: Bytes;
+  maxKey: Bytes;
+  mergedBelow: Bytes | undefined;
+}
+
+export const LEVEL_L0 = 0;
+export const LEVEL_RUN = 1;
+
+export function tableRecord(info: SstInfo, level: 0 | 1): TableRecord {
+  return {
+    key: info.key,
+    level,
+    epoch: info.epoch,
+    id: info.id,
+    size: info.size,
+    metaOffset: info.metaOffset,
+    minKey: toHex(info.minKey),
+    maxKey: toHex(info.maxKey),
+    entries: info.entries,
+    tombstones: info.tombstones,
+    blocks: info.blocks,
+  };
+}
+
+/** Validates one manifest record of lake `lake`; Corruption names what is wrong. */
+export function tableRef(lake: string, raw: SortedTableRecord): TableRef {
+  const parsed = tableRecordSchema.safeParse(raw);
+  const bad = (what: string): Corruption =>
+    new Corruption(
+      `manifest of lake ${lake} lists sorted table ${JSON.stringify(raw.key)} with ${what}; the manifest is damaged or from an incompatible writer`,
+    );
+  if (!parsed.success) throw bad(`invalid field ${parsed.error.issues[0]?.path.join(".") ?? "?"}`);
+  const r = parsed.data;
+  const parts = parseSstKey(r.key);
+  if (parts === undefined || parts.lake !== lake || parts.epoch !== r.epoch || parts.id !== r.id) {
+    throw bad("a key that does not match its lake, epoch and id");
+  }
+  const minKey = fromHex(r.minKey);
+  const maxKey = fromHex(r.maxKey);
+  const mergedBelow = r.mergedBelow === undefined ? undefined : fromHex(r.mergedBelow);
+  if (minKey === undefined || maxKey === undefined) throw bad("malformed key bounds");
+  if (r.level === LEVEL_RUN && r.mergedBelow !== undefined)
+    throw bad("mergedBelow on a sorted-run partition");
+  return { record: r, minKey, maxKey, mergedBelow };
+}
+
+/** Every record of a manifest, validated, split into L0 (newest first) and the run (key order). */
+export function manifestTables(
+  lake: string,
+  records: readonly SortedTableRecord[],
+): { l0: TableRef[]; run: TableRef[] } {
+  const l0: TableRef[] = [];
+  const run: TableRef[] = [];
+  for (const raw of records) {
+    const t = tableRef(lake, raw);
+    (t.record.level === LEVEL_L0 ? l0 : run).push(t);
+  }
+  return { l0, run };
+}

@@ -1,0 +1,135 @@
+/**
+ * When maintenance is due and what one maintain() call does: the tail thresholds (segments, bytes), the
+ * backstop for a host that never calls maintain(), the L0 compaction trigger, GC falling due with time,
+ * and an idle lake costing nothing. Reopening loads layers from the manifest without reading any table.
+ */
+import { describe, expect, it } from "vitest";
+import { walPrefix } from "../../../storage/keys.ts";
+import { listTail, newestManifest } from "../../../storage/recovery.ts";
+import { retryPolicy } from "../../../storage/retry.ts";
+import { sstPrefix } from "../../../storage/sst/key.ts";
+import type { LakeStore } from "../../../storage/store.ts";
+import { b, dump, faultBucket, lakeName, realBucket, s } from "../helpers.ts";
+import { Clock, GRACE, openLake } from "./support.ts";
+
+const policy = retryPolicy({ attempts: 2, backoffMs: 0 });
+
+/** WAL segments after the newest manifest's replay point, as a reader opening now would replay them. */
+async function durableTail(lake: string): Promise<number> {
+  const m = await newestManifest(realBucket(), lake, policy);
+  return (await listTail(realBucket(), lake, m!.wal.replayAfter, policy)).length;
+}
+
+async function commit(st: LakeStore, k: string, v: string): Promise<void> {
+  st.write([{ key: b(k), value: b(v) }]);
+  await st.flush();
+}
+
+describe("maintenance policy", () => {
+  it("the segment threshold makes maintenance due; maintain() flushes the memtable and moves the replay point", async () => {
+    const clock = new Clock();
+    const lake = lakeName("pseg");
+    const st = await openLake(faultBucket(), lake, clock, { flushAfterSegments: 4, gcGraceMs: GRACE });
+    expect(st.needsMaintenance).toBe(false);
+    for (let i = 0; i < 2; i++) await commit(st, `k${i}`, `v${i}`);
+    expect(st.needsMaintenance).toBe(false);
+    await commit(st, "k2", "v2");
+    // Fence segment + 3 commits = 4 segments after the replay point.
+    expect(st.needsMaintenance).toBe(true);
+    const r = await st.maintain();
+    expect(r.memtableFlushed).toBe(true);
+    expect(r.more).toBe(false);
+    expect(st.needsMaintenance).toBe(false);
+    expect(st.manifest.sortedTables).toHaveLength(1);
+    expect(await durableTail(lake)).toBe(1); // the publish segment
+    await st.close();
+
+    // Reopen: the manifest names the table, the tail is one segment, and no table is read until a read needs it.
+    const fb = faultBucket();
+    const re = await openLake(fb, lake, clock);
+    expect(fb.count({ op: "get", prefix: sstPrefix(lake) })).toBe(0);
+    expect(fb.count({ op: "get", prefix: walPrefix(lake) })).toBe(1);
+    expect(s(await re.snapshot().get(b("k1")))).toBe("v1");
+    expect(fb.count({ op: "get", prefix: sstPrefix(lake) })).toBe(2); // metadata + one block
+    expect(await dump(re.snapshot())).toEqual({ k0: "v0", k1: "v1", k2: "v2" });
+    await re.close();
+  });
+
+  it("the byte threshold makes maintenance due", async () => {
+    const clock = new Clock();
+    const lake = lakeName("pbytes");
+    const st = await openLake(faultBucket(), lake, clock, { flushAfterBytes: 10_000 });
+    await commit(st, "small", "x");
+    expect(st.needsMaintenance).toBe(false);
+    await commit(st, "big", "y".repeat(12_000));
+    expect(st.needsMaintenance).toBe(true);
+    expect((await st.maintain()).memtableFlushed).toBe(true);
+    expect(st.needsMaintenance).toBe(false);
+    await st.close();
+  });
+
+  it("a host that never calls maintain() still gets a bounded tail (the store flushes on its own)", async () => {
+    const clock = new Clock();
+    const lake = lakeName("pbackstop");
+    const st = await openLake(faultBucket(), lake, clock, {
+      flushAfterSegments: 2,
+      forceFlushAfterSegments: 5,
+    });
+    let maxTail = 0;
+    for (let i = 0; i < 40; i++) {
+      await commit(st, `k${String(i).padStart(2, "0")}`, `v${i}`);
+      maxTail = Math.max(maxTail, await durableTail(lake));
+    }
+    expect(st.manifest.sortedTables.length).toBeGreaterThan(3);
+    // At most the backstop plus the segments written while its flush is in flight.
+    expect(maxTail).toBeLessThanOrEqual(8);
+    expect(st.backgroundError).toBeUndefined();
+    const expected = Object.fromEntries(
+      Array.from({ length: 40 }, (_, i) => [`k${String(i).padStart(2, "0")}`, `v${i}`]),
+    );
+    expect(await dump(st.snapshot())).toEqual(expected);
+    await st.close();
+    const re = await openLake(faultBucket(), lake, clock);
+    expect(await dump(re.snapshot())).toEqual(expected);
+    await re.close();
+  });
+
+  it("L0 reaching the trigger makes compaction due; GC falls due with time, and nextMaintenanceAt says when", async () => {
+    const clock = new Clock();
+    const lake = lakeName("pl0");
+    const st = await openLake(faultBucket(), lake, clock, { l0CompactionTrigger: 3, gcGraceMs: GRACE });
+    for (let i = 0; i < 3; i++) {
+      await commit(st, `k${i}`, `v${i}`);
+      await st.flushMemtable();
+    }
+    expect(st.needsMaintenance).toBe(true);
+    const r = await st.maintain();
+    expect(r.compaction?.finished).toBe(true);
+    expect(r.objectsDeleted).toBe(0);
+    expect(st.manifest.sortedTables.every((t) => (t as { level?: number }).level === 1)).toBe(true);
+    expect(st.needsMaintenance).toBe(false);
+    const at = st.nextMaintenanceAt;
+    expect(at).toBe(clock.t + GRACE);
+    clock.advance(GRACE - 1);
+    expect(st.needsMaintenance).toBe(false);
+    clock.advance(1);
+    expect(st.needsMaintenance).toBe(true);
+    const g = await st.maintain();
+    // 3 L0 tables, 3 flushed-past segments per flush, 4 superseded manifests, ... all past the grace.
+    expect(g.objectsDeleted).toBeGreaterThan(10);
+    expect(await dump(st.snapshot())).toEqual({ k0: "v0", k1: "v1", k2: "v2" });
+    await st.close();
+  });
+
+  it("maintain() on an idle, fresh lake writes nothing", async () => {
+    const clock = new Clock();
+    const lake = lakeName("pidle");
+    const fb = faultBucket();
+    const st = await openLake(fb, lake, clock);
+    fb.resetCounters();
+    const r = await st.maintain();
+    expect(r).toEqual({ memtableFlushed: false, objectsDeleted: 0, more: false });
+    expect(fb.count({ op: ["put", "delete"] })).toBe(0);
+    await st.close();
+  });
+});

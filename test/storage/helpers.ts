@@ -20,8 +20,11 @@ export function faultBucket(seed = 1): FaultBucket {
   return new FaultBucket(realBucket(), { seed });
 }
 
-/** Fast retries so fault tests do not sleep. */
-export const FAST: WriterOptions = { retry: { attempts: 4, backoffMs: 0 } };
+/** Tries of one bucket call under FAST: a PUT whose every attempt fails ends in OutcomeUnknown. */
+export const FAST_ATTEMPTS = 4;
+
+/** Fast retries so fault tests do not sleep (no backoff timer: retries never depend on scheduling). */
+export const FAST: WriterOptions = { retry: { attempts: FAST_ATTEMPTS, backoffMs: 0 } };
 
 export function open(bucket: Bucket, lake: string, options: WriterOptions = {}): Promise<Store> {
   return openWriter(bucket, lake, { ...FAST, ...options });

@@ -28,7 +28,9 @@ const STATUS_BY_CODE: Record<string, number> = {
   Unavailable: 503,
   StoreUnavailable: 503,
   StoreClosed: 503,
-  CutNotYetVisible: 503,
+  // Commits answer only once their position is published, so a token beyond the newest cut was never
+  // issued by this lake: a bad request, not a wait.
+  CutNotYetVisible: 400,
   OutcomeUnknown: 500,
 };
 
@@ -50,7 +52,6 @@ const RETRY_AFTER_SECONDS: Record<string, number> = {
   Unavailable: 1,
   StoreUnavailable: 2,
   StoreClosed: 1,
-  CutNotYetVisible: 1,
 };
 
 export function statusForCode(code: string): number {

@@ -1,5 +1,5 @@
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { authenticate, authorize, type Grant, type Scope } from "../../worker/auth.ts";
 import { ApiError } from "../../worker/errors.ts";
 import { call, expectError, TOKENS } from "../support/http.ts";
@@ -15,6 +15,9 @@ async function codeOf(p: Promise<unknown> | (() => void)): Promise<string | null
 }
 
 describe("auth over HTTP", () => {
+  beforeAll(async () => {
+    expect((await call("/v1/lakes/sales", { method: "PUT" })).status).toBe(201);
+  });
   it("no token is 401", async () => {
     await expectError(await call("/v1/lakes/sales/writer", { token: null }), 401, "Unauthorized");
   });

@@ -13,6 +13,7 @@
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { VerbSchema } from "../../catalog/index.ts";
 import { setWriterSetup } from "../../durable-objects/setup.ts";
 import { FaultBucket } from "../../storage/fault-bucket.ts";
 import { createApp } from "../../worker/app.ts";
@@ -168,6 +169,7 @@ async function expectRejected(r: Req, res: Response): Promise<void> {
 const LAKE = "fuzz-bad";
 const SEEN_KEY = "fuzz-used-key";
 const UPLOADED = "main/t1/existing.parquet";
+const UNKNOWN_CHECKPOINT = `1-${"0".repeat(32)}`;
 const enc = encodeURIComponent;
 
 const validVerbs = [{ op: "create_schema", name: "never_committed" }];
@@ -199,6 +201,9 @@ const ALL_ROUTES: { method: string; path: string; body?: string }[] = [
   { method: "GET", path: `/v1/lakes/${LAKE}/writer` },
   { method: "GET", path: `/v1/lakes/${LAKE}/data/${UPLOADED}` },
   { method: "PUT", path: `/v1/lakes/${LAKE}/data/main/t1/new.parquet`, body: "PAR1" },
+  { method: "GET", path: `/v1/lakes/${LAKE}/checkpoints` },
+  { method: "POST", path: `/v1/lakes/${LAKE}/checkpoints`, body: "{}" },
+  { method: "DELETE", path: `/v1/lakes/${LAKE}/checkpoints/${UNKNOWN_CHECKPOINT}` },
 ];
 
 const route = fc.constantFrom(...ALL_ROUTES);
@@ -221,42 +226,8 @@ const notJson = fc
     }
   });
 
-const knownOps = new Set([
-  "create_schema",
-  "drop_schema",
-  "create_table",
-  "rename_table",
-  "move_table",
-  "drop_table",
-  "add_column",
-  "rename_column",
-  "alter_column",
-  "drop_column",
-  "create_view",
-  "alter_view",
-  "rename_view",
-  "drop_view",
-  "create_macro",
-  "drop_macro",
-  "set_partitioning",
-  "clear_partitioning",
-  "set_sorting",
-  "clear_sorting",
-  "register_data_file",
-  "expire_data_file",
-  "register_delete_file",
-  "expire_delete_file",
-  "set_table_stats",
-  "set_column_stats",
-  "set_tag",
-  "remove_tag",
-  "set_comment",
-  "set_option",
-  "unset_option",
-  "inline_insert",
-  "inline_delete",
-  "flush_inlined",
-]);
+/** Every op the verb schema accepts (a generated op outside this set must be refused). */
+const knownOps = new Set<string>(VerbSchema.options.map((o) => o.shape.op.value));
 
 /** Commit bodies zod refuses: wrong shapes and types, unknown ops, missing or extra fields. */
 const badCommitBody = fc.oneof(
@@ -590,6 +561,29 @@ const badRequest: fc.Arbitrary<Req> = fc.oneof(
     body: validCommitBody,
     why: "Idempotency-Key reused with another body",
   }),
+  fc
+    .constantFrom(
+      '{"lifetimeSeconds":0}',
+      '{"lifetimeSeconds":-1}',
+      '{"lifetimeSeconds":"60"}',
+      '{"lifetimeSeconds":1.5}',
+      '{"lifetimeSeconds":99999999999}',
+      '{"pinned":true}',
+      "[]",
+      "{",
+    )
+    .map((body) => ({
+      method: "POST",
+      path: `/v1/lakes/${LAKE}/checkpoints`,
+      headers: { "content-type": "application/json" },
+      body,
+      why: "bad checkpoint request",
+    })),
+  fc.oneof(badCheckpoint, fc.constant(UNKNOWN_CHECKPOINT)).map((id) => ({
+    method: "DELETE",
+    path: `/v1/lakes/${LAKE}/checkpoints/${enc(id)}`,
+    why: "delete an unknown or malformed checkpoint",
+  })),
 );
 
 // ---------------------------------------------------------------------------------------------------
@@ -599,142 +593,30 @@ const badRequest: fc.Arbitrary<Req> = fc.oneof(
 const SCHEMAS = ["main", "s1", "s2"];
 const TABLES = ["t1", "t2", "t3"];
 const COLUMNS = ["c1", "c2", "c3"];
-const TYPES = ["int32", "int64", "varchar", "double", "boolean", "not_a_type"];
+const TYPES = ["int32", "int64", "varchar", "double", "boolean"];
 
-const schemaName = fc.oneof({ arbitrary: fc.constant("main"), weight: 3 }, fc.constantFrom(...SCHEMAS));
-const tableRef = fc.record({ schema: schemaName, name: fc.constantFrom(...TABLES) });
-const columnType = fc.oneof(
-  { arbitrary: fc.constantFrom(...TYPES.slice(0, -1)), weight: 9 },
-  fc.constant("not_a_type"),
-);
+const columnType = fc.oneof({ arbitrary: fc.constantFrom(...TYPES), weight: 9 }, fc.constant("not_a_type"));
 const columnDef = fc.record({ name: fc.constantFrom(...COLUMNS), type: columnType });
 let fileSeq = 0;
 
 const w = <T>(weight: number, arbitrary: fc.Arbitrary<T>) => ({ weight, arbitrary });
 
-const verb: fc.Arbitrary<unknown> = fc.oneof(
-  w(
-    2,
-    fc.constantFrom(...SCHEMAS).map((name) => ({ op: "create_schema", name })),
-  ),
-  w(
-    1,
-    schemaName.map((schema) => ({ op: "drop_schema", schema })),
-  ),
-  w(
-    4,
-    fc
-      .record({
-        schema: schemaName,
-        name: fc.constantFrom(...TABLES),
-        // Mostly distinct column names; now and then a duplicate, which must be refused.
-        columns: fc.oneof(
-          {
-            arbitrary: fc.uniqueArray(columnDef, { minLength: 1, maxLength: 3, selector: (c) => c.name }),
-            weight: 5,
-          },
-          fc.array(columnDef, { minLength: 2, maxLength: 3 }),
-        ),
-      })
-      .map((v) => ({ op: "create_table", ...v })),
-  ),
-  w(
-    1,
-    fc
-      .record({ table: tableRef, newName: fc.constantFrom(...TABLES) })
-      .map((v) => ({ op: "rename_table", ...v })),
-  ),
-  w(
-    1,
-    fc.record({ table: tableRef, toSchema: schemaName }).map((v) => ({ op: "move_table", ...v })),
-  ),
-  w(
-    1,
-    tableRef.map((table) => ({ op: "drop_table", table })),
-  ),
-  w(
-    2,
-    fc.record({ table: tableRef, column: columnDef }).map((v) => ({ op: "add_column", ...v })),
-  ),
-  w(
-    1,
-    fc
-      .record({ table: tableRef, column: fc.constantFrom(...COLUMNS), newName: fc.constantFrom(...COLUMNS) })
-      .map((v) => ({ op: "rename_column", ...v })),
-  ),
-  w(
-    1,
-    fc
-      .record({ table: tableRef, column: fc.constantFrom(...COLUMNS) })
-      .map((v) => ({ op: "drop_column", ...v })),
-  ),
-  w(
-    5,
-    fc
-      .record({
-        table: tableRef,
-        recordCount: fc.nat({ max: 1000 }),
-        fileSizeBytes: fc.nat({ max: 100_000 }),
-        stats: fc.array(
-          fc.record({
-            column: fc.constantFrom(...COLUMNS),
-            min: fc.nat({ max: 50 }),
-            span: fc.nat({ max: 50 }),
-          }),
-          { maxLength: 2 },
-        ),
-      })
-      .map(({ table, recordCount, fileSizeBytes, stats }) => ({
-        op: "register_data_file",
-        table,
-        file: {
-          // Outside the lake's data prefix (external storage), so no upload is needed to register it.
-          path: `s3://fuzz-external/f-${fileSeq++}.parquet`,
-          pathIsRelative: false,
-          recordCount,
-          fileSizeBytes,
-          columnStats: stats.map((s) => ({
-            column: s.column,
-            min: String(s.min),
-            max: String(s.min + s.span),
-          })),
-        },
-      })),
-  ),
-  w(
-    1,
-    fc
-      .record({ table: tableRef, dataFileId: fc.nat({ max: 20 }) })
-      .map((v) => ({ op: "expire_data_file", ...v })),
-  ),
-  w(
-    1,
-    fc
-      .record({ table: tableRef, key: fc.constantFrom("owner", "pii"), value: fc.constantFrom("a", "b") })
-      .map(({ table, key, value }) => ({ op: "set_tag", target: { table }, key, value })),
-  ),
-  w(
-    1,
-    fc
-      .record({ name: fc.constantFrom("v1", "v2"), schema: schemaName })
-      .map((v) => ({ op: "create_view", ...v, sql: "SELECT 1" })),
-  ),
-  w(
-    1,
-    fc
-      .record({ schema: schemaName, name: fc.constantFrom("v1", "v2") })
-      .map((view) => ({ op: "drop_view", view })),
-  ),
-  w(
-    1,
-    fc
-      .record({
-        name: fc.constantFrom("parquet_row_group_size", "target_file_size"),
-        value: fc.constantFrom("1", "2"),
-      })
-      .map((v) => ({ op: "set_option", ...v })),
-  ),
-  w(1, fc.constant({ op: "no_such_verb" })),
+/** Verbs aimed at nothing that exists, or malformed: each one makes its whole commit refused. */
+const blindVerb = fc.constantFrom<unknown>(
+  { op: "no_such_verb" },
+  { op: "drop_table", table: { schema: "s9", name: "t1" } },
+  { op: "drop_view", view: { name: "v9" } },
+  { op: "create_table", name: "tx", columns: [{ name: "c1", type: "not_a_type" }] },
+  {
+    op: "create_table",
+    name: "tx",
+    columns: [
+      { name: "c1", type: "int32" },
+      { name: "c1", type: "int64" },
+    ],
+  },
+  { op: "expire_data_file", table: { name: "t1" }, dataFileId: 999_999 },
+  { op: "add_column", table: { name: "no_such_table" }, column: { name: "c1", type: "int32" } },
 );
 
 /** What a lake holds at its head, read back over HTTP, so the next verbs can aim at real entities. */
@@ -901,7 +783,7 @@ const verbListFor = (shape: LakeShape): fc.Arbitrary<unknown[]> =>
   fc.oneof(
     { arbitrary: fc.array(aimedVerb(shape), { minLength: 1, maxLength: 1 }), weight: 4 },
     { arbitrary: fc.array(aimedVerb(shape), { minLength: 2, maxLength: 3 }), weight: 2 },
-    fc.array(fc.oneof({ arbitrary: aimedVerb(shape), weight: 2 }, verb), { minLength: 1, maxLength: 3 }),
+    fc.array(fc.oneof({ arbitrary: aimedVerb(shape), weight: 2 }, blindVerb), { minLength: 1, maxLength: 3 }),
   );
 
 interface Row {
@@ -1102,12 +984,12 @@ describe("fuzzing the HTTP API", () => {
         expect(await bucketListing()).toBe(listing);
       }),
       // The failing request is named in the assertion; shrinking would replay batches for minutes.
-      { numRuns: 250, endOnFailure: true },
+      { numRuns: 200, endOnFailure: true },
     );
-    expect(sent).toBeGreaterThan(3000);
+    expect(sent).toBeGreaterThan(2500);
     // Every kind of bad request was tried many times.
     for (const [why, n] of reasons) expect(n, why).toBeGreaterThan(5);
-    expect(reasons.size).toBeGreaterThanOrEqual(28);
+    expect(reasons.size).toBeGreaterThanOrEqual(30);
   });
 
   it("random valid and invalid verb lists: consecutive snapshots for accepted ones, nothing for the rest, invariants hold", async () => {
@@ -1143,10 +1025,10 @@ describe("fuzzing the HTTP API", () => {
         }
         await expectCatalogInvariants(lake);
       }),
-      { numRuns: 40 },
+      { numRuns: 30 },
     );
     // Both outcomes were exercised in earnest.
-    expect(accepted).toBeGreaterThan(40);
-    expect(rejected).toBeGreaterThan(15);
+    expect(accepted).toBeGreaterThan(30);
+    expect(rejected).toBeGreaterThan(10);
   });
 });

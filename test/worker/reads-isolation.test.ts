@@ -100,7 +100,8 @@ function requestsFor(pattern: string, fx: Fixture): string[] {
   const base = lakePath
     .replace(":schema", "main")
     .replace(":table", "orders")
-    .replace(":id", String(fx.snapshots.at(-1)));
+    // Snapshot 1 is in every cut the fixtures offer (checkpoints are minted after it).
+    .replace(":id", String(fx.snapshots[1]));
   const extras = pattern.endsWith("/plan")
     ? ["filter=id:gte:10", "limit=1&offset=1"]
     : pattern.endsWith("/snapshots")
@@ -169,14 +170,21 @@ async function commit(lake: string, verbs: Verb[]): Promise<{ snapshotId: number
 }
 
 /** A lake created and written through the HTTP API, i.e. through its Durable Object. */
-async function viaWriter(lake: string): Promise<Fixture> {
+async function viaWriter(lake: string): Promise<Fixture & { after: number }> {
   expect((await call(`/v1/lakes/${lake}`, { method: "PUT" })).status).toBe(201);
   const snapshots = [0];
   let position = 0;
-  for (const verbs of SEED_COMMITS) {
+  let checkpoint = "";
+  for (const [i, verbs] of SEED_COMMITS.entries()) {
     const r = await commit(lake, verbs);
     snapshots.push(r.snapshotId);
     position = r.position;
+    if (i === 1) {
+      const minted = await call(`/v1/lakes/${lake}/checkpoints`, { method: "POST", body: {} });
+      const text = await minted.text();
+      expect(minted.status, text).toBe(201);
+      checkpoint = (JSON.parse(text) as { id: string }).id;
+    }
   }
   const up = await call(`/v1/lakes/${lake}/data/${DATA_PATH}`, {
     method: "PUT",
@@ -184,7 +192,7 @@ async function viaWriter(lake: string): Promise<Fixture> {
     headers: { "content-length": String(DATA_BYTES.length) },
   });
   expect(up.status).toBe(201);
-  return { lake, snapshots, position };
+  return { lake, snapshots, position, checkpoint, after: snapshots[2] ?? -1 };
 }
 
 /**
@@ -224,7 +232,7 @@ setWriterSetup(() => ({
 
 describe("reads never touch the lake writer", () => {
   let spies = new Map<string, MockInstance>();
-  let writerLake: Fixture;
+  let writerLake: Fixture & { after: number };
 
   beforeAll(async () => {
     // Hundreds of requests: keep the per-request info lines out of the run's output (errors still print).
@@ -300,31 +308,36 @@ describe("reads never touch the lake writer", () => {
     expect(objects.some((o) => o.equals(id))).toBe(false);
   });
 
-  it("a checkpoint read answers with no writer and never shows a commit after its cut", async () => {
-    const fx = await withoutWriter("iso-checkpoint");
+  it("a checkpoint minted by the writer answers after the object was reset, and never shows a later commit", async () => {
+    const fx = await viaWriter("iso-checkpoint");
     await abortAllDurableObjects();
     spyOnWriter();
     const sel = `checkpoint=${fx.checkpoint}`;
-    const summary = (await (await call(`/v1/lakes/${fx.lake}?${sel}`)).json()) as {
-      snapshotId: number;
-      cut: { checkpointId?: string };
+    const get = async <T>(path: string): Promise<T> => {
+      const res = await call(path);
+      const text = await res.text();
+      expect(res.status, `${path}: ${text}`).toBe(200);
+      return JSON.parse(text) as T;
     };
+    const summary = await get<{ snapshotId: number; cut: { checkpointId?: string } }>(
+      `/v1/lakes/${fx.lake}?${sel}`,
+    );
     expect(summary.snapshotId).toBe(fx.after);
     expect(summary.cut.checkpointId).toBe(fx.checkpoint);
-    const snaps = (await (await call(`/v1/lakes/${fx.lake}/snapshots?${sel}`)).json()) as {
-      snapshots: { snapshot_id: number }[];
-    };
-    expect(snaps.snapshots.map((s) => s.snapshot_id)).toEqual(fx.snapshots);
-    const later = await call(`/v1/lakes/${fx.lake}/snapshots/${fx.after + 1}?${sel}`);
-    expect(later.status).toBe(404);
-    const views = (await (await call(`/v1/lakes/${fx.lake}/ducklake/ducklake_view?${sel}`)).json()) as {
-      rows: unknown[];
-    };
-    // The view was created by the commit after the checkpoint; latest sees it, the checkpoint does not.
+    const snaps = await get<{ snapshots: { snapshot_id: number }[] }>(
+      `/v1/lakes/${fx.lake}/snapshots?${sel}`,
+    );
+    expect(snaps.snapshots.map((s) => s.snapshot_id)).toEqual(fx.snapshots.filter((s) => s <= fx.after));
+    expect((await call(`/v1/lakes/${fx.lake}/snapshots/${fx.after + 1}?${sel}`)).status).toBe(404);
+    // The view and the inlined row came with the commit after the checkpoint: latest sees them, the
+    // checkpoint does not.
+    const views = await get<{ rows: unknown[] }>(`/v1/lakes/${fx.lake}/ducklake/ducklake_view?${sel}`);
     expect(views.rows).toEqual([]);
-    const latest = (await (await call(`/v1/lakes/${fx.lake}/ducklake/ducklake_view`)).json()) as {
-      rows: unknown[];
-    };
+    const plan = await get<{ inlined_rows: unknown[]; files_total: number }>(
+      `/v1/lakes/${fx.lake}/tables/main/orders/plan?${sel}`,
+    );
+    expect(plan).toMatchObject({ inlined_rows: [], files_total: 2 });
+    const latest = await get<{ rows: unknown[] }>(`/v1/lakes/${fx.lake}/ducklake/ducklake_view`);
     expect(latest.rows).toHaveLength(1);
     expect(writerCalls()).toEqual({});
   });

@@ -53,6 +53,26 @@ describe("request validation", () => {
     await expectError(await call("/v1/lakes/val-e/catalog?snapshot=5"), 404, "NotFound");
   });
 
+  it("summary and snapshot list honour snapshot=N and refuse one beyond the head", async () => {
+    await call("/v1/lakes/val-i", { method: "PUT" });
+    await call("/v1/lakes/val-i/commits", {
+      method: "POST",
+      body: { verbs: [{ op: "create_schema", name: "s" }] },
+    });
+    const at0 = (await (await call("/v1/lakes/val-i?snapshot=0")).json()) as {
+      snapshotId: number;
+      tableCount: number;
+    };
+    expect(at0.snapshotId).toBe(0);
+    await expectError(await call("/v1/lakes/val-i?snapshot=9"), 404, "NotFound");
+    await expectError(await call("/v1/lakes/val-i/snapshots?snapshot=9"), 404, "NotFound");
+  });
+
+  it("a position token this lake never issued is a 400, not a wait", async () => {
+    await call("/v1/lakes/val-j", { method: "PUT" });
+    await expectError(await call("/v1/lakes/val-j/catalog?after=999999999"), 400, "CutNotYetVisible");
+  });
+
   it("checkpoint and after together are refused", async () => {
     await call("/v1/lakes/val-f", { method: "PUT" });
     const body = await expectError(

@@ -312,12 +312,13 @@ function summarise(cat: CatalogState) {
 export function registerReadRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(summaryRoute, async (c) => {
     const { lake } = c.req.valid("param");
-    const opened = await openCut(c.env, lake, c.req.valid("query"));
-    const h = await head(opened.view);
-    const cat = await catalogAt(opened.view, h.snapshot_id);
+    const q = c.req.valid("query");
+    const opened = await openCut(c.env, lake, q);
+    // catalogAt refuses a snapshot beyond the head with NotFound.
+    const cat = await catalogAt(opened.view, q.snapshot);
     return respondRead(c as Context<AppEnv>, opened, {
       lake,
-      snapshotId: h.snapshot_id,
+      snapshotId: cat.snapshot.snapshot_id,
       schemaVersion: cat.snapshot.schema_version,
       snapshotTime: new Date(cat.snapshot.snapshot_time).toISOString(),
       ...summarise(cat),
@@ -331,13 +332,16 @@ export function registerReadRoutes(app: OpenAPIHono<AppEnv>): void {
     const opened = await openCut(c.env, lake, q);
     const limit = q.limit ?? 100;
     const until = q.snapshot;
+    const h = await head(opened.view);
+    if (until !== undefined && until > h.snapshot_id) {
+      throw notFound(`snapshot ${until} does not exist in lake '${lake}' (the head is ${h.snapshot_id})`);
+    }
     let snapshots = await listSnapshots(opened.view, {
       ...(q.since !== undefined ? { after: q.since } : {}),
       limit,
     });
     if (until !== undefined) snapshots = snapshots.filter((s) => s.snapshot_id <= until);
     const last = snapshots.at(-1);
-    const h = await head(opened.view);
     const headId = until === undefined ? h.snapshot_id : Math.min(until, h.snapshot_id);
     const next = last && last.snapshot_id < headId ? last.snapshot_id : null;
     return respondRead(c as Context<AppEnv>, opened, { snapshots, next, cut: opened.cut });

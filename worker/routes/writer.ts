@@ -1,6 +1,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../app-env.ts";
 import { callWriter } from "../lake-rpc.ts";
+import { requireLiveLake } from "../lakes.ts";
 import { requireScope } from "../middleware.ts";
 import { bearerSecurity, LakeParamSchema, lakeRouteErrors } from "../schemas/common.ts";
 
@@ -31,6 +32,8 @@ const writerStatus = createRoute({
 export function registerWriterRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(writerStatus, async (c) => {
     const { lake } = c.req.valid("param");
+    // Never wake (and so create) an object for a lake that does not exist.
+    await requireLiveLake(c.env, lake);
     const status = await callWriter(c.env, lake, (stub) => stub.status(lake));
     return c.json(status, 200);
   });

@@ -61,7 +61,7 @@ interface Measured {
   getSst: number;
   head: number;
   bytes: number;
-  filesTotal: number;
+  nextAfterFile: number | null;
   filesReturned: number;
 }
 
@@ -107,7 +107,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
       const text = await res.text();
       const ms = performance.now() - t0;
       if (res.status !== 200) throw new Error(`plan of ${lake}: ${res.status} ${text.slice(0, 300)}`);
-      const body = JSON.parse(text) as { files: unknown[]; files_total: number };
+      const body = JSON.parse(text) as { files: unknown[]; next_after_file: number | null };
       const c = fault.counts();
       if (c.put + c.delete > 0) throw new Error(`a read wrote to R2: ${JSON.stringify(c)}`);
       const gets = (kind: string) => fault.count({ op: "get", prefix: `lakes/${lake}/${kind}/` });
@@ -120,7 +120,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
         getSst: gets("sst"),
         head: c.head,
         bytes: counters.bytesRead,
-        filesTotal: body.files_total,
+        nextAfterFile: body.next_after_file,
         filesReturned: body.files.length,
       };
     };
@@ -147,7 +147,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
             head: last.head,
             kib_read: Math.round(last.bytes / 102.4) / 10,
             ms_median: median(runs.map((r) => r.ms)),
-            files_total: last.filesTotal,
+            next_after_file: last.nextAfterFile,
             files_page: last.filesReturned,
             counts_stable: stable,
             writer_touches: touches.n,

@@ -45,6 +45,8 @@ export interface ScanPlan {
   /** The table's columns visible at the snapshot (nested fields carry parent_column), by column_order. */
   columns: ColumnRecord[];
   files: PlannedFile[];
+  /** With a page: the `afterFileId` of the next page, or null when this was the last. */
+  next_after_file_id: number | null;
   inlined_rows: {
     row_id: number;
     begin_snapshot: number;
@@ -107,10 +109,66 @@ async function tableAt(
   return { table: found, schema };
 }
 
+/** One page of a table's data files: ids after `afterFileId`, at most `limit` of them. */
+export interface FilePage {
+  afterFileId?: number;
+  limit: number;
+}
+
+type Versions = AsyncIterator<{ key: Uint8Array; value: Uint8Array }>;
+
+/**
+ * Data files visible at s with ids after `after`, in id order, reading only as far as the page needs:
+ * current and history records are both keyed table id → file id, so two ordered range scans merged by
+ * id stop as soon as `limit` visible files are found.
+ */
+async function dataFilesPage(
+  view: ReadView,
+  s: number,
+  t: number,
+  after: number,
+  limit: number,
+): Promise<{ files: DataFileRecord[]; more: boolean }> {
+  const from = after + 1;
+  const open = (prefix: Uint8Array, start: Uint8Array): Versions =>
+    view.scan({ prefix, start })[Symbol.asyncIterator]();
+  const streams = [
+    open(keys.current(Kind.dataFile, t), keys.current(Kind.dataFile, t, from)),
+    open(keys.historyPrefix(Kind.dataFile, t), keys.historyPrefix(Kind.dataFile, t, from)),
+  ];
+  const heads: (DataFileRecord | undefined)[] = [];
+  const advance = async (i: number): Promise<void> => {
+    const r = await (streams[i] as Versions).next();
+    heads[i] = r.done
+      ? undefined
+      : decodeValue<DataFileRecord>(ValueKind.dataFile, r.value.value, "data file");
+  };
+  await Promise.all([advance(0), advance(1)]);
+  const files: DataFileRecord[] = [];
+  try {
+    for (;;) {
+      const [a, b] = heads;
+      if (a === undefined && b === undefined) return { files, more: false };
+      if (files.length === limit) return { files, more: true };
+      const i = b === undefined || (a !== undefined && a.data_file_id <= b.data_file_id) ? 0 : 1;
+      const rec = heads[i] as DataFileRecord;
+      if (visibleAt(rec, s)) files.push(rec);
+      await advance(i);
+    }
+  } finally {
+    await Promise.all(streams.map((st) => st.return?.()));
+  }
+}
+
+/**
+ * A table's scan plan at snapshot s. With `page`, only that page of data files is read (and inlined rows
+ * come with the first page only); `next_after_file_id` says where the next page starts.
+ */
 export async function tableFilesAt(
   view: ReadView,
   ref: number | RelationRef,
   snapshotId?: number,
+  page?: FilePage,
 ): Promise<ScanPlan> {
   const snap = await resolveSnapshot(view, snapshotId);
   const s = snap.snapshot_id;
@@ -132,7 +190,14 @@ export async function tableFilesAt(
       "inlined delete",
     )
   ).filter((d) => d.begin_snapshot <= s);
-  const files = (await versionsAt<DataFileRecord>(view, s, Kind.dataFile, ValueKind.dataFile, t))
+  const paged = page
+    ? await dataFilesPage(view, s, t, page.afterFileId ?? -1, page.limit)
+    : {
+        files: await versionsAt<DataFileRecord>(view, s, Kind.dataFile, ValueKind.dataFile, t),
+        more: false,
+      };
+  const lastId = paged.files.at(-1)?.data_file_id;
+  const files = paged.files
     .sort((a, b) => a.data_file_id - b.data_file_id)
     .map((f): PlannedFile => {
       // A merged delete file is backdated to its oldest delete while the file it replaced is still visible
@@ -158,8 +223,11 @@ export async function tableFilesAt(
           .sort((a, b) => a - b),
       };
     });
+  const firstPage = page?.afterFileId === undefined;
   const rows = (
-    await scanAll<InlineRowRecord>(view, keys.inlineRowPrefix(t), ValueKind.inlineRow, "inlined row")
+    firstPage
+      ? await scanAll<InlineRowRecord>(view, keys.inlineRowPrefix(t), ValueKind.inlineRow, "inlined row")
+      : []
   )
     .filter((r) => visibleAt(r, s))
     .map((r) => ({
@@ -180,5 +248,6 @@ export async function tableFilesAt(
     columns,
     files,
     inlined_rows: rows,
+    next_after_file_id: paged.more && lastId !== undefined ? lastId : null,
   };
 }

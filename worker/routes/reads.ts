@@ -165,7 +165,10 @@ const TableParams = LakeParamSchema.extend({
 
 const planQueryShape = {
   limit: limitParam,
-  offset: queryInt("offset", "skip this many files (before pruning)"),
+  after_file: queryInt(
+    "after_file",
+    "page cursor: start after this data_file_id (pass the previous page's next_after_file)",
+  ),
   filter: z
     .union([z.string(), z.array(z.string())])
     .optional()
@@ -218,9 +221,12 @@ const planRoute = createRoute({
           table: z.record(z.string(), z.unknown()),
           columns: z.array(z.record(z.string(), z.unknown())),
           files: z.array(PlannedFileSchema),
-          files_total: z.number().int(),
-          files_pruned: z.number().int(),
-          next_offset: z.number().int().nullable(),
+          files_pruned: z.number().int().openapi({ description: "files of this page dropped by `filter`" }),
+          next_after_file: z
+            .number()
+            .int()
+            .nullable()
+            .openapi({ description: "pass as `after_file` for the next page; null when this was the last" }),
           inlined_rows: z.array(z.record(z.string(), z.unknown())),
           cut: CutSchema,
         })
@@ -368,22 +374,21 @@ export function registerReadRoutes(app: OpenAPIHono<AppEnv>): void {
     const { lake, schema, table } = c.req.valid("param");
     const q = c.req.valid("query");
     const opened = await openCut(c.env, lake, q);
-    const plan = await tableFilesAt(opened.view, { schema, name: table }, q.snapshot);
+    // Only this page of file records is read: a table's first page costs the same at 1k or 100k files.
+    const plan = await tableFilesAt(opened.view, { schema, name: table }, q.snapshot, {
+      limit: q.limit ?? 1000,
+      ...(q.after_file !== undefined ? { afterFileId: q.after_file } : {}),
+    });
     const filters = filtersOf(q.filter);
-    const offset = q.offset ?? 0;
-    const limit = q.limit ?? 1000;
-    const page = plan.files.slice(offset, offset + limit);
-    const kept = page.filter((f) => fileMayMatch(plan, f, filters));
-    const end = offset + page.length;
+    const kept = plan.files.filter((f) => fileMayMatch(plan, f, filters));
     return respondRead(c as Context<AppEnv>, opened, {
       snapshot_id: plan.snapshot_id,
       schema_version: plan.schema_version,
       table: plan.table as unknown as Record<string, unknown>,
       columns: plan.columns as unknown as Record<string, unknown>[],
       files: kept.map(planFile),
-      files_total: plan.files.length,
-      files_pruned: page.length - kept.length,
-      next_offset: end < plan.files.length ? end : null,
+      files_pruned: plan.files.length - kept.length,
+      next_after_file: plan.next_after_file_id,
       inlined_rows: plan.inlined_rows as unknown as Record<string, unknown>[],
       cut: opened.cut,
     });

@@ -4,64 +4,10 @@
  * tables, and the cost of time-travel reads (catalogAt, tableFilesAt) at head and at an old snapshot.
  */
 import { catalogAt, openCatalog, tableFilesAt, type Verb } from "../catalog/index.ts";
-import type { Bytes, KeyValue, ReadView, ScanRange, Store } from "../storage/api.ts";
 import { openWriter } from "../storage/index.ts";
+import { StoreCounter } from "../test/support/store-counter.ts";
 import { localBucket } from "./harness.ts";
 import type { BenchOptions, BenchResult, Row } from "./report.ts";
-
-class Counter {
-  reads = 0;
-  bytes = 0;
-  written = 0;
-  view<V extends ReadView>(v: V): V {
-    const self = this;
-    return new Proxy(v, {
-      get(target, prop, receiver) {
-        if (prop === "get") {
-          return async (key: Bytes) => {
-            self.reads++;
-            const value = await target.get(key);
-            self.bytes += key.length + (value?.length ?? 0);
-            return value;
-          };
-        }
-        if (prop === "put") {
-          return (key: Bytes, value: Bytes) => {
-            self.written += key.length + value.length;
-            (target as unknown as { put(k: Bytes, v: Bytes): void }).put(key, value);
-          };
-        }
-        if (prop === "scan") {
-          return (range: ScanRange): AsyncIterable<KeyValue> => {
-            self.reads++;
-            const inner = target.scan(range);
-            return {
-              async *[Symbol.asyncIterator]() {
-                for await (const kv of inner) {
-                  self.bytes += kv.key.length + kv.value.length;
-                  yield kv;
-                }
-              },
-            };
-          };
-        }
-        const value = Reflect.get(target, prop, receiver);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
-  }
-  store(s: Store): Store {
-    const self = this;
-    return new Proxy(s, {
-      get(target, prop, receiver) {
-        if (prop === "begin") return () => self.view(target.begin());
-        if (prop === "snapshot") return () => self.view(target.snapshot());
-        const value = Reflect.get(target, prop, receiver);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
-  }
-}
 
 const cols = [
   { name: "id", type: "int64" },
@@ -128,11 +74,9 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
         ],
       });
       await store.flush();
-      const counter = new Counter();
-      const counted = await openCatalog(counter.store(store));
-      counter.reads = 0;
-      counter.bytes = 0;
-      counter.written = 0;
+      const counter = new StoreCounter();
+      const counted = await openCatalog(counter.wrapStore(store));
+      counter.reset();
       const t0 = performance.now();
       await counted.commit({
         verbs: [
@@ -158,10 +102,9 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
         ["head", undefined],
         ["old snapshot", first.snapshotId ?? undefined],
       ] as const) {
-        counter.reads = 0;
-        counter.bytes = 0;
+        counter.reset();
         let t = performance.now();
-        const view = counter.view(store.snapshot());
+        const view = counter.wrapView(store.snapshot());
         const state = await catalogAt(view, at);
         rows.push({
           case: `catalogAt ${label}`,
@@ -171,8 +114,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
           ms: performance.now() - t,
           entities: state.tables.length,
         });
-        counter.reads = 0;
-        counter.bytes = 0;
+        counter.reset();
         t = performance.now();
         const plan = await tableFilesAt(view, 1, at);
         rows.push({

@@ -5,16 +5,7 @@
  */
 import { env } from "cloudflare:workers";
 import { type Catalog, type CatalogOptions, openCatalog } from "../../catalog/index.ts";
-import type {
-  Bucket,
-  Bytes,
-  CommitHandle,
-  KeyValue,
-  ReadView,
-  ScanRange,
-  Store,
-  Transaction,
-} from "../../storage/api.ts";
+import type { Bucket, Bytes, CommitHandle, Store, Transaction } from "../../storage/api.ts";
 import { openWriter } from "../../storage/index.ts";
 
 let counter = 0;
@@ -47,62 +38,7 @@ export async function settle(store: Store, durable: Promise<void>): Promise<void
   await durable;
 }
 
-/** Counts store reads (gets and scans) and the bytes they returned. */
-export class ReadCounter {
-  gets = 0;
-  scans = 0;
-  bytes = 0;
-  reset(): void {
-    this.gets = 0;
-    this.scans = 0;
-    this.bytes = 0;
-  }
-  get reads(): number {
-    return this.gets + this.scans;
-  }
-  wrapView<V extends ReadView>(view: V): V {
-    const self = this;
-    return new Proxy(view, {
-      get(target, prop, receiver) {
-        if (prop === "get") {
-          return async (key: Bytes) => {
-            self.gets++;
-            const v = await target.get(key);
-            self.bytes += key.length + (v?.length ?? 0);
-            return v;
-          };
-        }
-        if (prop === "scan") {
-          return (range: ScanRange): AsyncIterable<KeyValue> => {
-            self.scans++;
-            const inner = target.scan(range);
-            return {
-              async *[Symbol.asyncIterator]() {
-                for await (const kv of inner) {
-                  self.bytes += kv.key.length + kv.value.length;
-                  yield kv;
-                }
-              },
-            };
-          };
-        }
-        const value = Reflect.get(target, prop, receiver);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
-  }
-  wrapStore(store: Store): Store {
-    const self = this;
-    return new Proxy(store, {
-      get(target, prop, receiver) {
-        if (prop === "begin") return () => self.wrapView(target.begin());
-        if (prop === "snapshot") return () => self.wrapView(target.snapshot());
-        const value = Reflect.get(target, prop, receiver);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
-  }
-}
+export { StoreCounter as ReadCounter } from "../support/store-counter.ts";
 
 /**
  * Wraps a store so, once armed, the next `times` transactions each see `interfere()` land (a real commit through

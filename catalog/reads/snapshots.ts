@@ -6,18 +6,19 @@ import { readHead } from "../head.ts";
 import { keys } from "../keys.ts";
 import type { HeadRecord, SnapshotRecord } from "../records.ts";
 
-export interface SnapshotInfo {
-  snapshot_id: number;
-  snapshot_time: number;
-  schema_version: number;
-  next_catalog_id: number;
-  next_file_id: number;
-  changes_made: string | null;
-  author: string | null;
-  commit_message: string | null;
-  commit_extra_info: string | null;
-  changes: Record<string, string[]>;
-}
+/** A snapshot as readers see it: DuckLake's columns (no internal fields) plus the parsed changes. */
+export type SnapshotInfo = Pick<
+  SnapshotRecord,
+  | "snapshot_id"
+  | "snapshot_time"
+  | "schema_version"
+  | "next_catalog_id"
+  | "next_file_id"
+  | "changes_made"
+  | "author"
+  | "commit_message"
+  | "commit_extra_info"
+> & { changes: Record<string, string[]> };
 
 export function snapshotInfo(r: SnapshotRecord): SnapshotInfo {
   return {

@@ -18,17 +18,23 @@ async function reopenState(lake: string): Promise<{ state: Record<string, string
   return { state, position: st.durablePosition - 1 };
 }
 
+/** Opens `lake` through a client that crashes after `n` writes; says whether the open got through. */
+async function openCrashingAfter(lake: string, n: number): Promise<{ fb: FaultBucket; ok: boolean }> {
+  const fb = new FaultBucket(realBucket());
+  fb.crashAfterWrites(n);
+  const ok = await open(fb, lake).then(
+    () => true,
+    () => false,
+  );
+  return { fb, ok };
+}
+
 describe("crash sweeps", () => {
   it("open of an empty lake (genesis manifest, fence): every crash point recovers to an empty lake", async () => {
     let interrupted = 0;
     for (let n = 0; n <= 2; n++) {
       const lake = lakeName(`crash-genesis-${n}`);
-      const fb = new FaultBucket(realBucket());
-      fb.crashAfterWrites(n);
-      const ok = await open(fb, lake).then(
-        () => true,
-        () => false,
-      );
+      const { fb, ok } = await openCrashingAfter(lake, n);
       if (!ok) interrupted++;
       expect(fb.crashed).toBe(!ok);
       const r = await reopenState(lake);
@@ -46,12 +52,7 @@ describe("crash sweeps", () => {
       first.write([{ key: b("a"), value: b("1") }]);
       await first.flush();
       first.write([{ key: b("unflushed"), value: b("x") }]);
-      const fb = new FaultBucket(realBucket());
-      fb.crashAfterWrites(n);
-      const ok = await open(fb, lake).then(
-        () => true,
-        () => false,
-      );
+      const { ok } = await openCrashingAfter(lake, n);
       if (!ok) interrupted++;
       const r = await reopenState(lake);
       expect(r.state).toEqual({ a: "1" });
@@ -110,12 +111,7 @@ describe("crash sweeps", () => {
       a.write([{ key: b("d1"), value: b("1") }]);
       await a.flush();
       a.write([{ key: b("d2"), value: b("2") }]);
-      const fb = new FaultBucket(realBucket());
-      fb.crashAfterWrites(n);
-      const ok = await open(fb, lake).then(
-        () => true,
-        () => false,
-      );
+      const { ok } = await openCrashingAfter(lake, n);
       if (!ok) interrupted++;
       const aFlushed = await a.flush().then(
         () => true,

@@ -1,0 +1,49 @@
+/**
+ * Read statements over the `ducklake_*` tables: which DuckLake template a statement is, and the one
+ * function that answers it from a consistent cut. Templates are registered by family in
+ * `reads-metadata.ts` (catalog, snapshots, schemas, tables, stats, options: everything but files and
+ * inlined rows) and `reads-files.ts` (data and delete files, file column stats, inlined data and inlined
+ * deletes). A statement matching no template is refused with its shape (never guessed).
+ */
+import type { ReadView } from "../../storage/api.ts";
+import { Unsupported } from "../errors.ts";
+import type { Statement } from "./lexer.ts";
+import { shapeOf } from "./lexer.ts";
+import { FILE_READS } from "./reads-files.ts";
+import { METADATA_READS } from "./reads-metadata.ts";
+import type { SqlResult } from "./result.ts";
+
+/** What a read is answered from. One context serves every statement of one request. */
+export interface SqlReadContext {
+  /** A consistent cut of the lake's store (a stateless reader's, or the writer's own view). */
+  view: ReadView;
+  /** Per-request memo so statements of one request share what they loaded (keyed by the loader). */
+  memo: Map<string, unknown>;
+}
+
+export interface ReadTemplate {
+  /** Stable name, used in logs and tests (e.g. "snapshot.latest"). */
+  name: string;
+  /** True when the statement is this template (exact shape comparison, or a structural check). */
+  matches(shape: string, stmt: Statement): boolean;
+  answer(ctx: SqlReadContext, stmt: Statement): Promise<SqlResult>;
+}
+
+export const READ_TEMPLATES: readonly ReadTemplate[] = [...METADATA_READS, ...FILE_READS];
+
+/** The template a read statement is, or undefined. */
+export function findReadTemplate(stmt: Statement): ReadTemplate | undefined {
+  const shape = shapeOf(stmt.tokens);
+  return READ_TEMPLATES.find((t) => t.matches(shape, stmt));
+}
+
+/** Answers one read statement, or throws `Unsupported` naming its shape. */
+export async function answerRead(ctx: SqlReadContext, stmt: Statement): Promise<SqlResult> {
+  const template = findReadTemplate(stmt);
+  if (!template) {
+    throw new Unsupported(
+      `statement not recognised as a DuckLake metadata read: ${shapeOf(stmt.tokens).slice(0, 500)}`,
+    );
+  }
+  return template.answer(ctx, stmt);
+}

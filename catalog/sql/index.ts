@@ -4,6 +4,7 @@
  * `answerRead` from a published cut, and forwards writes to the lake's writer, which commits them
  * through `catalog/sql/writes/` as one atomic staged-row member. Results are `SqlResult`s.
  */
+export * from "./kind.ts";
 export * from "./lexer.ts";
 export {
   answerRead,

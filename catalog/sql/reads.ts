@@ -15,8 +15,12 @@ import type { SqlResult } from "./result.ts";
 
 /** What a read is answered from. One context serves every statement of one request. */
 export interface SqlReadContext {
-  /** A consistent cut of the lake's store (a stateless reader's, or the writer's own view). */
-  view: ReadView;
+  /**
+   * A consistent cut of the lake's store (a stateless reader's, or the writer's own view), or null when
+   * the lake does not exist yet: only an admin's ATTACH reaches that, and the catalog-load templates then
+   * answer as an empty database so that DuckLake sends its initialization batch.
+   */
+  view: ReadView | null;
   /** Per-request memo so statements of one request share what they loaded (keyed by the loader). */
   memo: Map<string, unknown>;
 }

@@ -10,7 +10,7 @@ import { CodedError } from "../storage/errors.ts";
 import type { AppEnv } from "./app-env.ts";
 import { ApiError, publicCode, retryAfterForCode, statusForCode } from "./errors.ts";
 import { log } from "./log.ts";
-import { lakeName, maxBody, requestContext } from "./middleware.ts";
+import { lakeName, maxBody, noDotSegments, requestContext } from "./middleware.ts";
 import { registerCheckpointRoutes } from "./routes/checkpoints.ts";
 import { registerCommitRoutes } from "./routes/commits.ts";
 import { registerDataRoutes } from "./routes/data.ts";
@@ -54,6 +54,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   });
 
   app.use("*", requestContext);
+  app.use("*", noDotSegments);
   app.use("/v1/*", maxBody);
   app.use("/v1/lakes/:lake", lakeName);
   app.use("/v1/lakes/:lake/*", lakeName);

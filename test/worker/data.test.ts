@@ -1,6 +1,9 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_TUNABLES } from "../../durable-objects/options.ts";
 import { openWriter } from "../../storage/index.ts";
+import { CACHE_LIFETIME_MS } from "../../worker/object-cache.ts";
+import { DATA_CACHE_CONTROL } from "../../worker/routes/data.ts";
 import { call, expectError, TOKENS } from "../support/http.ts";
 
 const LAKE = "sales";
@@ -49,6 +52,33 @@ describe("data files under a lake's data prefix", () => {
     });
     expect(head.status).toBe(200);
     expect(head.headers.get("content-length")).toBe(String(bytes.length));
+  });
+
+  it("authenticated data answers are private to the client and its token, and never enter the Workers cache", async () => {
+    const path = "main/orders/cached.parquet";
+    await upload(path, new TextEncoder().encode("PAR1 cached PAR1"));
+    const url = `/v1/lakes/${LAKE}/data/${path}`;
+    const answers = [
+      await call(url, { token: TOKENS.readSales }),
+      await call(url, { token: TOKENS.readSales, headers: { range: "bytes=0-3" } }),
+      await call(url, { token: TOKENS.readSales, method: "HEAD" }),
+    ];
+    expect(answers.map((r) => r.status)).toEqual([200, 206, 200]);
+    for (const res of answers) {
+      const cc = res.headers.get("cache-control") ?? "";
+      expect(cc.split(",")[0]?.trim()).toBe("private");
+      expect(cc).not.toMatch(/public|immutable/);
+      expect(res.headers.get("vary")?.toLowerCase()).toContain("authorization");
+      await res.arrayBuffer();
+    }
+    // Kept by no shared cache: the Workers cache has no entry for the URL the client asked for.
+    expect(await caches.default.match(`https://edge.test${url}`)).toBeUndefined();
+  });
+
+  it("no cache outlives a deleted lake's grace period, so a re-created lake is never answered from the old one", () => {
+    const maxAge = Number(/max-age=(\d+)/.exec(DATA_CACHE_CONTROL)?.[1]);
+    expect(maxAge * 1000).toBeLessThanOrEqual(CACHE_LIFETIME_MS);
+    expect(CACHE_LIFETIME_MS).toBeLessThan(DEFAULT_TUNABLES.deleteGraceMs);
   });
 
   it("a second upload to the same path is refused and the file is unchanged", async () => {

@@ -81,6 +81,47 @@ describe("data files under a lake's data prefix", () => {
     expect(CACHE_LIFETIME_MS).toBeLessThan(DEFAULT_TUNABLES.deleteGraceMs);
   });
 
+  it.each([
+    ["no token", null, 401, 'Bearer realm="ducklake-edge"'],
+    [
+      "an unknown token",
+      "not-a-known-token-0123456789",
+      401,
+      'Bearer realm="ducklake-edge", error="invalid_token"',
+    ],
+    ["another lake's token", "other-lake", 403, 'Bearer realm="ducklake-edge", error="insufficient_scope"'],
+  ] as const)(
+    "a data read with %s is a plain %i: envelope, length and WWW-Authenticate on GET, ranged GET and HEAD",
+    async (_what, token, status, challenge) => {
+      await upload("main/orders/auth.parquet", new TextEncoder().encode("PAR1 auth PAR1"));
+      const lake = token === "other-lake" ? "other" : LAKE;
+      const url = `/v1/lakes/${lake}/data/main/orders/auth.parquet`;
+      const tok = token === "other-lake" ? TOKENS.readSales : token;
+      const get = await call(url, { token: tok });
+      const text = await get.text();
+      expect(get.status).toBe(status);
+      expect(get.headers.get("www-authenticate")).toBe(challenge);
+      expect(get.headers.get("content-type")).toContain("application/json");
+      expect(get.headers.get("content-length")).toBe(String(new TextEncoder().encode(text).byteLength));
+      const envelope = JSON.parse(text) as { error: { code: string; message: string; requestId: string } };
+      expect(envelope.error.code).toBe(status === 401 ? "Unauthorized" : "Forbidden");
+      expect(envelope.error.message.length).toBeGreaterThan(0);
+
+      const ranged = await call(url, { token: tok, headers: { range: "bytes=0-1" } });
+      expect(ranged.status).toBe(status);
+      expect(ranged.headers.get("www-authenticate")).toBe(challenge);
+      expect((JSON.parse(await ranged.text()) as typeof envelope).error.code).toBe(envelope.error.code);
+
+      const head = await call(url, { token: tok, method: "HEAD" });
+      expect(head.status).toBe(status);
+      expect(head.headers.get("www-authenticate")).toBe(challenge);
+      expect(head.headers.get("content-type")).toContain("application/json");
+      // A HEAD answer has no body, but says how long the GET's would be.
+      expect(Number(head.headers.get("content-length"))).toBeGreaterThan(0);
+      expect(await head.text()).toBe("");
+    },
+  );
+
   it("a second upload to the same path is refused and the file is unchanged", async () => {
     await upload("main/orders/fixed.parquet", new Uint8Array([1, 2, 3]));
     await expectError(

@@ -127,4 +127,10 @@ describe("deny by default; the dev token only with the explicit dev setting", ()
       "Unauthorized",
     );
   });
+
+  it("local runs need no network: no Request.cf fetch from npm start, no wrangler telemetry", () => {
+    // Miniflare fetches a Request.cf sample unless this is "false" (offline: two ENOTFOUND stack traces).
+    expect(env.TEST_START_SCRIPT ?? "").toContain('CLOUDFLARE_CF_FETCH_ENABLED: "false"');
+    expect(env.TEST_WRANGLER_TOML ?? "").toMatch(/^send_metrics = false$/m);
+  });
 });

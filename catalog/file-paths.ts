@@ -8,6 +8,7 @@
  * any spelling (`%2e%2e`), no backslash, no control character, so no reader's normalisation can move it
  * out. Decision: docs/decisions/0105-registered-file-paths.md.
  */
+import { quoteName } from "./errors.ts";
 
 /** Joins a directory and a relative path with exactly one '/'. */
 export function joinPath(base: string, rel: string): string {
@@ -55,8 +56,8 @@ export function registeredPathProblem(
   }
   if (!full.startsWith(prefix)) {
     return relative
-      ? `it resolves to a path outside the lake's data path '${prefix}'`
-      : `every registered file must lie inside the lake's data path '${prefix}'`;
+      ? `it resolves to a path outside the lake's data path ${quoteName(prefix)}`
+      : `every registered file must lie inside the lake's data path ${quoteName(prefix)}`;
   }
   const below = relativeProblem(full.slice(prefix.length));
   return below === null ? null : `its path below the data path is not plain: ${below}`;

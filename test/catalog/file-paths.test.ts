@@ -168,3 +168,12 @@ describe("register_data_file / register_delete_file / flush_inlined enforce it",
     });
   });
 });
+
+describe("refusal texts", () => {
+  it("never carry DuckLake's retry words, even when the lake's name holds one", () => {
+    const data = "r2://b/lakes/conflict-unique/data/";
+    const text = registeredPathProblem(data, `${data}main/t/`, "s3://x/y.parquet", false) ?? "";
+    expect(text).not.toBe("");
+    expect(text.toLowerCase()).not.toMatch(/conflict|unique|concurrent|primary key/);
+  });
+});

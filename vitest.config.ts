@@ -11,6 +11,9 @@ export default defineConfig({
         bindings: {
           // The deployed config, so a test can prove it never enables the dev token.
           TEST_WRANGLER_TOML: readFileSync("./wrangler.toml", "utf8"),
+          // What `npm start` runs, so a test can prove it (and only it) enables the dev token.
+          TEST_PACKAGE_JSON: readFileSync("./package.json", "utf8"),
+          TEST_START_SCRIPT: readFileSync("./tools/start.mjs", "utf8"),
           // The README walkthrough's Parquet file (written by DuckDB; tools/make-fixture.py) and its stats.
           TEST_ORDERS_PARQUET_B64: readFileSync("./test/fixtures/orders-1.parquet").toString("base64"),
           TEST_ORDERS_STATS: readFileSync("./test/fixtures/orders-1.json", "utf8"),

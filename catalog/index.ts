@@ -24,6 +24,7 @@ export { DUCKLAKE_TABLES, ducklakeTable, type Row } from "./reads/ducklake-table
 export { type FileTarget, fileTargets } from "./reads/file-targets.ts";
 export { type ScanPlan, tableFilesAt } from "./reads/files-at.ts";
 export { type InlinedTable, inlinedTablesAt } from "./reads/inlined-tables.ts";
+export { FILTER_OPS, type FilterOp, pruneFiles, type StatsFilter } from "./reads/prune.ts";
 export { head, listSnapshots, type SnapshotInfo } from "./reads/snapshots.ts";
 export type { Assigned } from "./verbs/context.ts";
 export { type CommitRequest, CommitRequestSchema, type Verb, VerbSchema } from "./verbs/schema.ts";

@@ -4,9 +4,18 @@
  * name, or by id.
  */
 import { z } from "zod";
+import { MAX_NAME_LENGTH, nameProblem } from "../name-rules.ts";
 
 const id = z.number().int().nonnegative();
-const name = z.string().min(1).max(1024);
+/** Every name and name reference in a verb: the one name rule (catalog/name-rules.ts). */
+const name = z
+  .string()
+  .min(1)
+  .max(MAX_NAME_LENGTH)
+  .superRefine((value, ctx) => {
+    const problem = nameProblem(value);
+    if (problem !== null) ctx.addIssue({ code: "custom", message: problem });
+  });
 
 /** A schema by name, or `{id}`. */
 export const SchemaRefSchema = z.union([name, z.object({ id })]);

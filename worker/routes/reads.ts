@@ -11,15 +11,16 @@ import {
   ducklakeTable,
   head,
   listSnapshots,
+  pruneFiles,
   type ScanPlan,
   tableFilesAt,
 } from "../../catalog/index.ts";
 import type { AppEnv } from "../app-env.ts";
 import { toCsv } from "../csv.ts";
 import { type OpenedCut, openCut, respondRead } from "../cut.ts";
-import { invalid, notFound } from "../errors.ts";
+import { notFound } from "../errors.ts";
+import { parseFilters } from "../filter-query.ts";
 import { requireScope } from "../middleware.ts";
-import { type Filter, parseFilter, rangeMayMatch } from "../prune.ts";
 import { bearerSecurity, LakeParamSchema, lakeRouteErrors } from "../schemas/common.ts";
 import { queryInt, selectorRuleText, selectorShape, selectorValid } from "../selector.ts";
 
@@ -175,7 +176,7 @@ const planQueryShape = {
     .openapi({
       param: { name: "filter", in: "query" },
       description:
-        "prune files by stats and partition values: column:op:value, op one of eq, lt, lte, gt, gte (repeatable)",
+        "prune files by column stats (compared in the column type; names fold like catalog names): column:op:value, op one of eq, lt, lte, gt, gte (repeatable)",
       example: "region:eq:eu",
     }),
 };
@@ -276,22 +277,6 @@ const ducklakeRoute = createRoute({
   },
 });
 
-function filtersOf(raw: string | string[] | undefined): Filter[] {
-  if (raw === undefined) return [];
-  return (Array.isArray(raw) ? raw : [raw]).map(parseFilter);
-}
-
-/** Keeps a file unless its stats or partition values prove no row can satisfy every filter. */
-function fileMayMatch(plan: ScanPlan, file: ScanPlan["files"][number], filters: Filter[]): boolean {
-  for (const f of filters) {
-    const col = plan.columns.find((c) => c.column_name === f.column && c.parent_column === null);
-    if (!col) throw invalid(`filter column '${f.column}' is not a top-level column of the table`);
-    const stats = file.x_column_stats.find((s) => s.column_id === col.column_id);
-    if (stats && !rangeMayMatch(stats.min_value, stats.max_value, f)) return false;
-  }
-  return true;
-}
-
 function planFile(f: ScanPlan["files"][number]) {
   return {
     data_file_id: f.data_file_id,
@@ -379,15 +364,14 @@ export function registerReadRoutes(app: OpenAPIHono<AppEnv>): void {
       limit: q.limit ?? 1000,
       ...(q.after_file !== undefined ? { afterFileId: q.after_file } : {}),
     });
-    const filters = filtersOf(q.filter);
-    const kept = plan.files.filter((f) => fileMayMatch(plan, f, filters));
+    const kept = pruneFiles(plan, parseFilters(q.filter));
     return respondRead(c as Context<AppEnv>, opened, {
       snapshot_id: plan.snapshot_id,
       schema_version: plan.schema_version,
       table: plan.table as unknown as Record<string, unknown>,
       columns: plan.columns as unknown as Record<string, unknown>[],
-      files: kept.map(planFile),
-      files_pruned: plan.files.length - kept.length,
+      files: kept.files.map(planFile),
+      files_pruned: kept.pruned,
       next_after_file: plan.next_after_file_id,
       inlined_rows: plan.inlined_rows as unknown as Record<string, unknown>[],
       cut: opened.cut,

@@ -281,7 +281,7 @@ async function mergeFileDeletes(
   for (const d of inlined) ctx.st.delete(d.key);
   const deleteFileId = ctx.fileId();
   ctx.write(keys.current(Kind.deleteFile, t, deleteFileId), ValueKind.deleteFile, {
-    ...deleteFileRow(ctx, t, dataFileId, deleteFileId, spec),
+    ...(await deleteFileRow(ctx, table, dataFileId, deleteFileId, spec)),
     begin_snapshot: Math.min(...begins),
     partial_max: Math.max(...begins),
   } satisfies DeleteFileRecord);
@@ -335,7 +335,7 @@ export async function flushInlined(ctx: VerbContext, v: VerbOf<"flush_inlined">)
       // DuckLake begins it at the first delete and leaves partial_max NULL (the file's rows carry their
       // snapshot ids); our reader still needs the newest one to filter older snapshots.
       ctx.write(keys.current(Kind.deleteFile, t, deleteFileId), ValueKind.deleteFile, {
-        ...deleteFileRow(ctx, t, flushed.dataFileId, deleteFileId, v.deleteFile),
+        ...(await deleteFileRow(ctx, table, flushed.dataFileId, deleteFileId, v.deleteFile)),
         begin_snapshot: Math.min(...ends),
         x_max_snapshot: Math.max(...ends),
       } satisfies DeleteFileRecord);

@@ -17,23 +17,30 @@ import type {
   TableMetaRecord,
 } from "../records.ts";
 import { duckdbTypeName, type TypeNode } from "../types.ts";
-import type { Row } from "./ducklake-tables.ts";
+import { columnTree, type StoredValue } from "../values/index.ts";
 import { scanAll, versionsAt } from "./versions.ts";
+
+/** One row of an inlined table: values in their stored (JSON) form, catalog/values/ renders them. */
+export type InlinedRow = Record<string, StoredValue>;
 
 export interface InlinedTable {
   /** `[name, DuckDB type]` in declaration order. */
   columns: [string, string][];
-  rows: Row[];
+  /** The DuckLake type of each column, in the same order (for catalog/values/ `toText`). */
+  types: TypeNode[];
+  rows: InlinedRow[];
 }
 
-function typeTree(cols: ColumnRecord[], parent: number | null): TypeNode[] {
+function topLevel(cols: ColumnRecord[]): TypeNode[] {
   return cols
-    .filter((c) => c.parent_column === parent)
+    .filter((c) => c.parent_column === null)
     .sort((a, b) => a.column_order - b.column_order)
-    .map((c) => ({ name: c.column_name, type: c.column_type, children: typeTree(cols, c.column_id) }));
+    .map((c) => columnTree(cols, c));
 }
 
 const BIGINT = "BIGINT";
+const INT64: TypeNode = { name: "", type: "int64", children: [] };
+const int64s = (names: string[]): TypeNode[] => names.map((name) => ({ ...INT64, name }));
 
 /** Every inlined-data and inlined-delete table that existed at S (default: head), keyed by table name. */
 export async function inlinedTablesAt(
@@ -55,7 +62,7 @@ export async function inlinedTablesAt(
   for (const rec of registered) {
     const since = rec.x_begin_snapshot ?? s;
     const cols = await versionsAt<ColumnRecord>(view, since, Kind.column, ValueKind.column, rec.table_id);
-    const top = typeTree(cols, null);
+    const top = topLevel(cols);
     let rows = rowsByTable.get(rec.table_id);
     if (!rows) {
       rows = await scanAll<InlineRowRecord>(
@@ -73,10 +80,11 @@ export async function inlinedTablesAt(
         ["end_snapshot", BIGINT],
         ...top.map((c): [string, string] => [c.name, duckdbTypeName(c)]),
       ],
+      types: [...int64s(["row_id", "begin_snapshot", "end_snapshot"]), ...top],
       rows: rows
         .filter((r) => r.schema_version === rec.schema_version && r.begin_snapshot <= s)
         .map((r) => {
-          const row: Row = {
+          const row: InlinedRow = {
             row_id: r.row_id,
             begin_snapshot: r.begin_snapshot,
             end_snapshot: r.end_snapshot !== null && r.end_snapshot <= s ? r.end_snapshot : null,
@@ -106,6 +114,7 @@ export async function inlinedTablesAt(
         ["row_id", BIGINT],
         ["begin_snapshot", BIGINT],
       ],
+      types: int64s(["file_id", "row_id", "begin_snapshot"]),
       rows: deletes
         .filter((d) => d.begin_snapshot <= s)
         .map((d) => ({ file_id: d.file_id, row_id: d.row_id, begin_snapshot: d.begin_snapshot })),

@@ -20,6 +20,13 @@ import type { CommitRequest } from "./verbs/schema.ts";
 export type { CommitResult, GroupOutcome, MemberResult } from "./commit/group.ts";
 export * from "./errors.ts";
 export { type CatalogState, catalogAt } from "./reads/catalog-at.ts";
+export {
+  DEFAULT_DUCKLAKE_PAGE_ROWS,
+  type DucklakePage,
+  ducklakePage,
+  isDucklakeTableName,
+  MAX_DUCKLAKE_PAGE_ROWS,
+} from "./reads/ducklake-dump.ts";
 export { DUCKLAKE_TABLES, ducklakeTable, type Row } from "./reads/ducklake-tables.ts";
 export { type FileTarget, fileTargets } from "./reads/file-targets.ts";
 export { type ScanPlan, tableFilesAt } from "./reads/files-at.ts";

@@ -37,6 +37,7 @@ import { parseBlob, parseBoolean, parseJson, parseUuid, parseVarchar } from "./t
 export type { TypeNode } from "../types.ts";
 export type { StoredValue } from "./errors.ts";
 export { canPromote } from "./promote.ts";
+export { timestamptzFromEpochMicros } from "./temporal.ts";
 
 /** A column's type tree (children in column order) from the table's column records. */
 export function columnTree(cols: readonly ColumnRecord[], column: ColumnRecord): TypeNode {

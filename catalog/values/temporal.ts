@@ -278,3 +278,18 @@ function intervalText(months: number, days: number, micros: bigint): string {
   }
   return parts.join(" ");
 }
+
+/**
+ * DuckDB's text for a TIMESTAMPTZ held as epoch microseconds, in UTC (`2026-12-01 08:30:38.123456+00`):
+ * what DuckDB's CSV and JSON writers print for DuckLake's `snapshot_time`, and what it loads back.
+ */
+export function timestamptzFromEpochMicros(micros: number): string {
+  const t = BigInt(Math.trunc(micros));
+  let day = t / US_PER_DAY;
+  let rest = t % US_PER_DAY;
+  if (rest < 0n) {
+    rest += US_PER_DAY;
+    day -= 1n;
+  }
+  return `${dateText(Number(day))} ${timeOfDayText(rest * 1000n, 6)}+00`;
+}

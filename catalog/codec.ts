@@ -38,6 +38,11 @@ export const ValueKind = {
   nameEntries: 0x40,
   idempotency: 0x50,
   idempotencyExpiry: 0x51,
+  ingestHead: 0x60,
+  ingestRecord: 0x61,
+  ingestTable: 0x62,
+  ingestKeys: 0x63,
+  ingestSettings: 0x64,
 } as const;
 export type ValueKind = (typeof ValueKind)[keyof typeof ValueKind];
 

@@ -19,6 +19,9 @@ import type { CommitRequest } from "./verbs/schema.ts";
 
 export type { CommitResult, GroupOutcome, MemberResult } from "./commit/group.ts";
 export * from "./errors.ts";
+export { MAX_FLUSH_RECORDS, MAX_OPS_PER_WRITE, MAX_UNFLUSHED_RECORDS } from "./ingest/limits.ts";
+export { MAX_ROWS_PAGE, type RowsQuery, type RowsRead, readRows } from "./ingest/read.ts";
+export { readIngestHead, readSettings as readIngestSettings } from "./ingest/state.ts";
 export { type CatalogState, catalogAt } from "./reads/catalog-at.ts";
 export {
   DEFAULT_DUCKLAKE_PAGE_ROWS,
@@ -35,7 +38,14 @@ export { FILTER_OPS, type FilterOp, pruneFiles, type StatsFilter } from "./reads
 export { head, listSnapshots, type SnapshotInfo } from "./reads/snapshots.ts";
 export type { Assigned } from "./verbs/context.ts";
 export { MAX_INLINED_ROWS_PER_COMMIT, MAX_INLINED_ROWS_PER_TABLE } from "./verbs/ops/inline.ts";
-export { type CommitRequest, CommitRequestSchema, type Verb, VerbSchema } from "./verbs/schema.ts";
+export {
+  type CommitRequest,
+  CommitRequestSchema,
+  RowOpSchema,
+  type Verb,
+  VerbSchema,
+  WritePathSchema,
+} from "./verbs/schema.ts";
 
 export interface CatalogOptions {
   /** Wall clock in milliseconds (snapshot_time, idempotency expiry). */

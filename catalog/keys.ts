@@ -14,6 +14,8 @@ export const Subspace = {
   inline: 0x05,
   names: 0x06,
   idempotency: 0x07,
+  /** The row-ingestion log, its head, key indexes and settings (catalog/ingest/keys.ts). */
+  ingest: 0x08,
 } as const;
 
 export const SystemKind = { format: 0x01, head: 0x02 } as const;

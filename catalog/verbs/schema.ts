@@ -4,6 +4,12 @@
  * name, or by id.
  */
 import { z } from "zod";
+import {
+  MAX_FLUSH_INTERVAL_MS,
+  MAX_FLUSH_RECORDS,
+  MAX_KEY_COLUMNS,
+  MAX_OPS_PER_WRITE,
+} from "../ingest/limits.ts";
 import { MAX_NAME_LENGTH, nameProblem } from "../name-rules.ts";
 
 const id = z.number().int().nonnegative();
@@ -99,6 +105,14 @@ export const OptionScopeSchema = z
  * `unknown` rather than a recursive JSON schema, which the OpenAPI generator cannot describe.
  */
 const inlineValue = z.unknown();
+
+/** One row operation of the ingestion log (catalog/ingest/). */
+export const RowOpSchema = z.discriminatedUnion("op", [
+  z.object({ op: z.literal("insert"), row: z.record(z.string(), inlineValue) }).strict(),
+  z.object({ op: z.literal("upsert"), row: z.record(z.string(), inlineValue) }).strict(),
+  z.object({ op: z.literal("delete"), key: z.record(z.string(), inlineValue) }).strict(),
+]);
+export const WritePathSchema = z.enum(["wal", "lake"]);
 
 export const VerbSchema = z.discriminatedUnion("op", [
   z.object({ op: z.literal("create_schema"), name }),
@@ -251,6 +265,31 @@ export const VerbSchema = z.discriminatedUnion("op", [
      * (which this replaces), as DuckLake's flush writes them.
      */
     fileDeletes: z.array(z.object({ dataFileId: id, file: DeleteFileSpecSchema })).optional(),
+  }),
+  z.object({
+    op: z.literal("rows_write"),
+    table: RelationRefSchema,
+    ops: z.array(RowOpSchema).min(1).max(MAX_OPS_PER_WRITE),
+    writePath: WritePathSchema.optional(),
+  }),
+  z.object({
+    op: z.literal("rows_truncate"),
+    table: RelationRefSchema,
+    writePath: WritePathSchema.optional(),
+  }),
+  z.object({
+    op: z.literal("rows_flush"),
+    maxRecords: z.number().int().min(1).max(MAX_FLUSH_RECORDS).optional(),
+  }),
+  z.object({
+    op: z.literal("set_row_key"),
+    table: RelationRefSchema,
+    columns: z.array(name).min(1).max(MAX_KEY_COLUMNS),
+  }),
+  z.object({
+    op: z.literal("set_ingest_settings"),
+    writePath: WritePathSchema.optional(),
+    flushIntervalMs: z.number().int().min(0).max(MAX_FLUSH_INTERVAL_MS).optional(),
   }),
 ]);
 

@@ -137,14 +137,53 @@ async function adjustInlinedRows(ctx: VerbContext, tableId: number, delta: numbe
   return next;
 }
 
-export async function inlineInsert(ctx: VerbContext, v: VerbOf<"inline_insert">): Promise<Assigned> {
-  const table = await ctx.table(v.table);
-  const t = table.table_id;
-  const all = await ctx.columns(t);
+/** A table's top-level columns with their type trees, looked up case-insensitively by name. */
+export interface TableShape {
+  tableId: number;
+  cols: { col: ColumnRecord; node: TypeNode }[];
+  byName: Map<string, { col: ColumnRecord; node: TypeNode }>;
+}
+
+export function tableShape(tableId: number, all: ColumnRecord[]): TableShape {
   const cols = all
     .filter((c) => c.parent_column === null)
     .map((col) => ({ col, node: columnTree(all, col) }));
-  const byName = new Map(cols.map((c) => [c.col.column_name.toLowerCase(), c]));
+  return { tableId, cols, byName: new Map(cols.map((c) => [c.col.column_name.toLowerCase(), c])) };
+}
+
+/**
+ * One row as the catalog stores it: every value checked and canonicalised by catalog/values (unknown
+ * column ⇒ NotFound, NOT NULL column without a value ⇒ Constraint), errors naming `path.column`. The one
+ * rule for an inlined row, shared by inline_insert and the row-ingestion log.
+ */
+export function canonicalRow(
+  shape: TableShape,
+  row: Record<string, unknown>,
+  path: string,
+): InlineRowRecord["values"] {
+  const t = shape.tableId;
+  const values: InlineRowRecord["values"] = {};
+  for (const [name, value] of Object.entries(row)) {
+    const c = shape.byName.get(name.toLowerCase());
+    if (c === undefined) throw new NotFound(`column ${quoteName(name)} does not exist in table ${t}`);
+    values[c.col.column_name] = parseValue(
+      c.node,
+      value === undefined ? null : (value as StoredValue),
+      `${path}.${c.col.column_name}`,
+    );
+  }
+  for (const { col } of shape.cols) {
+    if (!col.nulls_allowed && (values[col.column_name] ?? null) === null)
+      throw new Constraint(`${path}.${col.column_name}: column ${col.column_id} of table ${t} is NOT NULL`);
+  }
+  return values;
+}
+
+export async function inlineInsert(ctx: VerbContext, v: VerbOf<"inline_insert">): Promise<Assigned> {
+  const table = await ctx.table(v.table);
+  const t = table.table_id;
+  const shape = tableShape(t, await ctx.columns(t));
+  const cols = shape.cols;
   ctx.inlinedRows += v.rows.length;
   if (ctx.inlinedRows > MAX_INLINED_ROWS_PER_COMMIT) {
     throw new Constraint(
@@ -163,22 +202,7 @@ export async function inlineInsert(ctx: VerbContext, v: VerbOf<"inline_insert">)
   const rowIdStart = base.next_row_id;
   const canonicalRows: InlineRowRecord["values"][] = [];
   v.rows.forEach((row, i) => {
-    const values: InlineRowRecord["values"] = {};
-    for (const [name, value] of Object.entries(row)) {
-      const c = byName.get(name.toLowerCase());
-      if (c === undefined) throw new NotFound(`column ${quoteName(name)} does not exist in table ${t}`);
-      values[c.col.column_name] = parseValue(
-        c.node,
-        value === undefined ? null : (value as StoredValue),
-        `rows[${i}].${c.col.column_name}`,
-      );
-    }
-    for (const { col } of cols) {
-      if (!col.nulls_allowed && (values[col.column_name] ?? null) === null)
-        throw new Constraint(
-          `rows[${i}].${col.column_name}: column ${col.column_id} of table ${t} is NOT NULL`,
-        );
-    }
+    const values = canonicalRow(shape, row, `rows[${i}]`);
     canonicalRows.push(values);
     const rowId = rowIdStart + i;
     ctx.write(keys.inlineRow(t, rowId), ValueKind.inlineRow, {

@@ -1,0 +1,98 @@
+/**
+ * Reads of lake + tail (docs/decisions/0310-row-ingestion-log.md): a table's rows at the cut's newest
+ * snapshot, with the log records above the drained watermark folded over them in sequence order — the
+ * same fold the flusher applies (tombstones empty the table, upserts and deletes replace by key). Both
+ * halves come from one store cut, so the watermark and the tail agree. With `snapshot`, the lake only.
+ */
+import type { ReadView } from "../../storage/api.ts";
+import { InvalidRequest, NotFound, Unsupported } from "../errors.ts";
+import { tableFilesAt } from "../reads/files-at.ts";
+import type { InlineValue } from "../records.ts";
+import { columnTree, parseValue, type StoredValue } from "../values/index.ts";
+import type { RelationRef } from "../verbs/schema.ts";
+import { MAX_UNFLUSHED_RECORDS } from "./limits.ts";
+import type { RowValues } from "./records.ts";
+import { keyText, readIngestHead, readIngestTable, readTail } from "./state.ts";
+
+/** Rows one read answers at most. */
+export const MAX_ROWS_PAGE = 100_000;
+
+export interface RowsRead {
+  rows: RowValues[];
+  /** The newest log sequence number the answer includes (0: none). */
+  watermark: number;
+  /** The drained watermark: records up to it are in the lake. */
+  drained: number;
+  /** The offset of the next page, or null. */
+  next: number | null;
+  snapshotId: number;
+}
+
+export interface RowsQuery {
+  snapshot?: number;
+  /** Point read: the key as a JSON object of key columns. */
+  key?: Record<string, unknown>;
+  offset?: number;
+  limit?: number;
+}
+
+export async function readRows(view: ReadView, table: RelationRef, q: RowsQuery): Promise<RowsRead> {
+  const plan = await tableFilesAt(view, table, q.snapshot);
+  const t = plan.table.table_id;
+  if (plan.files.length > 0) {
+    throw new Unsupported(
+      `table ${t} holds Parquet data files; the rows API reads inlined rows and the log only (read the files through the scan plan)`,
+    );
+  }
+  const limit = q.limit ?? MAX_ROWS_PAGE;
+  if (limit < 1 || limit > MAX_ROWS_PAGE) throw new InvalidRequest(`limit must be 1..${MAX_ROWS_PAGE}`);
+  const meta = await readIngestTable(view, t);
+  const keyColumns = meta?.key_columns ?? [];
+  const keyOfRow = (row: RowValues): string => keyText(keyColumns.map((c) => row[c] ?? null));
+  // Insertion-ordered map: lake rows by row id, then tail rows in sequence order.
+  let rows = new Map<string, RowValues>();
+  let anon = 0;
+  const slot = (row: RowValues): string => (keyColumns.length > 0 ? `k${keyOfRow(row)}` : `a${anon++}`);
+  for (const r of plan.inlined_rows) rows.set(slot(r.values), r.values);
+  const head = await readIngestHead(view);
+  let watermark = head.drained;
+  if (q.snapshot === undefined) {
+    const tail = await readTail(view, head.drained, MAX_UNFLUSHED_RECORDS);
+    for (const r of tail) {
+      watermark = r.seq;
+      if (r.table_id !== t) continue;
+      if (r.kind === "truncate" || r.kind === "drop") rows = new Map();
+      else if (r.kind === "insert") rows.set(slot(r.row ?? {}), r.row ?? {});
+      else {
+        const k = `k${keyText(r.key ?? [])}`;
+        rows.delete(k);
+        if (r.kind === "upsert") rows.set(k, r.row ?? {});
+      }
+    }
+  }
+  let all = [...rows.values()];
+  if (q.key !== undefined) {
+    if (keyColumns.length === 0) throw new InvalidRequest(`table ${t} declares no key columns; read by scan`);
+    const wanted = keyText(canonicalKey(plan.columns, keyColumns, q.key));
+    all = all.filter((r) => keyOfRow(r) === wanted);
+  }
+  const offset = q.offset ?? 0;
+  const page = all.slice(offset, offset + limit);
+  const next = offset + limit < all.length ? offset + limit : null;
+  return { rows: page, watermark, drained: head.drained, next, snapshotId: plan.snapshot_id };
+}
+
+function canonicalKey(
+  columns: Parameters<typeof columnTree>[0],
+  keyColumns: string[],
+  key: Record<string, unknown>,
+): InlineValue[] {
+  const given = new Map(Object.entries(key).map(([k, v]) => [k.toLowerCase(), v]));
+  return keyColumns.map((name) => {
+    const col = columns.find((c) => c.parent_column === null && c.column_name === name);
+    if (!col) throw new NotFound(`key column ${name} no longer exists`);
+    const raw = given.get(name.toLowerCase());
+    if (raw === undefined) throw new InvalidRequest(`key: needs key column ${name}`);
+    return parseValue(columnTree(columns, col), raw as StoredValue, `key.${name}`) as InlineValue;
+  });
+}

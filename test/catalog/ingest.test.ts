@@ -1,0 +1,195 @@
+import { describe, expect, it } from "vitest";
+import type { Catalog, CommitRequest } from "../../catalog/index.ts";
+import { readIngestHead, readRows } from "../../catalog/index.ts";
+import type { Store } from "../../storage/api.ts";
+import { fresh, settle } from "./support.ts";
+
+const T = { schema: "main", name: "events" };
+
+async function commit(store: Store, catalog: Catalog, req: CommitRequest) {
+  const out = await catalog.commit(req);
+  await settle(store, out.durable);
+  return out;
+}
+
+async function setup(tag: string, keyed: boolean) {
+  const { store, catalog } = await fresh(tag);
+  await commit(store, catalog, {
+    verbs: [
+      {
+        op: "create_table",
+        schema: "main",
+        name: "events",
+        columns: [
+          { name: "id", type: "int64" },
+          { name: "v", type: "varchar" },
+        ],
+      },
+      ...(keyed ? [{ op: "set_row_key" as const, table: T, columns: ["id"] }] : []),
+    ],
+  });
+  return { store, catalog };
+}
+
+const rows = async (store: Store) => (await readRows(store.snapshot(), T, {})).rows;
+
+describe("row ingestion log", () => {
+  it("appends take dense sequence numbers in commit order without minting snapshots", async () => {
+    const { store, catalog } = await setup("ing-seq", false);
+    const before = (await catalog.commit({ verbs: [] })).snapshotId;
+    const group = await catalog.commitGroup(
+      Array.from({ length: 8 }, (_, i) => ({
+        verbs: [
+          {
+            op: "rows_write" as const,
+            table: T,
+            ops: [{ op: "insert" as const, row: { id: i, v: `r${i}` } }],
+          },
+        ],
+      })),
+    );
+    await settle(store, group.durable);
+    const seqs = group.results.map((r) => (r.ok ? r.value.assigned[0]?.firstSeq : -1));
+    expect(seqs).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(group.results.every((r) => r.ok && r.value.snapshotId === null)).toBe(true);
+    expect(before).toBeNull();
+    expect((await rows(store)).map((r) => r.id)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+  });
+
+  it("a bad op fails only its own member; the others land with dense numbers and nothing of the bad one", async () => {
+    const { store, catalog } = await setup("ing-bad", false);
+    const group = await catalog.commitGroup([
+      { verbs: [{ op: "rows_write", table: T, ops: [{ op: "insert", row: { id: 1 } }] }] },
+      {
+        verbs: [
+          {
+            op: "rows_write",
+            table: T,
+            ops: [
+              { op: "insert", row: { id: 2 } },
+              { op: "insert", row: { id: "x" } },
+            ],
+          },
+        ],
+      },
+      { verbs: [{ op: "rows_write", table: T, ops: [{ op: "insert", row: { id: 3 } }] }] },
+    ]);
+    await settle(store, group.durable);
+    expect(group.results.map((r) => r.ok)).toEqual([true, false, true]);
+    const bad = group.results[1];
+    expect(bad && !bad.ok && bad.error.message).toContain("ops[1].row.id");
+    expect(group.results[2]?.ok && group.results[2].value.assigned[0]?.firstSeq).toBe(2);
+    expect((await rows(store)).map((r) => r.id)).toEqual([1, 3]);
+  });
+
+  it("flush folds upserts and deletes by key into DuckLake rows, trims the log, and is a no-op when repeated", async () => {
+    const { store, catalog } = await setup("ing-flush", true);
+    const w = (ops: CommitRequest["verbs"][number]) => commit(store, catalog, { verbs: [ops] });
+    await w({
+      op: "rows_write",
+      table: T,
+      ops: [
+        { op: "upsert", row: { id: 1, v: "a" } },
+        { op: "upsert", row: { id: 2, v: "b" } },
+        { op: "upsert", row: { id: 1, v: "a2" } },
+      ],
+    });
+    const f1 = await commit(store, catalog, { verbs: [{ op: "rows_flush" }], message: "flush" });
+    expect(f1.assigned[0]).toMatchObject({ drained: 3, records: 3, inserted: 2 });
+    expect(f1.snapshotId).not.toBeNull();
+    await w({
+      op: "rows_write",
+      table: T,
+      ops: [
+        { op: "delete", key: { id: 2 } },
+        { op: "upsert", row: { id: 1, v: "a3" } },
+      ],
+    });
+    expect(await rows(store)).toEqual([{ id: 1, v: "a3" }]);
+    const f2 = await commit(store, catalog, { verbs: [{ op: "rows_flush" }] });
+    expect(f2.assigned[0]).toMatchObject({ drained: 5, records: 2, inserted: 1, deleted: 2 });
+    const again = await commit(store, catalog, { verbs: [{ op: "rows_flush" }] });
+    expect(again.assigned[0]).toMatchObject({ drained: 5, records: 0 });
+    expect(again.snapshotId).toBeNull();
+    const view = store.snapshot();
+    expect(await readRows(view, T, { snapshot: f2.snapshotId as number })).toMatchObject({
+      rows: [{ id: 1, v: "a3" }],
+    });
+    expect(await readRows(view, T, { key: { id: 1 } })).toMatchObject({
+      rows: [{ id: 1, v: "a3" }],
+      watermark: 5,
+      drained: 5,
+    });
+    expect(await readIngestHead(view)).toEqual({ next_seq: 6, drained: 5 });
+    let left = 0;
+    for await (const _ of view.scan({ prefix: new Uint8Array([0x08, 0x02]) })) left++;
+    expect(left).toBe(0);
+  });
+
+  it("a truncate tombstone voids earlier records and the lake rows, for readers and the flusher", async () => {
+    const { store, catalog } = await setup("ing-trunc", false);
+    await commit(store, catalog, {
+      verbs: [{ op: "rows_write", table: T, ops: [{ op: "insert", row: { id: 1 } }] }],
+    });
+    await commit(store, catalog, { verbs: [{ op: "rows_flush" }] });
+    await commit(store, catalog, {
+      verbs: [{ op: "rows_write", table: T, ops: [{ op: "insert", row: { id: 2 } }] }],
+    });
+    await commit(store, catalog, { verbs: [{ op: "rows_truncate", table: T }] });
+    await commit(store, catalog, {
+      verbs: [{ op: "rows_write", table: T, ops: [{ op: "insert", row: { id: 3 } }] }],
+    });
+    expect((await rows(store)).map((r) => r.id)).toEqual([3]);
+    await commit(store, catalog, { verbs: [{ op: "rows_flush" }] });
+    expect((await readRows(store.snapshot(), T, {})).rows.map((r) => r.id)).toEqual([3]);
+  });
+
+  it("drop and recreate under one name converges on the new table", async () => {
+    const { store, catalog } = await setup("ing-drop", false);
+    await commit(store, catalog, {
+      verbs: [{ op: "rows_write", table: T, ops: [{ op: "insert", row: { id: 1 } }] }],
+    });
+    await commit(store, catalog, {
+      verbs: [
+        { op: "drop_table", table: T },
+        {
+          op: "create_table",
+          schema: "main",
+          name: "events",
+          columns: [
+            { name: "id", type: "int64" },
+            { name: "v", type: "varchar" },
+          ],
+        },
+      ],
+    });
+    await commit(store, catalog, {
+      verbs: [{ op: "rows_write", table: T, ops: [{ op: "insert", row: { id: 9 } }] }],
+    });
+    expect((await rows(store)).map((r) => r.id)).toEqual([9]);
+    await commit(store, catalog, { verbs: [{ op: "rows_flush" }] });
+    expect((await rows(store)).map((r) => r.id)).toEqual([9]);
+  });
+
+  it("writePath lake lands the rows in DuckLake in the same commit", async () => {
+    const { store, catalog } = await setup("ing-lake", false);
+    const out = await commit(store, catalog, {
+      verbs: [
+        { op: "rows_write", table: T, writePath: "lake", ops: [{ op: "insert", row: { id: 7, v: "x" } }] },
+      ],
+    });
+    expect(out.snapshotId).not.toBeNull();
+    expect(await readIngestHead(store.snapshot())).toEqual({ next_seq: 2, drained: 1 });
+    expect(await readRows(store.snapshot(), T, { snapshot: out.snapshotId as number })).toMatchObject({
+      rows: [{ id: 7, v: "x" }],
+    });
+  });
+
+  it("refuses insert on a keyed table and upsert on an unkeyed one, writing nothing", async () => {
+    const { store, catalog } = await setup("ing-refuse", true);
+    await expect(
+      catalog.commit({ verbs: [{ op: "rows_write", table: T, ops: [{ op: "insert", row: { id: 1 } }] }] }),
+    ).rejects.toThrow(/upsert/);
+    expect(await readIngestHead(store.snapshot())).toEqual({ next_seq: 1, drained: 0 });
+  });
+});

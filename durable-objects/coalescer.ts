@@ -84,9 +84,17 @@ export class Coalescer<M, B> {
 
   /**
    * Joins the next batch. `admit` runs first while the caller counts as on its way in (the writer passes
-   * its lazy open); a batch does not seal while anyone is still there.
+   * its lazy open); a batch does not seal while anyone is still there. An `alone` member (a row
+   * transaction) rides a batch of its own: merging transactions into one physical commit would let each
+   * see the others' uncommitted writes (docs/decisions/0312-ingest-writer.md).
    */
-  async join(member: M, weight: number, parked: Parked, admit?: () => Promise<void>): Promise<Settled<B>> {
+  async join(
+    member: M,
+    weight: number,
+    parked: Parked,
+    admit?: () => Promise<void>,
+    alone = false,
+  ): Promise<Settled<B>> {
     if (this.stopped) return { kind: "dropped", error: this.stopped.error };
     this.arriving++;
     this.options.stall.enter(parked, "admission");
@@ -107,7 +115,7 @@ export class Coalescer<M, B> {
     return new Promise<Settled<B>>((settle) => {
       const w = Math.max(1, weight);
       let b = this.forming;
-      if (b !== undefined && b.weight + w > this.options.maxMembers) {
+      if (b !== undefined && (alone || b.weight + w > this.options.maxMembers)) {
         this.seal(b);
         b = undefined;
       }
@@ -118,7 +126,7 @@ export class Coalescer<M, B> {
       b.entries.push({ member, weight: w, parked, settle });
       b.weight += w;
       this.options.stall.enter(parked, "open");
-      if (b.weight >= this.options.maxMembers) this.seal(b);
+      if (alone || b.weight >= this.options.maxMembers) this.seal(b);
       this.pump();
     });
   }

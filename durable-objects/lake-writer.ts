@@ -19,6 +19,7 @@ import { writerSetup } from "./setup.ts";
 import {
   type CreateAnswer,
   type DeleteAnswer,
+  type FlushAnswer,
   type HeadAnswer,
   type LogLevel,
   Writer,
@@ -103,6 +104,20 @@ export class LakeWriter extends DurableObject<Env> {
   /** One commit: answered once its WAL segment is durable and published, with its position token. */
   async commit(lake: string, verbs: unknown, options: CommitOptions = {}): Promise<Envelope<CommitResult>> {
     return this.call(lake, (w) => w.commit({ ...options, verbs }));
+  }
+
+  /** A row transaction: one request in a batch of its own, all or nothing. */
+  async transaction(
+    lake: string,
+    verbs: unknown,
+    options: CommitOptions = {},
+  ): Promise<Envelope<CommitResult>> {
+    return this.call(lake, (w) => w.transaction({ ...options, verbs }));
+  }
+
+  /** Drains the row log into DuckLake now (bounded batches); answers what it drained. */
+  async flushRows(lake: string): Promise<Envelope<FlushAnswer>> {
+    return this.call(lake, (w) => w.flushRows());
   }
 
   /** A caller's own group: one batch, one snapshot per member, per-member results. */

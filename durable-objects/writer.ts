@@ -21,6 +21,8 @@ import {
   NotFound,
   openCatalog,
   quoteName,
+  readIngestHead,
+  readIngestSettings,
 } from "../catalog/index.ts";
 import type { Bucket, CheckpointInfo, CheckpointWriter, MaintenanceReport, Store } from "../storage/api.ts";
 import { CodedError, Fenced, OpenRaced, StoreUnavailable } from "../storage/errors.ts";
@@ -137,12 +139,32 @@ function parseRequest(raw: unknown): CommitRequest {
   return r.data;
 }
 
+/** Flush batches one `flushRows` call runs before it answers (the alarm re-arms for the rest). */
+export const MAX_FLUSH_BATCHES_PER_CALL = 20;
+/** The commit message of flush snapshots (lakes with `require_commit_message` accept them). */
+const FLUSH_MESSAGE = "ducklake-edge: flush row log";
+
+export interface FlushAnswer {
+  drained: number;
+  records: number;
+  batches: number;
+  snapshots: number[];
+  /** Records still in the log after this call. */
+  pending: number;
+}
+
+function appendsRows(r: CommitRequest): boolean {
+  return r.verbs.some((v) => v.op === "rows_write" || v.op === "rows_truncate");
+}
+
 export class Writer {
   private session: Session | undefined;
   private opening: Promise<Session> | undefined;
   private terminal: CodedError | undefined;
   private deleting = false;
   private backgroundArmed = false;
+  /** When the row flusher is next due (undefined: not armed, or unknown after a restart). */
+  private flushDueAt: number | undefined;
   private maintenanceArmed = false;
   private swept = 0;
   private submitMs = 0;
@@ -200,6 +222,45 @@ export class Writer {
     if (r === undefined) throw new Error("the batch returned no result for a member");
     if (!r.ok) throw new MemberFailed(r.error.code, r.error.message);
     return r.value;
+  }
+
+  /**
+   * A row transaction: one request, all or nothing, in a batch of its own (never coalesced with other
+   * writes; docs/decisions/0312-ingest-writer.md).
+   */
+  async transaction(request: unknown): Promise<CommitResult> {
+    const results = await this.run([parseRequest(request)], true);
+    const r = results[0];
+    if (r === undefined) throw new Error("the batch returned no result for a member");
+    if (!r.ok) throw new MemberFailed(r.error.code, r.error.message);
+    return r.value;
+  }
+
+  /**
+   * Drains the row log into DuckLake now: flush batches (one DuckLake commit each, through the ordinary
+   * commit path, so writes keep flowing between them) until the log is empty or MAX_FLUSH_BATCHES_PER_CALL.
+   */
+  async flushRows(): Promise<FlushAnswer> {
+    let records = 0;
+    let batches = 0;
+    let drained = 0;
+    const snapshots: number[] = [];
+    for (; batches < MAX_FLUSH_BATCHES_PER_CALL; ) {
+      const r = await this.commit({ verbs: [{ op: "rows_flush" }], message: FLUSH_MESSAGE });
+      const a = r.assigned[0] ?? {};
+      const n = Number(a.records ?? 0);
+      drained = Number(a.drained ?? drained);
+      if (n === 0) break;
+      batches++;
+      records += n;
+      if (r.snapshotId !== null) snapshots.push(r.snapshotId);
+    }
+    const s = await this.ready();
+    const head = await readIngestHead(s.store.snapshot());
+    const pending = head.next_seq - 1 - head.drained;
+    this.flushDueAt = undefined;
+    if (pending > 0) this.armFlush();
+    return { drained, records, batches, snapshots, pending };
   }
 
   /** Commits a caller's own group in one batch; each member's result, once the batch is durable. */
@@ -325,6 +386,7 @@ export class Writer {
         removed: swept.removed,
       });
     }
+    await this.backgroundFlush(s);
     let more = swept.removed >= SWEEP_LIMIT;
     for (let step = 0; step < MAINTENANCE_STEPS && s.store.needsMaintenance && !this.terminal; step++) {
       const report = await this.maintain(s);
@@ -392,13 +454,13 @@ export class Writer {
 
   // --- commit path ---------------------------------------------------------------------------------
 
-  private async run(requests: CommitRequest[]): Promise<MemberResult[]> {
+  private async run(requests: CommitRequest[], alone = false): Promise<MemberResult[]> {
     this.throwIfStopped();
     const ticket = new Ticket();
     this.tickets.add(ticket);
     try {
       const settled = await Promise.race([
-        this.coalescer.join({ requests }, requests.length, ticket, () => this.ready().then(() => {})),
+        this.coalescer.join({ requests }, requests.length, ticket, () => this.ready().then(() => {}), alone),
         ticket.stopped,
       ]);
       const { outcome, offset } = this.interpret(settled);
@@ -412,6 +474,7 @@ export class Writer {
       ]);
       if (durable !== undefined) throw this.durabilityFailed(durable);
       this.armBackground();
+      if (requests.some(appendsRows)) this.armFlush();
       return outcome.results.slice(offset, offset + requests.length);
     } finally {
       this.stall.leave(ticket);
@@ -515,6 +578,48 @@ export class Writer {
           );
     this.terminate(err);
     return err;
+  }
+
+  /**
+   * After an acknowledged append: the flusher runs `flushIntervalMs` later (the lake's ingest setting;
+   * 0 = on demand only), on the object's alarm.
+   */
+  private armFlush(): void {
+    if (this.flushDueAt !== undefined || this.session === undefined) return;
+    const s = this.session;
+    this.flushDueAt = Number.POSITIVE_INFINITY;
+    void readIngestSettings(s.store.snapshot())
+      .then((settings) => {
+        if (settings.flush_interval_ms === 0) {
+          this.flushDueAt = undefined;
+          return;
+        }
+        this.flushDueAt = this.host.now() + settings.flush_interval_ms;
+        this.host.scheduleBackground(settings.flush_interval_ms);
+      })
+      .catch(() => {
+        this.flushDueAt = undefined;
+      });
+  }
+
+  /** The alarm's flush: due (or unknown after a restart) and the log has records. */
+  private async backgroundFlush(s: Session): Promise<void> {
+    const view = s.store.snapshot();
+    const head = await readIngestHead(view);
+    if (head.next_seq - 1 === head.drained) return;
+    const settings = await readIngestSettings(view);
+    if (settings.flush_interval_ms === 0) return;
+    const due = this.flushDueAt ?? this.host.now();
+    if (due > this.host.now()) {
+      if (Number.isFinite(due)) this.host.scheduleBackground(due - this.host.now());
+      return;
+    }
+    const r = await this.flushRows();
+    this.host.log("info", { msg: "flushed rows", lake: this.host.lake, ...r });
+    if (r.pending > 0) {
+      this.flushDueAt = this.host.now();
+      this.host.scheduleBackground(this.host.tunables.backgroundSliceDelayMs);
+    }
   }
 
   private armBackground(): void {

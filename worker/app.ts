@@ -17,6 +17,7 @@ import { registerDataRoutes } from "./routes/data.ts";
 import { registerHealthRoutes } from "./routes/health.ts";
 import { registerLakeRoutes } from "./routes/lakes.ts";
 import { registerReadRoutes } from "./routes/reads.ts";
+import { registerRowRoutes } from "./routes/rows.ts";
 import { registerWriterRoutes } from "./routes/writer.ts";
 
 export const API_VERSION = "0.1.0";
@@ -82,6 +83,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   registerWriterRoutes(app);
   registerDataRoutes(app);
   registerReadRoutes(app);
+  registerRowRoutes(app);
 
   app.doc31("/v1/openapi.json", {
     openapi: "3.1.0",

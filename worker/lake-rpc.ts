@@ -7,6 +7,8 @@ import type { LakeWriter } from "../durable-objects/lake-writer.ts";
 import type { Env } from "./env.ts";
 import { ApiError } from "./errors.ts";
 
+export type DurableObjectStubOf = DurableObjectStub<LakeWriter>;
+
 export function writerStub(env: Env, lake: string): DurableObjectStub<LakeWriter> {
   return env.LAKE_WRITER.get(env.LAKE_WRITER.idFromName(lake));
 }

@@ -77,7 +77,12 @@ export async function readRows(view: ReadView, table: RelationRef, q: RowsQuery)
     all = all.filter((r) => keyOfRow(r) === wanted);
   }
   const offset = q.offset ?? 0;
-  const page = all.slice(offset, offset + limit);
+  // Every top-level column in column order, null when the row has no value (inserted before an
+  // add_column, or sent without it); values of dropped columns are not shown.
+  const names = plan.columns.filter((c) => c.parent_column === null).map((c) => c.column_name);
+  const page = all
+    .slice(offset, offset + limit)
+    .map((r) => Object.fromEntries(names.map((n) => [n, r[n] ?? null])) as RowValues);
   const next = offset + limit < all.length ? offset + limit : null;
   return { rows: page, watermark, drained: head.drained, next, snapshotId: plan.snapshot_id };
 }

@@ -6,17 +6,12 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { VerbSchema } from "../../catalog/index.ts";
 import type { AppEnv } from "../app-env.ts";
-import { ApiError } from "../errors.ts";
 import { checkRegisteredFiles } from "../file-checks.ts";
-import { callWriter } from "../lake-rpc.ts";
-import { log } from "../log.ts";
+import { forwardWithKey, IDEMPOTENCY_TTL_SECONDS } from "../forward.ts";
 import { requireScope } from "../middleware.ts";
 import { bearerSecurity, ErrorEnvelopeSchema, LakeParamSchema, lakeRouteErrors } from "../schemas/common.ts";
 
-/** How long the catalog keeps an idempotency record (catalog default), advertised to clients. */
-export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
-/** Attempts at reaching the writer for one commit (first try plus retries under the key). */
-const ATTEMPTS = 3;
+export { IDEMPOTENCY_TTL_SECONDS };
 
 const CommitBodySchema = z
   .object({
@@ -65,7 +60,7 @@ const CommitResultSchema = z
   })
   .openapi("CommitResult");
 
-const IdempotencyHeader = z.object({
+export const IdempotencyHeader = z.object({
   "idempotency-key": z
     .string()
     .regex(/^[A-Za-z0-9._:-]{1,200}$/, "Idempotency-Key must be 1-200 of A-Z a-z 0-9 . _ : -")
@@ -104,39 +99,15 @@ export function registerCommitRoutes(app: OpenAPIHono<AppEnv>): void {
     const { lake } = c.req.valid("param");
     const body = c.req.valid("json");
     const clientKey = c.req.valid("header")["idempotency-key"];
-    const key = clientKey ?? `edge:${crypto.randomUUID()}`;
     await checkRegisteredFiles(c.env, lake, body.verbs);
-    let lastUnavailable: ApiError | undefined;
-    for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
-      try {
-        const result = await callWriter(c.env, lake, (stub) =>
-          stub.commit(lake, body.verbs, {
-            idempotencyKey: key,
-            ...(body.author !== undefined ? { author: body.author } : {}),
-            ...(body.message !== undefined ? { message: body.message } : {}),
-            ...(body.extraInfo !== undefined ? { extraInfo: body.extraInfo } : {}),
-          }),
-        );
-        c.header("idempotency-key-ttl", String(IDEMPOTENCY_TTL_SECONDS));
-        if (clientKey) c.header("idempotency-key", clientKey);
-        return c.json(result as z.infer<typeof CommitResultSchema>, 200);
-      } catch (err) {
-        // Only an unreachable object is retried, always under the same key, so a commit that did land
-        // is answered from its record rather than made twice.
-        if (!(err instanceof ApiError) || err.code !== "Unavailable") throw err;
-        lastUnavailable = err;
-        log(
-          "warn",
-          { msg: "commit retry after writer unavailable", lake, attempt, requestId: c.get("requestId") },
-          c.env.LOG_LEVEL,
-        );
-      }
-    }
-    if (clientKey)
-      throw lastUnavailable ?? new ApiError("Unavailable", "the lake writer could not be reached");
-    throw new ApiError(
-      "CommitOutcomeUnknown",
-      `the writer for lake '${lake}' could not be reached after ${ATTEMPTS} attempts and the commit may or may not have landed; read the lake's snapshots before retrying, or send an Idempotency-Key so retries are safe`,
+    const result = await forwardWithKey(c, lake, clientKey, (stub, key) =>
+      stub.commit(lake, body.verbs, {
+        idempotencyKey: key,
+        ...(body.author !== undefined ? { author: body.author } : {}),
+        ...(body.message !== undefined ? { message: body.message } : {}),
+        ...(body.extraInfo !== undefined ? { extraInfo: body.extraInfo } : {}),
+      }),
     );
+    return c.json(result as z.infer<typeof CommitResultSchema>, 200);
   });
 }

@@ -66,6 +66,27 @@ describe("coalescer", () => {
     ]);
   });
 
+  it("an alone member (a row transaction) rides a batch of its own; standalone writes around it coalesce", async () => {
+    const { c, submitted, gates } = rig();
+    const hold = c.join(0, 1, parked());
+    await tick();
+    // While batch 1 is in flight: two writes, a transaction, two more writes, another transaction.
+    const queued = [
+      c.join(1, 1, parked()),
+      c.join(2, 1, parked()),
+      c.join(100, 1, parked(), undefined, true),
+      c.join(3, 1, parked()),
+      c.join(4, 1, parked()),
+      c.join(101, 1, parked(), undefined, true),
+    ];
+    for (let i = 0; i < 6; i++) {
+      await tick();
+      gates[i]?.release();
+    }
+    await Promise.all([hold, ...queued]);
+    expect(submitted).toEqual([[0], [1, 2], [100], [3, 4], [101]]);
+  });
+
   it("a batch does not seal while a caller is still being admitted", async () => {
     const { c, submitted, gates } = rig();
     let admitSlow!: () => void;

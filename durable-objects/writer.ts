@@ -82,6 +82,8 @@ export interface DeleteAnswer {
 export interface WriterStats {
   open: boolean;
   terminal: string | null;
+  /** True while a delete drains admitted commits and writes its marker. */
+  deleting: boolean;
   flushSpacingMs: number;
   batches: number;
   batchedRequests: number;
@@ -181,6 +183,7 @@ export class Writer {
     return {
       open: this.session !== undefined,
       terminal: this.terminal?.code ?? null,
+      deleting: this.draining,
       flushSpacingMs: this.session?.pacer.spacing ?? this.spacing(),
       batches: c.batches,
       batchedRequests: c.members,

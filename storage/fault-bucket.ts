@@ -66,6 +66,8 @@ export interface Gate {
   readonly reached: Promise<void>;
   /** Calls held so far (including released ones). */
   readonly held: number;
+  /** Resolves once `n` calls have been held (all at once, while the gate is closed). */
+  whenHeld(n: number): Promise<void>;
   /** Lets every held call, and every later matching one, through; removes the gate. */
   release(): void;
 }
@@ -87,6 +89,7 @@ interface ArmedGate {
   open: Promise<void>;
   release: () => void;
   reach: () => void;
+  waiters: { n: number; resolve: () => void }[];
 }
 
 interface ArmedFault {
@@ -156,13 +159,19 @@ export class FaultBucket implements Bucket {
     const reached = new Promise<void>((r) => {
       reach = r;
     });
-    const armed: ArmedGate = { rule, seen: 0, held: 0, open, release, reach };
+    const armed: ArmedGate = { rule, seen: 0, held: 0, open, release, reach, waiters: [] };
     this.gates.push(armed);
     return {
       reached,
       get held() {
         return armed.held;
       },
+      whenHeld: (n) =>
+        armed.held >= n
+          ? Promise.resolve()
+          : new Promise<void>((resolve) => {
+              armed.waiters.push({ n, resolve });
+            }),
       release: () => {
         this.gates = this.gates.filter((g) => g !== armed);
         armed.release();
@@ -252,6 +261,8 @@ export class FaultBucket implements Bucket {
       if (g.rule.nth !== undefined && g.seen !== g.rule.nth) continue;
       g.held++;
       g.reach();
+      for (const w of g.waiters.filter((x) => x.n <= g.held)) w.resolve();
+      g.waiters = g.waiters.filter((x) => x.n > g.held);
       await g.open;
       if (this.isCrashed) {
         rec.outcome = "crashed";

@@ -3,6 +3,7 @@
  * read and written asynchronously, so two requests that each read-then-set can interleave and leave the
  * later (longer) one in place; requests are therefore applied one at a time, in order, each only moving
  * the alarm earlier. A pass that wants to run again later asks again from inside the alarm.
+ * See docs/decisions/0111-background-retry-and-alarm.md.
  */
 
 /** The part of the object's storage the scheduler uses (`DurableObjectStorage` satisfies it). */

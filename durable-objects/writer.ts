@@ -258,6 +258,7 @@ export class Writer {
    * whose outcome is unknown is resolved by reading the lake state; if even that fails the instance
    * ends, and the next one learns the truth from R2. Concurrent deletes share one attempt; a delete of a
    * lake already marked deleted answers what the first did (and re-arms its removal).
+   * Why this order: docs/decisions/0110-lake-deletion-order.md.
    */
   deleteLake(): Promise<DeleteAnswer> {
     this.deletion ??= this.runDelete().finally(() => {
@@ -425,6 +426,7 @@ export class Writer {
    * Any failure of a pass re-arms it with exponential backoff (base `backgroundRetryBaseMs`, doubling,
    * at most `backgroundRetryMaxMs`) and says so: removal of a deleted lake and maintenance must never stop
    * for good because the bucket was away once. The count lives in the registry, so it survives restarts.
+   * See docs/decisions/0111-background-retry-and-alarm.md.
    */
   private backgroundFailed(e: unknown): void {
     const { registry, tunables } = this.host;

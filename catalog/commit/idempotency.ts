@@ -8,6 +8,7 @@
  * the group restamps it with the position through the transaction's commit stamp. A replay answers that
  * position, not the position at the time of the replay. Records written before positions were recorded
  * have none; their replays answer the replay's own position, as they always did.
+ * See docs/decisions/0112-idempotent-replay-position.md.
  */
 
 import type { Mutation } from "../../storage/api.ts";

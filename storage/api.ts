@@ -67,6 +67,7 @@ export interface CommitHandle {
  * `Transaction.commit` calls it synchronously once the position is fixed, before the conflict check;
  * its writes join the batch (replacing buffered writes of the same key), so they are checked and applied
  * with it. It is not called for a transaction with no buffered writes (that one commits trivially).
+ * Why: docs/decisions/0112-idempotent-replay-position.md.
  */
 export type PositionStamp = (position: Position) => readonly Mutation[];
 

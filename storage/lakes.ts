@@ -28,7 +28,7 @@ export function lakeStateFromListing(lake: string, first: BucketObject | undefin
 /**
  * Runs one raw bucket call; a failure that is not already typed becomes StoreUnavailable naming what was
  * being done, so callers (the writer's delete and its background removal) can tell a bucket that is
- * briefly away from a bug. `outcome` says what the caller can assume about a failed write.
+ * briefly away from a bug (docs/decisions/0111-background-retry-and-alarm.md). `outcome` says what the caller can assume about a failed write.
  */
 async function bucketCall<T>(what: string, outcome: string, fn: () => Promise<T>): Promise<T> {
   try {

@@ -119,6 +119,8 @@ class Soak {
   terminals = 0;
   unknownAnswers = 0;
   replays = 0;
+  /** Longest single commit call, ms (a stuck wait shows here). */
+  slowest = 0;
   private proc: Process;
   private seq = 0;
   private faulty = false;
@@ -225,10 +227,13 @@ class Soak {
     this.ops.push(op);
     for (op.attempts = 1; op.attempts <= MAX_ATTEMPTS && !this.stopped; op.attempts++) {
       const { writer } = this.current();
+      const t0 = Date.now();
       try {
         op.outcome = { ok: true, value: await writer.commit(op.request) };
+        this.slowest = Math.max(this.slowest, Date.now() - t0);
         return;
       } catch (e) {
+        this.slowest = Math.max(this.slowest, Date.now() - t0);
         const code = errorCode(e);
         if (DEFINITE_FAILURES.has(code)) {
           op.outcome = { ok: false, code };
@@ -580,6 +585,7 @@ async function main(): Promise<number> {
         crashedCalls: soak.faults.crashed,
         restarts: soak.restarts,
         terminal: soak.terminals,
+        slowestCallMs: soak.slowest,
         violations: violations.length,
         wallSeconds: Math.round((Date.now() - t0) / 100) / 10,
       },

@@ -103,7 +103,7 @@ export async function afterAbort<T = { snapshotId: number | null; replayed?: boo
       const st = await stub(lake)
         .status(lake)
         .catch(() => undefined);
-      return st !== undefined && st.ok && (st.value.writer?.terminal ?? null) === null;
+      return st?.ok === true && (st.value.writer?.terminal ?? null) === null;
     },
     "a fresh writer instance",
   );

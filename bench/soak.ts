@@ -44,8 +44,12 @@ const MAX_ATTEMPTS = 40;
 const RETRY_PAUSE_MS = 5;
 /** Racers per same-name create. */
 const RACERS = 3;
-/** Writer replacements (crashes and terminal writers) a run may go through before it stops early. */
-const MAX_RESTARTS = 500;
+/**
+ * Writer replacements (crashes and terminal writers) a run may go through before it stops early: a crash
+ * is armed about every CRASH_EVERY_MS, so this allows ten times that rate plus a margin.
+ */
+const RESTARTS_PER_SECOND_BOUND = 10;
+const RESTARTS_MARGIN = 100;
 /** How long after the workload stops the checker waits for in-flight answers, ms. */
 const DRAIN_MS = 60_000;
 
@@ -127,19 +131,22 @@ class Soak {
   private readonly registry = new MemoryRegistry();
   private readonly created: string[] = [];
   private readonly dropping = new Set<string>();
+  /** Acknowledged commits (not replays), the pool replays draw from. */
+  private readonly acked: Op[] = [];
 
   constructor(
     private readonly inner: Bucket,
     private readonly random: () => number,
     private readonly seed: number,
     private readonly tunables: WriterTunables,
+    private readonly maxRestarts: number,
   ) {
     this.proc = this.spawn();
   }
 
   /** The current writer "process"; a crashed or terminal one is replaced by a fresh one. */
   current(): Process {
-    if ((this.proc.dead || this.proc.bucket.crashed) && this.restarts < MAX_RESTARTS) {
+    if ((this.proc.dead || this.proc.bucket.crashed) && !this.stopped) {
       this.retire(this.proc);
       this.restarts++;
       this.proc = this.spawn();
@@ -148,7 +155,7 @@ class Soak {
   }
 
   get stopped(): boolean {
-    return this.restarts >= MAX_RESTARTS;
+    return this.restarts >= this.maxRestarts;
   }
 
   /** Arms a crash of the current process after a few more writes (the chaos loop calls this). */
@@ -231,6 +238,7 @@ class Soak {
       try {
         op.outcome = { ok: true, value: await writer.commit(op.request) };
         this.slowest = Math.max(this.slowest, Date.now() - t0);
+        if (op.kind !== "replay") this.acked.push(op);
         return;
       } catch (e) {
         this.slowest = Math.max(this.slowest, Date.now() - t0);
@@ -341,10 +349,7 @@ class Soak {
 
   /** Resends an acknowledged commit with its key: it must answer the recorded result and land nothing. */
   async replay(): Promise<void> {
-    const acked = this.ops.filter(
-      (o) => o.kind !== "replay" && o.outcome && "ok" in o.outcome && o.outcome.ok,
-    );
-    const original = acked[Math.floor(this.random() * acked.length)];
+    const original = this.acked[Math.floor(this.random() * this.acked.length)];
     if (original === undefined || !original.outcome || !("ok" in original.outcome) || !original.outcome.ok) {
       return this.append();
     }
@@ -478,13 +483,15 @@ function check(soak: Soak, cat: Catalogue): string[] {
   }
   const fileByPath = new Map<string, number>();
   for (const f of files) fileByPath.set(f.path, (fileByPath.get(f.path) ?? 0) + 1);
+  const firstByPath = new Map<string, (typeof files)[number]>();
+  for (const f of files) if (!firstByPath.has(f.path)) firstByPath.set(f.path, f);
   for (const op of byId.values()) {
     if (op.kind !== "append" || !op.path) continue;
     const o = op.outcome;
     const count = fileByPath.get(op.path) ?? 0;
     if (count > 1) v.push(`append ${op.id} registered ${count} times`);
     if (o && "ok" in o && o.ok) {
-      const f = files.find((x) => x.path === op.path);
+      const f = firstByPath.get(op.path);
       const assigned = (o.value.assigned[0] as { rowIdStart?: number } | undefined)?.rowIdStart;
       if (f === undefined) v.push(`acknowledged append ${op.id} has no file`);
       else if (assigned !== f.rowIdStart)
@@ -492,6 +499,9 @@ function check(soak: Soak, cat: Catalogue): string[] {
     }
   }
   // One winner per name.
+  const droppedNames = new Set(
+    [...byId.values()].filter((o) => o.kind === "drop" && snapshotsOf.has(o.id)).map((o) => o.name),
+  );
   const names = new Map<string, Op[]>();
   for (const op of byId.values())
     if (op.kind === "create" && op.name) names.set(op.name, [...(names.get(op.name) ?? []), op]);
@@ -500,9 +510,7 @@ function check(soak: Soak, cat: Catalogue): string[] {
     const landed = racers.filter((r) => snapshotsOf.has(r.id));
     if (won.length > 1) v.push(`${won.length} creates of ${name} were acknowledged`);
     if (landed.length > 1) v.push(`${landed.length} creates of ${name} landed`);
-    const dropped = [...byId.values()].some(
-      (o) => o.kind === "drop" && o.name === name && snapshotsOf.has(o.id),
-    );
+    const dropped = droppedNames.has(name);
     if (landed.length === 1 && !dropped && !cat.liveTables.has(name))
       v.push(`table ${name} was created and never dropped, but is missing`);
     if (dropped && cat.liveTables.has(name)) v.push(`table ${name} was dropped but is still live`);
@@ -539,7 +547,8 @@ async function main(): Promise<number> {
   };
   const t0 = Date.now();
   try {
-    const soak = new Soak(local.bucket, random, seed, tunables);
+    const maxRestarts = seconds * RESTARTS_PER_SECOND_BOUND + RESTARTS_MARGIN;
+    const soak = new Soak(local.bucket, random, seed, tunables, maxRestarts);
     await soak.setup();
     soak.startFaults();
     const deadline = Date.now() + seconds * 1000;
@@ -560,7 +569,7 @@ async function main(): Promise<number> {
     const cat = await recovered(local.bucket);
     const violations = check(soak, cat);
     if (!drained) violations.push(`the workload did not finish within ${DRAIN_MS} ms of its deadline`);
-    if (soak.stopped) violations.push(`stopped after ${MAX_RESTARTS} writer restarts`);
+    if (soak.stopped) violations.push(`stopped after ${maxRestarts} writer restarts`);
     const count = (pred: (o: Op) => boolean): number => soak.ops.filter(pred).length;
     const isOk = (o: Op): boolean => o.outcome !== undefined && "ok" in o.outcome && o.outcome.ok;
     const rows: Row[] = [

@@ -33,7 +33,11 @@ export { type ScanPlan, tableFilesAt } from "./reads/files-at.ts";
 export { type InlinedRow, type InlinedTable, inlinedTablesAt } from "./reads/inlined-tables.ts";
 export { head, listSnapshots, type SnapshotInfo } from "./reads/snapshots.ts";
 export type { Assigned } from "./verbs/context.ts";
-export { MAX_INLINED_ROWS_PER_COMMIT, MAX_INLINED_ROWS_PER_TABLE } from "./verbs/ops/inline.ts";
+export {
+  MAX_INLINED_DELETES_PER_COMMIT,
+  MAX_INLINED_ROWS_PER_COMMIT,
+  MAX_INLINED_ROWS_PER_TABLE,
+} from "./verbs/ops/inline.ts";
 export { type CommitRequest, CommitRequestSchema, type Verb, VerbSchema } from "./verbs/schema.ts";
 
 export interface CatalogOptions {

@@ -94,7 +94,11 @@ export const OptionScopeSchema = z
   .union([z.object({ schema: SchemaRefSchema }), z.object({ table: RelationRefSchema })])
   .optional();
 
-const inlineValue = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+/**
+ * Any JSON value (nested types take arrays/objects); catalog/values/ checks it against its column's type.
+ * `unknown` rather than a recursive JSON schema, which the OpenAPI generator cannot describe.
+ */
+const inlineValue = z.unknown();
 
 export const VerbSchema = z.discriminatedUnion("op", [
   z.object({ op: z.literal("create_schema"), name }),

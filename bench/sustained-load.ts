@@ -241,6 +241,7 @@ export async function sustainedLoad(inner: Bucket, spec: LoadSpec): Promise<Row[
     manifestKiB: Math.round(size / 102.4) / 10,
     manifestTables: m.sortedTables.length,
     manifestUnreferenced: m.unreferenced.length,
+    gcLedgers: m.gcLedgers?.length ?? 0,
     manifestMaxKiB: Math.round(Math.max(size, ...manifestSizes.map((x) => x.size)) / 102.4) / 10,
   });
   if (failures > 0) console.error(`${failures} failures; first: ${firstFailure}`);

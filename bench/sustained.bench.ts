@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- sustained [--quick] [latency=20] [seconds=N]`: the store under sustained load
+ * `npm run bench -- sustained [--quick] [latency=20] [seconds=N] [only=load|cold]`: the store under sustained load
  * (issue 16). 16 and 64 writers of single-row commits through the writer core for a fixed time with
  * injected PUT/GET latency (sustained-load.ts), then the cold paths at 0 and 50 ms per operation
  * (sustained-cold.ts). --quick: 20 s per writer count and a 1k-file plan, under two minutes in all; the
@@ -21,21 +21,24 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
   const writerCounts = [16, 64];
   const fileCounts = opts.quick ? [1_000] : [1_000, 10_000];
   const coldLatencies = [0, 50];
+  // `only=load` or `only=cold` runs one phase (while iterating on one of them).
+  const only = arg(opts.args, "only");
   const { bucket, dispose } = await localBucket();
   const inner = stableBucket(bucket);
   const rows: Row[] = [];
   const t0 = performance.now();
   try {
-    for (const writers of writerCounts) {
+    for (const writers of only === "cold" ? [] : writerCounts) {
       const r = await sustainedLoad(inner, { writers, seconds, windows, latencyMs });
       for (const row of r) console.error(JSON.stringify(row));
       rows.push(...r);
     }
-    for (const r of await coldPlans(inner, fileCounts, coldLatencies)) {
+    const cold = only === "load" ? [] : coldLatencies;
+    for (const r of await coldPlans(inner, cold.length > 0 ? fileCounts : [], cold)) {
       console.error(JSON.stringify(r));
       rows.push(r);
     }
-    for (const r of await coldWakes(inner, coldLatencies)) {
+    for (const r of await coldWakes(inner, cold)) {
       console.error(JSON.stringify(r));
       rows.push(r);
     }

@@ -23,6 +23,13 @@ export interface OpRecord {
   /** The object key (for list: the listed prefix, "" when none). */
   key: string;
   outcome: OpOutcome;
+  /** Body bytes of a put (0 for other calls, and for a stream of unknown length). */
+  bytes: number;
+  /**
+   * Serial round of the call: 1 + the highest round of any call that had completed when it started. The
+   * highest round over a read is its chain of dependent round trips (what latency multiplies).
+   */
+  round: number;
 }
 
 interface Match {
@@ -110,6 +117,12 @@ function seeded(seed: number): () => number {
   };
 }
 
+function bodyBytes(v: ArrayBuffer | ArrayBufferView | string | ReadableStream | null): number {
+  if (v === null || v instanceof ReadableStream) return 0;
+  if (typeof v === "string") return new TextEncoder().encode(v).length;
+  return v.byteLength;
+}
+
 function matches(m: Match, op: BucketOp, key: string): boolean {
   if (m.op !== undefined && (typeof m.op === "string" ? m.op !== op : !m.op.includes(op))) return false;
   return m.prefix === undefined || key.startsWith(m.prefix);
@@ -124,6 +137,8 @@ export class FaultBucket implements Bucket {
   private gates: ArmedGate[] = [];
   private crashBudget: number | undefined;
   private isCrashed = false;
+  /** Highest round of a call completed since the last reset. */
+  private completedRound = 0;
 
   constructor(
     readonly inner: Bucket,
@@ -219,8 +234,30 @@ export class FaultBucket implements Bucket {
     return c;
   }
 
+  /** Body bytes of the puts matching the filter. */
+  bytesPut(filter: Omit<Match, "op"> & { outcome?: OpOutcome } = {}): number {
+    let n = 0;
+    for (const r of this.log) {
+      if (r.op !== "put" || !matches(filter, r.op, r.key)) continue;
+      if (filter.outcome !== undefined && r.outcome !== filter.outcome) continue;
+      n += r.bytes;
+    }
+    return n;
+  }
+
+  /**
+   * Serial round trips since the last reset among the calls matching the filter: the highest `round`
+   * (a chain of calls each started after the previous one completed). Parallel calls share a round.
+   */
+  serialRounds(filter: Match = {}): number {
+    let n = 0;
+    for (const r of this.log) if (matches(filter, r.op, r.key) && r.round > n) n = r.round;
+    return n;
+  }
+
   resetCounters(): void {
     this.log.length = 0;
+    this.completedRound = 0;
   }
 
   put(
@@ -228,7 +265,7 @@ export class FaultBucket implements Bucket {
     value: ArrayBuffer | ArrayBufferView | string | ReadableStream | null,
     options?: BucketPutOptions,
   ): Promise<BucketObject | null> {
-    return this.call("put", key, true, () => this.inner.put(key, value, options));
+    return this.call("put", key, true, () => this.inner.put(key, value, options), bodyBytes(value));
   }
 
   get(key: string, options?: BucketGetOptions): Promise<BucketObjectBody | null> {
@@ -248,9 +285,29 @@ export class FaultBucket implements Bucket {
     return this.call("delete", first, true, () => this.inner.delete(keys));
   }
 
-  private async call<T>(op: BucketOp, key: string, isWrite: boolean, run: () => Promise<T>): Promise<T> {
-    const rec: OpRecord = { op, key, outcome: "ok" };
+  private async call<T>(
+    op: BucketOp,
+    key: string,
+    isWrite: boolean,
+    run: () => Promise<T>,
+    bytes = 0,
+  ): Promise<T> {
+    const rec: OpRecord = { op, key, outcome: "ok", bytes, round: this.completedRound + 1 };
     this.log.push(rec);
+    try {
+      return await this.attempt(rec, op, key, isWrite, run);
+    } finally {
+      if (rec.round > this.completedRound) this.completedRound = rec.round;
+    }
+  }
+
+  private async attempt<T>(
+    rec: OpRecord,
+    op: BucketOp,
+    key: string,
+    isWrite: boolean,
+    run: () => Promise<T>,
+  ): Promise<T> {
     if (this.isCrashed) {
       rec.outcome = "crashed";
       throw new InjectedFault(`${op} ${key}: the bucket client crashed earlier`, "InjectedCrash");

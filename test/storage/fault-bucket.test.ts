@@ -23,6 +23,23 @@ describe("fault-injecting bucket", () => {
     expect(fb.count()).toBe(0);
   });
 
+  it("counts put bytes and serial rounds (parallel calls share a round)", async () => {
+    const p = `${lakeName("fb")}/`;
+    const fb = new FaultBucket(realBucket());
+    await fb.put(`${p}a`, new Uint8Array(10), absent);
+    await fb.put(`${p}b`, "héllo", absent);
+    expect(fb.bytesPut()).toBe(16);
+    expect(fb.bytesPut({ prefix: `${p}b` })).toBe(6);
+    expect(fb.serialRounds()).toBe(2);
+    fb.resetCounters();
+    await Promise.all([fb.get(`${p}a`), fb.get(`${p}b`), fb.head(`${p}a`)]);
+    expect(fb.serialRounds()).toBe(1);
+    await fb.list({ prefix: p });
+    await Promise.all([fb.get(`${p}a`), fb.get(`${p}b`)]);
+    expect(fb.serialRounds()).toBe(3);
+    expect(fb.serialRounds({ op: "list" })).toBe(2);
+  });
+
   it("fails the nth matching call, or a seeded fraction of calls", async () => {
     const p = `${lakeName("fb")}/`;
     const fb = new FaultBucket(realBucket(), { seed: 7 });

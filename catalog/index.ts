@@ -37,7 +37,11 @@ export { type InlinedRow, type InlinedTable, inlinedTablesAt } from "./reads/inl
 export { FILTER_OPS, type FilterOp, pruneFiles, type StatsFilter } from "./reads/prune.ts";
 export { head, listSnapshots, type SnapshotInfo } from "./reads/snapshots.ts";
 export type { Assigned } from "./verbs/context.ts";
-export { MAX_INLINED_ROWS_PER_COMMIT, MAX_INLINED_ROWS_PER_TABLE } from "./verbs/ops/inline.ts";
+export {
+  MAX_INLINED_DELETES_PER_COMMIT,
+  MAX_INLINED_ROWS_PER_COMMIT,
+  MAX_INLINED_ROWS_PER_TABLE,
+} from "./verbs/ops/inline.ts";
 export {
   type CommitRequest,
   CommitRequestSchema,

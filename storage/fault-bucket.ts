@@ -23,6 +23,13 @@ export interface OpRecord {
   /** The object key (for list: the listed prefix, "" when none). */
   key: string;
   outcome: OpOutcome;
+  /** Body bytes of a put (0 for other calls, and for a stream of unknown length). */
+  bytes: number;
+  /**
+   * Serial round of the call: 1 + the highest round of any call that had completed when it started. The
+   * highest round over a read is its chain of dependent round trips (what latency multiplies).
+   */
+  round: number;
 }
 
 interface Match {
@@ -51,6 +58,27 @@ export interface LatencyRule extends Match {
   ms: number | ((random: () => number) => number);
 }
 
+export interface GateRule extends Match {
+  /** Hold only the nth matching call (1-based), counted from when the gate was added (default: every one). */
+  nth?: number;
+}
+
+/**
+ * A gate holds matching calls before they reach the bucket until it is released: tests order events with
+ * it instead of sleeping. `reached` resolves once the first call is held, so a test knows the call is
+ * in flight (and exactly where) before it acts.
+ */
+export interface Gate {
+  /** Resolves when the first matching call is held at the gate. */
+  readonly reached: Promise<void>;
+  /** Calls held so far (including released ones). */
+  readonly held: number;
+  /** Resolves once `n` calls have been held (all at once, while the gate is closed). */
+  whenHeld(n: number): Promise<void>;
+  /** Lets every held call, and every later matching one, through; removes the gate. */
+  release(): void;
+}
+
 /** The error every injected failure throws. */
 export class InjectedFault extends Error {
   readonly code: string;
@@ -59,6 +87,16 @@ export class InjectedFault extends Error {
     this.name = code;
     this.code = code;
   }
+}
+
+interface ArmedGate {
+  rule: GateRule;
+  seen: number;
+  held: number;
+  open: Promise<void>;
+  release: () => void;
+  reach: () => void;
+  waiters: { n: number; resolve: () => void }[];
 }
 
 interface ArmedFault {
@@ -79,6 +117,12 @@ function seeded(seed: number): () => number {
   };
 }
 
+function bodyBytes(v: ArrayBuffer | ArrayBufferView | string | ReadableStream | null): number {
+  if (v === null || v instanceof ReadableStream) return 0;
+  if (typeof v === "string") return new TextEncoder().encode(v).length;
+  return v.byteLength;
+}
+
 function matches(m: Match, op: BucketOp, key: string): boolean {
   if (m.op !== undefined && (typeof m.op === "string" ? m.op !== op : !m.op.includes(op))) return false;
   return m.prefix === undefined || key.startsWith(m.prefix);
@@ -90,8 +134,11 @@ export class FaultBucket implements Bucket {
   readonly random: () => number;
   private faults: ArmedFault[] = [];
   private latencies: LatencyRule[] = [];
+  private gates: ArmedGate[] = [];
   private crashBudget: number | undefined;
   private isCrashed = false;
+  /** Highest round of a call completed since the last reset. */
+  private completedRound = 0;
 
   constructor(
     readonly inner: Bucket,
@@ -117,6 +164,36 @@ export class FaultBucket implements Bucket {
     };
   }
 
+  /** Holds matching calls until released (see `Gate`); a crash or fault rule still applies after release. */
+  hold(rule: GateRule = {}): Gate {
+    let release!: () => void;
+    let reach!: () => void;
+    const open = new Promise<void>((r) => {
+      release = r;
+    });
+    const reached = new Promise<void>((r) => {
+      reach = r;
+    });
+    const armed: ArmedGate = { rule, seen: 0, held: 0, open, release, reach, waiters: [] };
+    this.gates.push(armed);
+    return {
+      reached,
+      get held() {
+        return armed.held;
+      },
+      whenHeld: (n) =>
+        armed.held >= n
+          ? Promise.resolve()
+          : new Promise<void>((resolve) => {
+              armed.waiters.push({ n, resolve });
+            }),
+      release: () => {
+        this.gates = this.gates.filter((g) => g !== armed);
+        armed.release();
+      },
+    };
+  }
+
   /**
    * After `n` more writes (put/delete calls) land, the process "crashes": the next write does not land
    * and every later call of any kind fails with InjectedCrash.
@@ -129,10 +206,12 @@ export class FaultBucket implements Bucket {
     return this.isCrashed;
   }
 
-  /** Removes all fault and latency rules and any pending crash (a crash that happened stays). */
+  /** Removes all fault and latency rules and any pending crash (a crash that happened stays); opens every gate. */
   clearFaults(): void {
     this.faults = [];
     this.latencies = [];
+    for (const g of this.gates) g.release();
+    this.gates = [];
     this.crashBudget = undefined;
   }
 
@@ -155,8 +234,30 @@ export class FaultBucket implements Bucket {
     return c;
   }
 
+  /** Body bytes of the puts matching the filter. */
+  bytesPut(filter: Omit<Match, "op"> & { outcome?: OpOutcome } = {}): number {
+    let n = 0;
+    for (const r of this.log) {
+      if (r.op !== "put" || !matches(filter, r.op, r.key)) continue;
+      if (filter.outcome !== undefined && r.outcome !== filter.outcome) continue;
+      n += r.bytes;
+    }
+    return n;
+  }
+
+  /**
+   * Serial round trips since the last reset among the calls matching the filter: the highest `round`
+   * (a chain of calls each started after the previous one completed). Parallel calls share a round.
+   */
+  serialRounds(filter: Match = {}): number {
+    let n = 0;
+    for (const r of this.log) if (matches(filter, r.op, r.key) && r.round > n) n = r.round;
+    return n;
+  }
+
   resetCounters(): void {
     this.log.length = 0;
+    this.completedRound = 0;
   }
 
   put(
@@ -164,7 +265,7 @@ export class FaultBucket implements Bucket {
     value: ArrayBuffer | ArrayBufferView | string | ReadableStream | null,
     options?: BucketPutOptions,
   ): Promise<BucketObject | null> {
-    return this.call("put", key, true, () => this.inner.put(key, value, options));
+    return this.call("put", key, true, () => this.inner.put(key, value, options), bodyBytes(value));
   }
 
   get(key: string, options?: BucketGetOptions): Promise<BucketObjectBody | null> {
@@ -184,12 +285,49 @@ export class FaultBucket implements Bucket {
     return this.call("delete", first, true, () => this.inner.delete(keys));
   }
 
-  private async call<T>(op: BucketOp, key: string, isWrite: boolean, run: () => Promise<T>): Promise<T> {
-    const rec: OpRecord = { op, key, outcome: "ok" };
+  private async call<T>(
+    op: BucketOp,
+    key: string,
+    isWrite: boolean,
+    run: () => Promise<T>,
+    bytes = 0,
+  ): Promise<T> {
+    const rec: OpRecord = { op, key, outcome: "ok", bytes, round: this.completedRound + 1 };
     this.log.push(rec);
+    try {
+      return await this.attempt(rec, op, key, isWrite, run);
+    } finally {
+      if (rec.round > this.completedRound) this.completedRound = rec.round;
+    }
+  }
+
+  private async attempt<T>(
+    rec: OpRecord,
+    op: BucketOp,
+    key: string,
+    isWrite: boolean,
+    run: () => Promise<T>,
+  ): Promise<T> {
     if (this.isCrashed) {
       rec.outcome = "crashed";
       throw new InjectedFault(`${op} ${key}: the bucket client crashed earlier`, "InjectedCrash");
+    }
+    for (const g of [...this.gates]) {
+      if (!matches(g.rule, op, key)) continue;
+      g.seen++;
+      if (g.rule.nth !== undefined && g.seen !== g.rule.nth) continue;
+      g.held++;
+      g.reach();
+      for (const w of g.waiters.filter((x) => x.n <= g.held)) w.resolve();
+      g.waiters = g.waiters.filter((x) => x.n > g.held);
+      await g.open;
+      if (this.isCrashed) {
+        rec.outcome = "crashed";
+        throw new InjectedFault(
+          `${op} ${key}: the bucket client crashed while this call was held`,
+          "InjectedCrash",
+        );
+      }
     }
     let wait = 0;
     for (const l of this.latencies) {

@@ -12,7 +12,7 @@ import type { ObjectCache } from "./cache.ts";
 import { Corruption } from "./errors.ts";
 import type { Manifest } from "./manifest.ts";
 import { ReadCounters } from "./sst/counters.ts";
-import { SstReader } from "./sst/reader.ts";
+import { MAX_COALESCE_BLOCKS, SCAN_READAHEAD, SstReader } from "./sst/reader.ts";
 import { manifestTables, type TableRef } from "./table-record.ts";
 
 export interface LayerOptions {
@@ -102,6 +102,9 @@ export class LazyTable implements SortedSource {
         size: r.size,
         metaOffset: r.metaOffset,
         counters: this.counters,
+        // Long scans (a table's file list) move runs of blocks per GET, several GETs at a time.
+        readahead: SCAN_READAHEAD,
+        coalesceBlocks: MAX_COALESCE_BLOCKS,
         ...(this.cache ? { cache: this.cache } : {}),
       });
       this.reader = p;
@@ -146,6 +149,14 @@ export class RunLayer implements SortedSource {
     for (let i = b.lo === undefined ? 0 : Math.max(0, this.floor(b.lo)); i < this.partitions.length; i++) {
       const p = this.partitions[i]!;
       if (b.hi !== undefined && compareBytes(p.ref.minKey, b.hi) >= 0) return;
+      // An unbounded-count scan will reach the next partition: open it (its metadata GET) meanwhile.
+      const next = this.partitions[i + 1];
+      if (
+        range.limit === undefined &&
+        next !== undefined &&
+        (b.hi === undefined || compareBytes(next.ref.minKey, b.hi) < 0)
+      )
+        next.open().catch(() => {});
       for await (const e of p.scan({ ...range, limit: undefined })) {
         yield e;
         if (--left <= 0) return;

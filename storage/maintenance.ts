@@ -74,6 +74,8 @@ export class MaintenanceCounters {
   objectsDeleted = 0;
   /** Tables found in the bucket that no manifest named, recorded for deletion. */
   orphansRecorded = 0;
+  /** GC ledgers written (seals, merges, rewritten remainders). */
+  ledgersWritten = 0;
   /** Bucket calls made by maintenance (puts, lists, manifest gets, deletes). */
   r2Puts = 0;
   r2Lists = 0;

@@ -4,14 +4,11 @@
  * tables, checkpoints, unreferenced-object records and the recorded log store (filled by the sorted-table,
  * checkpoint and GC work; empty until then).
  *
- * Body: UTF-8 JSON `{"crc32c":"<8 hex>","manifest":{...}}`, where the checksum covers the exact bytes of
- * the `manifest` value. JSON so an operator can read it; the checksum so a flipped digit is Corruption
- * rather than a different, valid-looking manifest.
+ * Body: UTF-8 JSON `{"crc32c":"<8 hex>","manifest":{...}}` (checksummed-json.ts).
  */
 import { z } from "zod";
-import { fromUtf8, utf8 } from "./bytes.ts";
+import { decodeChecksummedJson, encodeChecksummedJson } from "./checksummed-json.ts";
 import { Corruption } from "./errors.ts";
-import { crc32c } from "./sst/crc32c.ts";
 
 export const MANIFEST_FORMAT_VERSION = 1;
 
@@ -48,6 +45,15 @@ const checkpointSchema = z
  */
 const unreferencedSchema = z.object({ key: z.string(), since: safeInt }).loose();
 
+/**
+ * A GC ledger: an immutable object holding unreferenced records sealed out of the manifest, so the
+ * manifest does not grow with commit rate × GC grace (gc-ledger.ts). `sinceMin`/`sinceMax` bound the
+ * records' `since`; `records` counts them.
+ */
+const gcLedgerRefSchema = z
+  .object({ key: z.string(), records: safeInt, sinceMin: safeInt, sinceMax: safeInt })
+  .loose();
+
 const manifestSchema = z.object({
   formatVersion: z.literal(MANIFEST_FORMAT_VERSION),
   version: safeInt.min(1),
@@ -69,6 +75,8 @@ const manifestSchema = z.object({
   sortedTables: z.array(sortedTableSchema),
   checkpoints: z.array(checkpointSchema),
   unreferenced: z.array(unreferencedSchema),
+  /** Sealed batches of unreferenced records (absent in manifests written before ledgers existed). */
+  gcLedgers: z.array(gcLedgerRefSchema).optional(),
   writtenAt: safeInt,
 });
 
@@ -76,48 +84,21 @@ export type Manifest = z.infer<typeof manifestSchema>;
 export type SortedTableRecord = z.infer<typeof sortedTableSchema>;
 export type CheckpointRecord = z.infer<typeof checkpointSchema>;
 export type UnreferencedRecord = z.infer<typeof unreferencedSchema>;
+export type GcLedgerRef = z.infer<typeof gcLedgerRefSchema>;
 
-const PREFIX = '{"crc32c":"';
-const MIDDLE = '","manifest":';
-const SUFFIX = "}";
+/** The manifest's ledger references ([] for a manifest without the field). */
+export const ledgerRefs = (m: Manifest): GcLedgerRef[] => m.gcLedgers ?? [];
 
 export function encodeManifest(m: Manifest): Uint8Array {
-  const body = utf8(JSON.stringify(m));
-  const crc = crc32c(body).toString(16).padStart(8, "0");
-  const head = utf8(`${PREFIX}${crc}${MIDDLE}`);
-  const out = new Uint8Array(head.length + body.length + 1);
-  out.set(head, 0);
-  out.set(body, head.length);
-  out[out.length - 1] = SUFFIX.charCodeAt(0);
-  return out;
+  return encodeChecksummedJson("manifest", m);
 }
 
 export function decodeManifest(bytes: Uint8Array, where = "manifest"): Manifest {
+  const json = decodeChecksummedJson(bytes, "manifest", where);
   const bad = (what: string): Corruption =>
     new Corruption(
       `${where} is corrupt: ${what}. The lake cannot be opened from it; restore the object or investigate`,
     );
-  const headLen = PREFIX.length + 8 + MIDDLE.length;
-  if (bytes.length < headLen + 2) throw bad("too short");
-  let head: string;
-  try {
-    head = fromUtf8(bytes.subarray(0, headLen));
-  } catch {
-    throw bad("header is not UTF-8");
-  }
-  if (!head.startsWith(PREFIX) || !head.endsWith(MIDDLE))
-    throw bad("wrong framing (not a manifest of this format)");
-  const crcHex = head.slice(PREFIX.length, PREFIX.length + 8);
-  if (!/^[0-9a-f]{8}$/.test(crcHex)) throw bad("malformed checksum");
-  if (bytes[bytes.length - 1] !== SUFFIX.charCodeAt(0)) throw bad("truncated");
-  const body = bytes.subarray(headLen, bytes.length - 1);
-  if (crc32c(body) !== Number.parseInt(crcHex, 16)) throw bad("checksum mismatch");
-  let json: unknown;
-  try {
-    json = JSON.parse(fromUtf8(body));
-  } catch {
-    throw bad("body is not JSON");
-  }
   const version = (json as { formatVersion?: unknown } | null)?.formatVersion;
   if (version !== MANIFEST_FORMAT_VERSION) throw bad(`unknown format version ${JSON.stringify(version)}`);
   const parsed = manifestSchema.safeParse(json);

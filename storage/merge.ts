@@ -70,12 +70,13 @@ export async function* mergeNewestFirst(
   const heap = new MinHeap();
   const its: AsyncIterator<SortedEntry>[] = [];
   try {
-    for (let s = 0; s < sources.length; s++) {
-      const it = sources[s]![Symbol.asyncIterator]();
-      its.push(it);
-      const r = await it.next();
-      if (!r.done) heap.push({ entry: r.value, source: s, it });
-    }
+    for (const src of sources) its.push(src[Symbol.asyncIterator]());
+    // Every source's first entry at once: cold, each may cost a metadata and a block GET, and waiting for
+    // them one after another would make a scan's first round trips as many as its layers.
+    const firsts = await Promise.all(its.map((it) => it.next()));
+    firsts.forEach((r, s) => {
+      if (!r.done) heap.push({ entry: r.value, source: s, it: its[s] as AsyncIterator<SortedEntry> });
+    });
     let lastKey: Bytes | undefined;
     while (heap.size > 0) {
       const h = heap.pop()!;

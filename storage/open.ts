@@ -2,7 +2,8 @@
  * Opening a lake as its writer, newest writer wins:
  *   1. read the newest manifest (list limit 1 + get), or write the genesis manifest (version 1, epoch 1);
  *   2. otherwise mint epoch + 1 in manifest version + 1, put-if-absent (skipped by the held-epoch shortcut);
- *   3. replay the WAL tail after the manifest's replay point;
+ *   3. replay the WAL tail after the manifest's replay point (listed and fetched while step 1 runs:
+ *      tail-prefetch.ts);
  *   4. put an empty fence segment at the next id. It is also the publish segment of step 2's manifest. If it
  *      collides with a segment an older writer just wrote, replay that one (it may hold acknowledged
  *      commits) and fence the next id.
@@ -10,14 +11,15 @@
  */
 import type { Bucket, OpenWriter, WriterOptions } from "./api.ts";
 import { randomId } from "./bytes.ts";
-import { Corruption, OpenRaced, StoreUnavailable } from "./errors.ts";
+import { Corruption, LakeDeleted, OpenRaced, StoreUnavailable } from "./errors.ts";
 import { checkLakeName, manifestKey, walKey } from "./keys.ts";
 import { encodeManifest, MANIFEST_FORMAT_VERSION, type Manifest } from "./manifest.ts";
 import { putOnce } from "./put-once.ts";
-import { fetchSegments, listTail, newestManifest, replaySegment, startReplay } from "./recovery.ts";
+import { newestManifest, RECOVERY_CONCURRENCY, replaySegment, startReplay } from "./recovery.ts";
 import { type RetryPolicy, retryPolicy } from "./retry.ts";
 import { decodeSegment, encodedSegmentSize, encodeSegment, type Segment, segmentSummary } from "./segment.ts";
 import { LakeStore } from "./store.ts";
+import { prefetchTail, type TailPrefetch, tailAfter } from "./tail-prefetch.ts";
 
 /** How many consecutive fence collisions an open tolerates before reporting the lake as contended. */
 const MAX_FENCE_COLLISIONS = 64;
@@ -42,6 +44,28 @@ async function mintManifest(
 export const openWriter: OpenWriter = async (bucket, lake, options: WriterOptions = {}) => {
   checkLakeName(lake);
   const policy = retryPolicy(options.retry);
+  // The WAL is listed and its tail fetched while the manifest is read (tail-prefetch.ts), with one
+  // connection of the six left to the manifest GET. A failed speculation is not an error (the tail is
+  // then read the ordinary way after the manifest); a failed open waits for it, so nothing stays in flight.
+  const prefetched = prefetchTail(bucket, lake, policy, RECOVERY_CONCURRENCY - 1).catch((e: unknown) =>
+    e instanceof LakeDeleted ? Promise.reject(e) : undefined,
+  );
+  prefetched.catch(() => {});
+  try {
+    return await openAfterPrefetch(bucket, lake, options, policy, prefetched);
+  } catch (e) {
+    await prefetched.catch(() => {});
+    throw e;
+  }
+};
+
+async function openAfterPrefetch(
+  bucket: Bucket,
+  lake: string,
+  options: WriterOptions,
+  policy: RetryPolicy,
+  prefetched: Promise<TailPrefetch | undefined>,
+): Promise<LakeStore> {
   const now = options.now ?? Date.now;
   const identity = options.identity ?? "";
   const instance = randomId();
@@ -83,8 +107,7 @@ export const openWriter: OpenWriter = async (bucket, lake, options: WriterOption
   }
   const epoch = manifest.writer.epoch;
 
-  const ids = await listTail(bucket, lake, manifest.wal.replayAfter, policy);
-  const segments = await fetchSegments(bucket, lake, ids, policy);
+  const { ids, segments } = await tailAfter(bucket, lake, manifest.wal.replayAfter, policy, await prefetched);
   const state = startReplay(manifest);
   const tail: { id: number; bytes: number }[] = [];
   segments.forEach((seg, i) => {
@@ -151,4 +174,4 @@ export const openWriter: OpenWriter = async (bucket, lake, options: WriterOption
         }
       : {}),
   });
-};
+}

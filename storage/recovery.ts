@@ -118,6 +118,7 @@ export async function fetchSegments(
   lake: string,
   ids: readonly number[],
   policy: RetryPolicy,
+  concurrency = RECOVERY_CONCURRENCY,
 ): Promise<Segment[]> {
   const out = new Array<Segment>(ids.length);
   let next = 0;
@@ -127,7 +128,7 @@ export async function fetchSegments(
       out[i] = await readSegment(bucket, lake, ids[i]!, policy);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(RECOVERY_CONCURRENCY, ids.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(concurrency, ids.length) }, worker));
   return out;
 }
 

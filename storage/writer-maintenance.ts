@@ -6,9 +6,10 @@
 import type { MaintainOptions, MaintenanceReport } from "./api.ts";
 import { type CompactionStepResult, compactionDue, compactStep } from "./compaction/step.ts";
 import { flushMemtable } from "./flush.ts";
-import { collectGarbage, dueRecords, type GcResult, nextDueAt } from "./gc.ts";
+import { collectGarbage, dueLedgers, dueRecords, type GcResult, nextDueAt } from "./gc.ts";
+import { mergeCandidates, mergeLedgers, sealDue, sealLedger } from "./gc-ledger.ts";
 import type { MaintenanceContext } from "./maintenance.ts";
-import type { Manifest } from "./manifest.ts";
+import { ledgerRefs, type Manifest } from "./manifest.ts";
 
 export class Maintainer {
   private queue: Promise<unknown> = Promise.resolve();
@@ -49,12 +50,23 @@ export class Maintainer {
     const m = this.ctx.manifest();
     if (m.checkpoints.some((c) => c.expiresAt <= now)) return true;
     const skip = this.skipSet();
-    return dueRecords(m, now, this.ctx.policy.gcGraceMs).some((r) => !skip.has(r.key));
+    const grace = this.ctx.policy.gcGraceMs;
+    return (
+      dueRecords(m, now, grace).some((r) => !skip.has(r.key)) ||
+      dueLedgers(m, now, grace).some((r) => !skip.has(r.key))
+    );
+  }
+
+  /** Sealing inline GC records into a ledger, or merging ledgers, is due (gc-ledger.ts). */
+  ledgerDue(now: number): boolean {
+    const m = this.ctx.manifest();
+    return sealDue(m) || mergeCandidates(m, now, this.ctx.policy.gcGraceMs) !== undefined;
   }
 
   needs(): boolean {
     if (this.ctx.failure() !== undefined) return false;
-    return this.flushDue() || this.compactionDue() || this.gcDue(this.ctx.now());
+    const now = this.ctx.now();
+    return this.flushDue() || this.compactionDue() || this.gcDue(now) || this.ledgerDue(now);
   }
 
   nextAt(): number | undefined {
@@ -110,6 +122,9 @@ export class Maintainer {
         this.rememberPinned(gc);
         report.objectsDeleted = gc.deleted;
       }
+      // After GC, so records it just deleted are not sealed first.
+      await sealLedger(this.ctx);
+      await mergeLedgers(this.ctx);
       report.more = this.needs();
       return report;
     });
@@ -129,7 +144,7 @@ export class Maintainer {
 
   private checkpointSignature(): string {
     const m = this.ctx.manifest();
-    return JSON.stringify([m.checkpoints.map((c) => c.id), m.unreferenced.length]);
+    return JSON.stringify([m.checkpoints.map((c) => c.id), m.unreferenced.length, ledgerRefs(m).length]);
   }
 
   private run<T>(task: () => Promise<T>): Promise<T> {

@@ -172,30 +172,41 @@ export async function tableFilesAt(
 ): Promise<ScanPlan> {
   const snap = await resolveSnapshot(view, snapshotId);
   const s = snap.snapshot_id;
-  const { table, schema } = await tableAt(view, s, ref);
+  // The reads below depend only on the snapshot and the table, so they are issued together: cold, each
+  // costs R2 round trips, and one after another they would add up.
+  const [{ table, schema }, rawGlobal] = await Promise.all([
+    tableAt(view, s, ref),
+    view.get(keys.current(Kind.option, OptionScope.global, 0)),
+  ]);
   const t = table.table_id;
-  const rawGlobal = await view.get(keys.current(Kind.option, OptionScope.global, 0));
   const global =
     rawGlobal === undefined ? undefined : decodeValue<OptionRecord>(ValueKind.option, rawGlobal, "option");
   const dataPath = global?.values.data_path ?? "";
   const schemaPath = schema.path_is_relative ? join(dataPath, schema.path) : schema.path;
   const tablePath = table.path_is_relative ? join(schemaPath, table.path) : table.path;
   const resolve = (path: string, relative: boolean) => (relative ? join(tablePath, path) : path);
-  const deletes = await versionsAt<DeleteFileRecord>(view, s, Kind.deleteFile, ValueKind.deleteFile, t);
-  const inlinedDeletes = (
-    await scanAll<InlineFileDeleteRecord>(
+  const firstPage = page?.afterFileId === undefined;
+  const [deletes, inlinedDeleteRecords, paged, inlineRows, columnRecords] = await Promise.all([
+    versionsAt<DeleteFileRecord>(view, s, Kind.deleteFile, ValueKind.deleteFile, t),
+    scanAll<InlineFileDeleteRecord>(
       view,
       keys.inlineFileDeletePrefix(t),
       ValueKind.inlineFileDelete,
       "inlined delete",
-    )
-  ).filter((d) => d.begin_snapshot <= s);
-  const paged = page
-    ? await dataFilesPage(view, s, t, page.afterFileId ?? -1, page.limit)
-    : {
-        files: await versionsAt<DataFileRecord>(view, s, Kind.dataFile, ValueKind.dataFile, t),
-        more: false,
-      };
+    ),
+    page
+      ? dataFilesPage(view, s, t, page.afterFileId ?? -1, page.limit)
+      : versionsAt<DataFileRecord>(view, s, Kind.dataFile, ValueKind.dataFile, t).then((files) => ({
+          files,
+          more: false,
+        })),
+    firstPage
+      ? scanAll<InlineRowRecord>(view, keys.inlineRowPrefix(t), ValueKind.inlineRow, "inlined row")
+      : Promise.resolve([] as InlineRowRecord[]),
+    // Columns are keyed table id first, so this is one short range, however many other tables exist.
+    versionsAt<ColumnRecord>(view, s, Kind.column, ValueKind.column, t),
+  ]);
+  const inlinedDeletes = inlinedDeleteRecords.filter((d) => d.begin_snapshot <= s);
   const lastId = paged.files.at(-1)?.data_file_id;
   const files = paged.files
     .sort((a, b) => a.data_file_id - b.data_file_id)
@@ -223,12 +234,7 @@ export async function tableFilesAt(
           .sort((a, b) => a - b),
       };
     });
-  const firstPage = page?.afterFileId === undefined;
-  const rows = (
-    firstPage
-      ? await scanAll<InlineRowRecord>(view, keys.inlineRowPrefix(t), ValueKind.inlineRow, "inlined row")
-      : []
-  )
+  const rows = inlineRows
     .filter((r) => visibleAt(r, s))
     .map((r) => ({
       row_id: r.row_id,
@@ -236,10 +242,7 @@ export async function tableFilesAt(
       schema_version: r.schema_version,
       values: r.values,
     }));
-  // Columns are keyed table id first, so this is one short range, however many other tables exist.
-  const columns = (await versionsAt<ColumnRecord>(view, s, Kind.column, ValueKind.column, t)).sort(
-    (a, b) => a.column_order - b.column_order,
-  );
+  const columns = columnRecords.sort((a, b) => a.column_order - b.column_order);
   return {
     snapshot_id: s,
     schema_version: snap.schema_version,

@@ -60,6 +60,8 @@ export class VerbContext {
   readonly inlineRotationTables = new Set<number>();
   /** Rows this commit inlined so far (bounded by MAX_INLINED_ROWS_PER_COMMIT). */
   inlinedRows = 0;
+  /** Inlined deletes this commit staged so far (bounded by MAX_INLINED_DELETES_PER_COMMIT). */
+  inlinedDeletes = 0;
 
   constructor(
     readonly st: Staging,

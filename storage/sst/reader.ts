@@ -38,9 +38,27 @@ export interface SstOpenOptions {
   metaOffset?: number;
   /** Suffix size for an open without size/metaOffset. */
   tailBytes?: number;
-  /** Blocks a scan prefetches beyond the one it is reading: 0 or 1 (default 1). */
+  /**
+   * Most requests a scan has in flight beyond the one it is reading, 0..MAX_READAHEAD (default 1; the
+   * store's layers use SCAN_READAHEAD). The window starts at one and doubles with every block consumed,
+   * so a short scan costs what it did with one block of readahead and a long one keeps several GETs going.
+   */
   readahead?: number;
+  /**
+   * Most consecutive blocks one scan GET fetches, 1..MAX_COALESCE_BLOCKS (default 1; the store's layers
+   * use MAX_COALESCE_BLOCKS). A scan's requests start at one block and double as it goes on, so a long
+   * scan moves whole runs of blocks per round trip while a short one reads what it did. A scan holds at
+   * most (readahead + 1) × coalesceBlocks blocks.
+   */
+  coalesceBlocks?: number;
 }
+
+/** Scan readahead of the store's layers: four requests ahead (plus the current) stay under six connections. */
+export const SCAN_READAHEAD = 4;
+/** Upper bound of `readahead`: the six-connection limit of a Durable Object, less the block being read. */
+export const MAX_READAHEAD = 5;
+/** Most blocks one coalesced scan GET covers: 8 × 16 KiB = 128 KiB; a layer scan holds ≤ 40 blocks (640 KiB). */
+export const MAX_COALESCE_BLOCKS = 8;
 
 export class SstReader implements SortedSource {
   readonly counters: ReadCounters;
@@ -56,6 +74,7 @@ export class SstReader implements SortedSource {
     private readonly cache: ObjectCache | undefined,
     counters: ReadCounters,
     private readonly readahead: number,
+    private readonly coalesce: number,
   ) {
     this.counters = counters;
   }
@@ -63,8 +82,11 @@ export class SstReader implements SortedSource {
   static async open(bucket: Bucket, key: string, options: SstOpenOptions = {}): Promise<SstReader> {
     const counters = options.counters ?? new ReadCounters();
     const readahead = options.readahead ?? 1;
-    if (readahead !== 0 && readahead !== 1)
-      throw new RangeError(`readahead must be 0 or 1, got ${readahead}`);
+    if (!Number.isInteger(readahead) || readahead < 0 || readahead > MAX_READAHEAD)
+      throw new RangeError(`readahead must be an integer 0..${MAX_READAHEAD}, got ${readahead}`);
+    const coalesce = options.coalesceBlocks ?? 1;
+    if (!Number.isInteger(coalesce) || coalesce < 1 || coalesce > MAX_COALESCE_BLOCKS)
+      throw new RangeError(`coalesceBlocks must be an integer 1..${MAX_COALESCE_BLOCKS}, got ${coalesce}`);
     const what = `sorted table ${key}`;
     const metaKey = `${key}#meta`;
     let meta: Uint8Array | undefined;
@@ -111,7 +133,18 @@ export class SstReader implements SortedSource {
       throw new Corruption(`${what}: key range in properties disagrees with the block index`);
     }
     if (options.cache && !fromCache) await options.cache.put(metaKey, meta);
-    return new SstReader(bucket, key, footer, index, bloom, props, options.cache, counters, readahead);
+    return new SstReader(
+      bucket,
+      key,
+      footer,
+      index,
+      bloom,
+      props,
+      options.cache,
+      counters,
+      readahead,
+      coalesce,
+    );
   }
 
   get size(): number {
@@ -164,21 +197,41 @@ export class SstReader implements SortedSource {
     const wanted = (j: number): boolean =>
       j < blocks.length && (upper === undefined || compareBytes(blocks[j]!.firstKey, upper) < 0);
     let held = 0;
-    const fetch = (j: number): Promise<Uint8Array> => {
-      this.counters.hold();
-      held++;
-      const p = this.loadBlock(j);
-      // A prefetch the consumer abandons must not surface as an unhandled rejection.
-      p.catch(() => {});
-      return p;
-    };
     let i = lower === undefined ? 0 : this.index.firstEndingAtOrAfter(lower);
     let emitted = 0;
+    // Blocks i, i+1, ... already requested, in order, and the first block of each request still ahead.
+    const queue: Promise<Uint8Array>[] = [];
+    const starts: number[] = [];
+    let requested = i;
+    let window = Math.min(1, this.readahead);
+    let run = 1;
+    const request = (): void => {
+      let n = 1;
+      while (n < run && wanted(requested + n)) n++;
+      for (let k = 0; k < n; k++) this.counters.hold();
+      held += n;
+      const blocks = this.loadRun(requested, n);
+      // A prefetch the consumer abandons must not surface as an unhandled rejection.
+      for (const b of blocks) b.catch(() => {});
+      queue.push(...blocks);
+      starts.push(requested);
+      requested += n;
+      if (this.readahead > 0) run = Math.min(this.coalesce, run * 2);
+    };
+    const topUp = (): void => {
+      while (starts.length > 0 && (starts[0] as number) <= i) starts.shift();
+      if (queue.length === 0 && wanted(requested)) {
+        request();
+        starts.shift();
+      }
+      while (starts.length < window && wanted(requested)) request();
+    };
     try {
-      let current = wanted(i) ? fetch(i) : undefined;
-      while (current !== undefined) {
-        const block = await current;
-        const next = this.readahead > 0 && wanted(i + 1) ? fetch(i + 1) : undefined;
+      topUp();
+      while (queue.length > 0) {
+        const block = await (queue.shift() as Promise<Uint8Array>);
+        window = Math.min(this.readahead, Math.max(1, window * 2));
+        if (this.readahead > 0) topUp();
         const cursor = new BlockCursor(block, this.blockName(i));
         let ok = lower === undefined ? cursor.next() : cursor.seek(lower);
         while (ok) {
@@ -190,11 +243,61 @@ export class SstReader implements SortedSource {
         this.counters.release();
         held--;
         i++;
-        current = next ?? (this.readahead === 0 && wanted(i) ? fetch(i) : undefined);
+        topUp();
       }
     } finally {
       for (; held > 0; held--) this.counters.release();
     }
+  }
+
+  /**
+   * Blocks first .. first + count - 1, one promise each: cached blocks from the cache, the rest with one
+   * range GET spanning the missing ones (each block verified and cached on its own).
+   */
+  private loadRun(first: number, count: number): Promise<Uint8Array>[] {
+    if (count === 1) return [this.loadBlock(first)];
+    const idx = Array.from({ length: count }, (_, k) => first + k);
+    const all = (async (): Promise<Uint8Array[]> => {
+      this.counters.blocksRead += count;
+      const out: (Uint8Array | undefined)[] = await Promise.all(idx.map((j) => this.cachedBlock(j)));
+      const missing = idx.filter((_, k) => out[k] === undefined);
+      if (missing.length === 0) return out as Uint8Array[];
+      const lo = this.index.blocks[missing[0] as number]!;
+      const hi = this.index.blocks[missing.at(-1) as number]!;
+      const length = hi.offset + hi.length - lo.offset;
+      const body = await rangeGet(this.bucket, this.key, { offset: lo.offset, length }, this.counters);
+      if (body.bytes.length !== length || body.size !== this.footer.objectSize) {
+        throw new Corruption(
+          `${this.blockName(missing[0] as number)}: expected ${length} bytes, got ${body.bytes.length} (object truncated?)`,
+        );
+      }
+      for (let k = 0; k < count; k++) {
+        if (out[k] !== undefined) continue;
+        const h = this.index.blocks[first + k]!;
+        const bytes = body.bytes.subarray(h.offset - lo.offset, h.offset - lo.offset + h.length);
+        if (!verifyBlock(bytes))
+          throw new Corruption(
+            `${this.blockName(first + k)}: checksum mismatch; restore or rebuild the table`,
+          );
+        if (this.cache) await this.cache.put(`${this.key}#${h.offset}`, bytes);
+        out[k] = bytes;
+      }
+      return out as Uint8Array[];
+    })();
+    return idx.map((_, k) => all.then((blocks) => blocks[k] as Uint8Array));
+  }
+
+  /** Block j from the cache (verified), or undefined; counts the hit or miss. */
+  private async cachedBlock(j: number): Promise<Uint8Array | undefined> {
+    if (!this.cache) return undefined;
+    const hit = await this.cache.get(`${this.key}#${this.index.blocks[j]!.offset}`);
+    if (hit === undefined) {
+      this.counters.cacheMisses++;
+      return undefined;
+    }
+    this.counters.cacheHits++;
+    if (!verifyBlock(hit)) throw new Corruption(`${this.blockName(j)}: checksum mismatch in cached copy`);
+    return hit;
   }
 
   private blockName(i: number): string {

@@ -9,6 +9,7 @@ import {
   Constraint,
   InvalidRequest,
   inlinedTablesAt,
+  MAX_INLINED_DELETES_PER_COMMIT,
   MAX_INLINED_ROWS_PER_COMMIT,
   MAX_INLINED_ROWS_PER_TABLE,
   Unsupported,
@@ -204,6 +205,23 @@ describe("inlined rows are bounded", () => {
     ]);
     await commit(store, catalog, [{ op: "inline_insert", table: T, rows: [{ id: 0 }] }]);
   }, 120_000);
+
+  it(`one commit stages at most ${MAX_INLINED_DELETES_PER_COMMIT} inlined deletes`, async () => {
+    const { store, catalog } = await withTable("inline-delete-cap");
+    await commit(store, catalog, [
+      {
+        op: "register_data_file",
+        table: T,
+        file: { path: "big.parquet", recordCount: MAX_INLINED_DELETES_PER_COMMIT + 1, fileSizeBytes: 1 },
+      },
+    ]);
+    const positions = Array.from({ length: MAX_INLINED_DELETES_PER_COMMIT + 1 }, (_, i) => i);
+    const err = await catalog
+      .commit({ verbs: [{ op: "inline_delete", table: T, fileDeletes: [{ dataFileId: 0, positions }] }] })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Constraint);
+    expect(String((err as Error).message)).toMatch(/at most 10000 inlined deletes/);
+  });
 
   it("min/max over many rows use loops (a spread throws RangeError near 130k arguments)", () => {
     const xs = Array.from({ length: 500_000 }, (_, i) => (i * 7919) % 500_000);

@@ -23,6 +23,23 @@ describe("fault-injecting bucket", () => {
     expect(fb.count()).toBe(0);
   });
 
+  it("counts put bytes and serial rounds (parallel calls share a round)", async () => {
+    const p = `${lakeName("fb")}/`;
+    const fb = new FaultBucket(realBucket());
+    await fb.put(`${p}a`, new Uint8Array(10), absent);
+    await fb.put(`${p}b`, "héllo", absent);
+    expect(fb.bytesPut()).toBe(16);
+    expect(fb.bytesPut({ prefix: `${p}b` })).toBe(6);
+    expect(fb.serialRounds()).toBe(2);
+    fb.resetCounters();
+    await Promise.all([fb.get(`${p}a`), fb.get(`${p}b`), fb.head(`${p}a`)]);
+    expect(fb.serialRounds()).toBe(1);
+    await fb.list({ prefix: p });
+    await Promise.all([fb.get(`${p}a`), fb.get(`${p}b`)]);
+    expect(fb.serialRounds()).toBe(3);
+    expect(fb.serialRounds({ op: "list" })).toBe(2);
+  });
+
   it("fails the nth matching call, or a seeded fraction of calls", async () => {
     const p = `${lakeName("fb")}/`;
     const fb = new FaultBucket(realBucket(), { seed: 7 });
@@ -85,5 +102,26 @@ describe("fault-injecting bucket", () => {
     await fb.put(`${p}b`, "1");
     expect(samples).toHaveLength(2);
     for (const ms of samples) expect(ms).toBeGreaterThanOrEqual(1);
+  });
+
+  it("a gate holds matching calls before the bucket until released, then lets them through", async () => {
+    const p = `${lakeName("fb")}/`;
+    const fb = new FaultBucket(realBucket());
+    const gate = fb.hold({ op: "put", prefix: `${p}g/`, nth: 2 });
+    await fb.put(`${p}g/1`, "x");
+    const second = fb.put(`${p}g/2`, "x");
+    await gate.reached;
+    expect(gate.held).toBe(1);
+    // Held before it reached the bucket: nothing is stored yet, and other calls are not held.
+    expect(await realBucket().head(`${p}g/2`)).toBeNull();
+    await fb.put(`${p}g/3`, "x");
+    gate.release();
+    expect((await second)?.key).toBe(`${p}g/2`);
+    expect(await realBucket().head(`${p}g/2`)).not.toBeNull();
+    const all = fb.hold({ op: "get", prefix: `${p}g/` });
+    const gets = [fb.get(`${p}g/1`), fb.get(`${p}g/2`)];
+    await all.whenHeld(2);
+    fb.clearFaults();
+    expect((await Promise.all(gets)).map((o) => o?.key)).toEqual([`${p}g/1`, `${p}g/2`]);
   });
 });

@@ -107,6 +107,8 @@ async function mergeInlinedStats(
  */
 export const MAX_INLINED_ROWS_PER_COMMIT = 10_000;
 export const MAX_INLINED_ROWS_PER_TABLE = 100_000;
+/** Inlined deletes (row ids and Parquet positions) one commit may stage. */
+export const MAX_INLINED_DELETES_PER_COMMIT = 10_000;
 
 /** Inlined rows the table holds now (flushed rows are gone); counted once for tables older than the counter. */
 async function inlinedRowCount(
@@ -244,6 +246,13 @@ export async function inlineDelete(ctx: VerbContext, v: VerbOf<"inline_delete">)
   const fileDeletes = v.fileDeletes ?? [];
   if (rowIds.length === 0 && fileDeletes.length === 0)
     throw new InvalidRequest("inline_delete needs rowIds or fileDeletes");
+  ctx.inlinedDeletes += rowIds.length;
+  for (const fd of fileDeletes) ctx.inlinedDeletes += fd.positions.length;
+  if (ctx.inlinedDeletes > MAX_INLINED_DELETES_PER_COMMIT) {
+    throw new Constraint(
+      `one commit may stage at most ${MAX_INLINED_DELETES_PER_COMMIT} inlined deletes (this one has ${ctx.inlinedDeletes}); split it or register a delete file`,
+    );
+  }
   let removed = 0;
   for (const rowId of rowIds) {
     const k = keys.inlineRow(t, rowId);

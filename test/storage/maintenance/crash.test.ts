@@ -5,10 +5,13 @@
  * afterwards must leave no table behind that no manifest accounts for.
  */
 import { describe, expect, it } from "vitest";
+import { sealDue } from "../../../storage/gc-ledger.ts";
+import { gcPrefix } from "../../../storage/keys.ts";
+import { ledgerRefs } from "../../../storage/manifest.ts";
 import { sstPrefix } from "../../../storage/sst/key.ts";
 import type { LakeStore } from "../../../storage/store.ts";
 import { b, dump, faultBucket, lakeName, objectKeys, realBucket } from "../helpers.ts";
-import { Clock, expectNeededObjectsPresent, GRACE, openLake } from "./support.ts";
+import { accountedKeys, Clock, expectNeededObjectsPresent, GRACE, openLake } from "./support.ts";
 
 type State = Record<string, string>;
 
@@ -29,13 +32,15 @@ function writeRound(st: LakeStore, state: State, round: number, from: number, n:
   st.write(muts);
 }
 
-/** Every table in the bucket is listed by the manifest (as a table or as awaiting deletion). */
+/**
+ * Every table and GC ledger in the bucket is accounted for by the manifest (as a table, a ledger, or a
+ * record awaiting deletion, inline or in a ledger).
+ */
 async function expectNoLeakedTables(st: LakeStore, lake: string): Promise<void> {
-  const m = st.manifest;
-  const accounted = new Set([...m.sortedTables.map((t) => t.key), ...m.unreferenced.map((r) => r.key)]);
-  const prefix = sstPrefix(lake).slice(`lakes/${lake}/`.length);
+  const accounted = await accountedKeys(realBucket(), lake, st.manifest);
+  const prefixes = [sstPrefix(lake), gcPrefix(lake)].map((p) => p.slice(`lakes/${lake}/`.length));
   for (const k of await objectKeys(realBucket(), lake)) {
-    if (k.startsWith(prefix)) expect(accounted.has(`lakes/${lake}/${k}`), k).toBe(true);
+    if (prefixes.some((p) => k.startsWith(p))) expect(accounted.has(`lakes/${lake}/${k}`), k).toBe(true);
   }
 }
 
@@ -150,6 +155,59 @@ describe("maintenance crash sweeps", () => {
       async (st) => {
         const first = await st.collectGarbage();
         expect(first.deleted).toBeGreaterThan(0);
+        await st.collectGarbage();
+      },
+    );
+    expect(r.interrupted).toBeGreaterThanOrEqual(2);
+  });
+
+  /** Rounds of write + memtable flush (no maintain(), so nothing seals) until a seal is due. */
+  async function untilSealDue(st: LakeStore, state: State): Promise<void> {
+    for (let round = 0; !sealDue(st.manifest); round++) {
+      writeRound(st, state, round, (round * 3) % 40, 6);
+      await st.flushMemtable();
+      if (round % 3 === 2) {
+        for (;;) {
+          const step = await st.compact({ force: true });
+          if (step === undefined || step.finished) break;
+        }
+      }
+    }
+  }
+
+  it("GC ledger seal: every crash point keeps the state and leaks nothing", async () => {
+    const r = await sweep(
+      "cseal",
+      async (st) => {
+        const state: State = {};
+        await untilSealDue(st, state);
+        return state;
+      },
+      async (st) => {
+        await st.maintain();
+        expect(ledgerRefs(st.manifest)).toHaveLength(1);
+      },
+    );
+    expect(r.interrupted).toBeGreaterThanOrEqual(2);
+  });
+
+  it("GC through ledgers: every crash point keeps the state and deletes nothing the lake needs", async () => {
+    const r = await sweep(
+      "cgcl",
+      async (st, clock) => {
+        const state: State = {};
+        await untilSealDue(st, state);
+        await st.maintain();
+        expect(ledgerRefs(st.manifest).length).toBeGreaterThan(0);
+        writeRound(st, state, 99, 0, 10);
+        await st.flushMemtable();
+        clock.advance(GRACE + 1);
+        return state;
+      },
+      async (st) => {
+        const first = await st.collectGarbage();
+        expect(first.deleted).toBeGreaterThan(0);
+        expect(ledgerRefs(st.manifest)).toHaveLength(0);
         await st.collectGarbage();
       },
     );

@@ -1,7 +1,10 @@
 /** Helpers for the maintenance tests: a settable clock, writer options, and "every needed object exists". */
 import { expect } from "vitest";
 import type { Bucket, MaintenancePolicy, WriterOptions } from "../../../storage/api.ts";
+import { LruCache } from "../../../storage/cache.ts";
+import { readLedgers } from "../../../storage/gc-ledger.ts";
 import { walKey } from "../../../storage/keys.ts";
+import { ledgerRefs, type Manifest } from "../../../storage/manifest.ts";
 import { newestManifest, publishedHead, readManifest } from "../../../storage/recovery.ts";
 import { retryPolicy } from "../../../storage/retry.ts";
 import type { LakeStore } from "../../../storage/store.ts";
@@ -59,4 +62,20 @@ export async function expectNeededObjectsPresent(bucket: Bucket, lake: string): 
   for (let id = from; head && id <= head.segmentId; id++) {
     expect(await bucket.head(walKey(lake, id)), `segment ${id}`).not.toBeNull();
   }
+}
+
+/**
+ * Every key manifest `m` accounts for: its sorted tables, its unreferenced records (inline and inside
+ * its GC ledgers) and the ledgers themselves.
+ */
+export async function accountedKeys(bucket: Bucket, lake: string, m: Manifest): Promise<Set<string>> {
+  const refs = ledgerRefs(m);
+  const ctx = { bucket, lake, retry: retryPolicy({ attempts: 2, backoffMs: 0 }), cache: new LruCache(0) };
+  const sealed = (await readLedgers(ctx, refs)).flat();
+  return new Set([
+    ...m.sortedTables.map((t) => t.key),
+    ...m.unreferenced.map((r) => r.key),
+    ...refs.map((r) => r.key),
+    ...sealed.map((r) => r.key),
+  ]);
 }

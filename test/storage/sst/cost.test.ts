@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { LruCache } from "../../../storage/cache.ts";
 import { DEFAULT_BLOCK_BYTES } from "../../../storage/sst/builder.ts";
 import { ReadCounters } from "../../../storage/sst/counters.ts";
-import { SstReader } from "../../../storage/sst/reader.ts";
+import { MAX_COALESCE_BLOCKS, SCAN_READAHEAD, SstReader } from "../../../storage/sst/reader.ts";
 import { type SstInfo, writeSst } from "../../../storage/sst/writer.ts";
 import { bucket, collect, numberedEntries, te } from "./helpers.ts";
 
@@ -93,10 +93,10 @@ describe("sorted table cost on 100k keys", () => {
     expect(counters.r2Gets).toBeLessThanOrEqual(lookups * 0.03);
   });
 
-  it("a 100k-key scan holds at most 2 blocks (1 without readahead) and GETs each block once", async () => {
+  it("a 100k-key scan without coalescing holds at most 2 blocks (1 without readahead) and GETs each block once", async () => {
     for (const readahead of [1, 0]) {
       const counters = new ReadCounters();
-      const reader = await SstReader.open(bucket, info.key, { counters, readahead });
+      const reader = await SstReader.open(bucket, info.key, { counters, readahead, coalesceBlocks: 1 });
       counters.reset();
       let n = 0;
       for await (const _ of reader.scan({})) n++;
@@ -105,6 +105,24 @@ describe("sorted table cost on 100k keys", () => {
       expect(counters.blocksResident).toBe(0);
       expect(counters.r2Gets).toBe(info.blocks);
     }
+  });
+
+  it("a 100k-key scan with the layers' settings coalesces blocks into few range GETs, bounded in memory", async () => {
+    const counters = new ReadCounters();
+    const reader = await SstReader.open(bucket, info.key, {
+      counters,
+      readahead: SCAN_READAHEAD,
+      coalesceBlocks: MAX_COALESCE_BLOCKS,
+    });
+    counters.reset();
+    let n = 0;
+    for await (const _ of reader.scan({})) n++;
+    expect(n).toBe(N);
+    expect(counters.blocksRead).toBe(info.blocks);
+    // Requests of 1, 2, 4, then 8 blocks: one GET per 8 blocks once the scan is long.
+    expect(counters.r2Gets).toBeLessThanOrEqual(Math.ceil(info.blocks / MAX_COALESCE_BLOCKS) + 3);
+    expect(counters.maxBlocksResident).toBeLessThanOrEqual((1 + SCAN_READAHEAD) * MAX_COALESCE_BLOCKS);
+    expect(counters.blocksResident).toBe(0);
   });
 
   it("a 1k-key range scan costs ≤ 6 GETs and returns exactly the range", async () => {

@@ -1,0 +1,125 @@
+/**
+ * The cold paths of `npm run bench -- sustained`: a cold scan plan (a stateless reader with no cache
+ * opening the newest cut and planning `main.orders` at 1k / 10k data files: the Worker's plan route minus
+ * HTTP) and a cold-wake commit (a new writer over an existing lake, its held epoch kept, committing one
+ * row), each at 0 and 50 ms injected per operation. Serial round trips come from the fault bucket: the
+ * longest chain of calls each started after the previous one completed.
+ */
+import { tableFilesAt } from "../catalog/index.ts";
+import { systemClock } from "../durable-objects/clock.ts";
+import { DEFAULT_TUNABLES } from "../durable-objects/options.ts";
+import { MemoryRegistry } from "../durable-objects/registry.ts";
+import { Writer } from "../durable-objects/writer.ts";
+import type { Bucket } from "../storage/api.ts";
+import { FaultBucket } from "../storage/fault-bucket.ts";
+import { openLatest } from "../storage/index.ts";
+import { lakePrefix } from "../storage/keys.ts";
+import { buildLake } from "./read-lakes.ts";
+import type { Row } from "./report.ts";
+
+const OPS = ["put", "get", "head", "list", "delete"] as const;
+
+function costs(fb: FaultBucket, lake: string): Row {
+  const k = fb.counts(lakePrefix(lake));
+  return {
+    gets: k.get,
+    lists: k.list,
+    heads: k.head,
+    puts: k.put,
+    serialRounds: fb.serialRounds({ prefix: lakePrefix(lake) }),
+  };
+}
+
+export async function coldPlans(inner: Bucket, fileCounts: number[], latencies: number[]): Promise<Row[]> {
+  const rows: Row[] = [];
+  for (const files of fileCounts) {
+    const lake = `cold-plan-${files}`;
+    await buildLake(inner, { lake, tables: 10, files });
+    for (const L of latencies) {
+      const fb = new FaultBucket(inner);
+      if (L > 0) fb.delay({ op: [...OPS], ms: L });
+      const t = performance.now();
+      const reader = await openLatest(fb, lake);
+      const plan = await tableFilesAt(reader, { name: "orders" }, undefined, { limit: 1000 });
+      const ms = performance.now() - t;
+      rows.push({
+        measure: "cold scan plan",
+        files,
+        latencyMs: L,
+        ms,
+        filesPlanned: plan.files.length,
+        ...costs(fb, lake),
+      });
+    }
+  }
+  return rows;
+}
+
+function writer(bucket: Bucket, lake: string, registry: MemoryRegistry): Writer {
+  return new Writer({
+    lake,
+    bucket,
+    identity: "bench",
+    registry,
+    clock: systemClock,
+    now: () => Date.now(),
+    tunables: DEFAULT_TUNABLES,
+    abort: (reason) => {
+      throw new Error(`writer aborted during the benchmark: ${reason}`);
+    },
+    scheduleBackground: () => {},
+    log: (level, f) => {
+      if (level === "error") console.error(JSON.stringify(f));
+    },
+  });
+}
+
+const insert = (id: number) => ({
+  verbs: [{ op: "inline_insert" as const, table: { name: "t" }, rows: [{ id, v: `row ${id}` }] }],
+});
+
+export async function coldWakes(inner: Bucket, latencies: number[]): Promise<Row[]> {
+  const rows: Row[] = [];
+  for (const L of latencies) {
+    for (const maintained of [false, true]) {
+      const lake = `cold-wake-${L}-${maintained ? "m" : "t"}`;
+      const registry = new MemoryRegistry();
+      const first = writer(inner, lake, registry);
+      await first.createLake();
+      await first.commit({
+        verbs: [
+          {
+            op: "create_table",
+            name: "t",
+            columns: [
+              { name: "id", type: "int64" },
+              { name: "v", type: "varchar" },
+            ],
+          },
+        ],
+      });
+      // A lake with history: 200 commits, 8 at a time (a few dozen WAL segments).
+      for (let i = 0; i < 200; i += 8)
+        await Promise.all(Array.from({ length: 8 }, (_, j) => first.commit(insert(i + j))));
+      if (maintained) await first.maintainNow();
+      const fb = new FaultBucket(inner);
+      if (L > 0) fb.delay({ op: [...OPS], ms: L });
+      // A wake: the object's memory is gone, its own storage (existence, held epoch) is kept.
+      const woken = writer(fb, lake, registry);
+      let t = performance.now();
+      await woken.commit(insert(10_000));
+      rows.push({
+        measure: maintained ? "cold-wake commit (after maintenance)" : "cold-wake commit (WAL tail)",
+        latencyMs: L,
+        ms: performance.now() - t,
+        ...costs(fb, lake),
+      });
+      await new Promise((r) => setTimeout(r, DEFAULT_TUNABLES.flushSpacingMs * 1.2));
+      fb.resetCounters();
+      t = performance.now();
+      await woken.commit(insert(10_001));
+      rows.push({ measure: "warm commit", latencyMs: L, ms: performance.now() - t, ...costs(fb, lake) });
+    }
+  }
+  return rows;
+}

@@ -1,0 +1,249 @@
+/**
+ * The sustained-load phase of `npm run bench -- sustained`: `writers` callers commit single-row
+ * `inline_insert`s into one table for a fixed time through the lake writer's core (durable-objects/
+ * writer.ts, the code the Durable Object hosts), with injected PUT/GET latency and the object's alarm
+ * emulated (background work runs when it asks, never two at once). Per window: commits/s, latency
+ * quantiles, maintenance steps, manifest size. For the whole run: bytes PUT to R2 by kind over the live
+ * bytes the newest cut names (write amplification), bytes stored, the manifest's size and record counts.
+ */
+import { systemClock } from "../durable-objects/clock.ts";
+import { DEFAULT_TUNABLES } from "../durable-objects/options.ts";
+import { MemoryRegistry } from "../durable-objects/registry.ts";
+import { Writer } from "../durable-objects/writer.ts";
+import type { Bucket } from "../storage/api.ts";
+import { FaultBucket } from "../storage/fault-bucket.ts";
+import { lakePrefix, manifestPrefix, parseWalKey, walPrefix } from "../storage/keys.ts";
+import { decodeManifest, type Manifest } from "../storage/manifest.ts";
+import type { Row } from "./report.ts";
+
+export interface LoadSpec {
+  writers: number;
+  seconds: number;
+  windows: number;
+  /** Injected latency of every PUT and GET, ms. */
+  latencyMs: number;
+}
+
+interface Commit {
+  end: number;
+  ms: number;
+}
+
+interface Step {
+  end: number;
+  ms: number;
+  compacted: boolean;
+  flushed: boolean;
+}
+
+/** The Durable Object alarm: one pending time (an earlier request wins), runs never overlap. */
+class Alarm {
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private at = Number.POSITIVE_INFINITY;
+  private running: Promise<void> = Promise.resolve();
+  private stopped = false;
+
+  constructor(private readonly fire: () => Promise<void>) {}
+
+  schedule(delayMs: number): void {
+    if (this.stopped) return;
+    const at = Date.now() + Math.max(0, delayMs);
+    if (this.timer !== undefined && this.at <= at) return;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.at = at;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.at = Number.POSITIVE_INFINITY;
+      this.running = this.running.then(() => (this.stopped ? undefined : this.fire()));
+    }, at - Date.now());
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    await this.running;
+  }
+}
+
+function quantile(sorted: number[], q: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+}
+
+async function listAll(bucket: Bucket, prefix: string): Promise<{ key: string; size: number }[]> {
+  const out: { key: string; size: number }[] = [];
+  let cursor: string | undefined;
+  for (;;) {
+    const page = await bucket.list({ prefix, ...(cursor ? { cursor } : {}) });
+    for (const o of page.objects) out.push({ key: o.key, size: o.size });
+    if (!page.truncated || page.cursor === undefined) return out;
+    cursor = page.cursor;
+  }
+}
+
+async function newestManifest(bucket: Bucket, lake: string): Promise<{ m: Manifest; size: number }> {
+  const page = await bucket.list({ prefix: manifestPrefix(lake), limit: 1 });
+  const key = page.objects[0]?.key;
+  const obj = key === undefined ? null : await bucket.get(key);
+  if (obj === null) throw new Error(`lake ${lake} has no manifest`);
+  const bytes = new Uint8Array(await obj.arrayBuffer());
+  return { m: decodeManifest(bytes), size: bytes.length };
+}
+
+let seq = 0;
+
+export async function sustainedLoad(inner: Bucket, spec: LoadSpec): Promise<Row[]> {
+  const lake = `sustained-${spec.writers}-${seq++}`;
+  const fb = new FaultBucket(inner);
+  const steps: Step[] = [];
+  let failures = 0;
+  let firstFailure = "";
+  let writer: Writer | undefined;
+  const alarm = new Alarm(async () => {
+    await writer?.background().catch((e: unknown) => {
+      failures++;
+      firstFailure ||= `background: ${String(e)}`;
+    });
+  });
+  writer = new Writer({
+    lake,
+    bucket: fb,
+    identity: "bench",
+    registry: new MemoryRegistry(),
+    clock: systemClock,
+    now: () => Date.now(),
+    tunables: DEFAULT_TUNABLES,
+    abort: (reason) => {
+      throw new Error(`writer aborted during the benchmark: ${reason}`);
+    },
+    scheduleBackground: (ms) => alarm.schedule(ms),
+    log: (level, f) => {
+      if (f.msg === "store maintenance step") {
+        steps.push({
+          end: performance.now(),
+          ms: Number(f.ms),
+          compacted: f.compaction !== null,
+          flushed: f.memtableFlushed === true,
+        });
+      } else if (level === "error") console.error(JSON.stringify(f));
+    },
+  });
+  const w = writer;
+  await w.createLake();
+  await w.commit({
+    verbs: [
+      {
+        op: "create_table",
+        name: "t",
+        columns: [
+          { name: "id", type: "int64" },
+          { name: "v", type: "varchar" },
+        ],
+      },
+    ],
+  });
+  if (spec.latencyMs > 0) fb.delay({ op: ["put", "get"], ms: spec.latencyMs });
+  fb.resetCounters();
+
+  const commits: Commit[] = [];
+  const manifestSizes: { t: number; size: number }[] = [];
+  const windowMs = (spec.seconds * 1000) / spec.windows;
+  const t0 = performance.now();
+  const stopAt = t0 + spec.seconds * 1000;
+  const sampler = setInterval(() => {
+    newestManifest(inner, lake).then(
+      (r) => manifestSizes.push({ t: performance.now(), size: r.size }),
+      () => {},
+    );
+  }, windowMs / 4);
+  let n = 0;
+  await Promise.all(
+    Array.from({ length: spec.writers }, async () => {
+      while (performance.now() < stopAt) {
+        const id = n++;
+        const s = performance.now();
+        try {
+          await w.commit({
+            verbs: [{ op: "inline_insert", table: { name: "t" }, rows: [{ id, v: `row ${id}` }] }],
+          });
+          const end = performance.now();
+          commits.push({ end, ms: end - s });
+        } catch (e) {
+          failures++;
+          firstFailure ||= String(e);
+        }
+      }
+    }),
+  );
+  clearInterval(sampler);
+  await alarm.stop();
+
+  const rows: Row[] = [];
+  for (let i = 0; i < spec.windows; i++) {
+    const from = t0 + i * windowMs;
+    const to = from + windowMs;
+    const inWin = commits.filter((c) => c.end >= from && (c.end < to || i === spec.windows - 1));
+    const lat = inWin.map((c) => c.ms).sort((a, b) => a - b);
+    const st = steps.filter((x) => x.end >= from && x.end < to).map((x) => x.ms);
+    const stSorted = [...st].sort((a, b) => a - b);
+    const sizes = manifestSizes.filter((x) => x.t < to).map((x) => x.size);
+    rows.push({
+      writers: spec.writers,
+      window: i + 1,
+      commitsPerSec: Math.round(inWin.length / (windowMs / 1000)),
+      p50Ms: quantile(lat, 0.5),
+      p99Ms: quantile(lat, 0.99),
+      p999Ms: quantile(lat, 0.999),
+      maintSteps: st.length,
+      maintMedianMs: quantile(stSorted, 0.5),
+      maintMaxMs: stSorted.at(-1) ?? 0,
+      manifestKiB: Math.round((sizes.at(-1) ?? Number.NaN) / 102.4) / 10,
+    });
+  }
+
+  const { m, size } = await newestManifest(inner, lake);
+  const wal = await listAll(inner, walPrefix(lake));
+  const all = await listAll(inner, lakePrefix(lake));
+  const tableBytes = m.sortedTables.reduce((a, t) => a + Number((t as { size?: number }).size ?? 0), 0);
+  const tailBytes = wal
+    .filter((o) => (parseWalKey(lake, o.key) ?? 0) > m.wal.replayAfter)
+    .reduce((a, o) => a + o.size, 0);
+  const live = tableBytes + tailBytes + size;
+  const put = (kind: string) => fb.bytesPut({ prefix: `${lakePrefix(lake)}${kind}/`, outcome: "ok" });
+  const written = fb.bytesPut({ prefix: lakePrefix(lake), outcome: "ok" });
+  const sstWritten = put("sst");
+  const stepMs = steps.map((x) => x.ms).sort((a, b) => a - b);
+  rows.push({
+    writers: spec.writers,
+    window: "total",
+    commitsPerSec: Math.round(commits.length / spec.seconds),
+    commits: commits.length,
+    failures,
+    p50Ms: quantile(
+      commits.map((c) => c.ms).sort((a, b) => a - b),
+      0.5,
+    ),
+    p99LastOverFirst:
+      Math.round(((rows.at(-1)?.p99Ms as number) / Math.max(1, rows[0]?.p99Ms as number)) * 100) / 100,
+    maintSteps: steps.length,
+    compactions: steps.filter((x) => x.compacted).length,
+    maintMedianMs: quantile(stepMs, 0.5),
+    maintMaxMs: stepMs.at(-1) ?? 0,
+    mibPutWal: put("wal") / 2 ** 20,
+    mibPutSst: sstWritten / 2 ** 20,
+    mibPutManifest: put("manifest") / 2 ** 20,
+    mibPutOther: (written - put("wal") - sstWritten - put("manifest")) / 2 ** 20,
+    mibLive: live / 2 ** 20,
+    mibStored: all.reduce((a, o) => a + o.size, 0) / 2 ** 20,
+    objectsStored: all.length,
+    writeAmp: Math.round((written / live) * 100) / 100,
+    sstWriteAmp: Math.round((sstWritten / Math.max(1, tableBytes)) * 100) / 100,
+    manifestKiB: Math.round(size / 102.4) / 10,
+    manifestTables: m.sortedTables.length,
+    manifestUnreferenced: m.unreferenced.length,
+    gcLedgers: m.gcLedgers?.length ?? 0,
+    manifestMaxKiB: Math.round(Math.max(size, ...manifestSizes.map((x) => x.size)) / 102.4) / 10,
+  });
+  if (failures > 0) console.error(`${failures} failures; first: ${firstFailure}`);
+  return rows;
+}

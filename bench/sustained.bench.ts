@@ -1,0 +1,63 @@
+/**
+ * `npm run bench -- sustained [--quick] [latency=20] [seconds=N] [only=load|cold]`: the store under sustained load
+ * (issue 16). 16 and 64 writers of single-row commits through the writer core for a fixed time with
+ * injected PUT/GET latency (sustained-load.ts), then the cold paths at 0 and 50 ms per operation
+ * (sustained-cold.ts). --quick: 20 s per writer count and a 1k-file plan, under two minutes in all; the
+ * full run: 120 s per writer count and 1k / 10k files.
+ */
+import { localBucket } from "./harness.ts";
+import { stableBucket } from "./read-harness.ts";
+import type { BenchOptions, BenchResult, Row } from "./report.ts";
+import { coldPlans, coldWakes } from "./sustained-cold.ts";
+import { sustainedLoad } from "./sustained-load.ts";
+
+const arg = (args: string[], name: string): string | undefined =>
+  args.find((a) => a.startsWith(`${name}=`))?.slice(name.length + 1);
+
+export async function run(opts: BenchOptions): Promise<BenchResult> {
+  const latencyMs = Number(arg(opts.args, "latency") ?? 20);
+  const seconds = Number(arg(opts.args, "seconds") ?? (opts.quick ? 20 : 120));
+  const windows = opts.quick ? 4 : 6;
+  const writerCounts = [16, 64];
+  const fileCounts = opts.quick ? [1_000] : [1_000, 10_000];
+  const coldLatencies = [0, 50];
+  // `only=load` or `only=cold` runs one phase (while iterating on one of them).
+  const only = arg(opts.args, "only");
+  const { bucket, dispose } = await localBucket();
+  const inner = stableBucket(bucket);
+  const rows: Row[] = [];
+  const t0 = performance.now();
+  try {
+    for (const writers of only === "cold" ? [] : writerCounts) {
+      const r = await sustainedLoad(inner, { writers, seconds, windows, latencyMs });
+      for (const row of r) console.error(JSON.stringify(row));
+      rows.push(...r);
+    }
+    const cold = only === "load" ? [] : coldLatencies;
+    for (const r of await coldPlans(inner, cold.length > 0 ? fileCounts : [], cold)) {
+      console.error(JSON.stringify(r));
+      rows.push(r);
+    }
+    for (const r of await coldWakes(inner, cold)) {
+      console.error(JSON.stringify(r));
+      rows.push(r);
+    }
+  } finally {
+    await dispose();
+  }
+  return {
+    name: "sustained",
+    params: {
+      quick: opts.quick,
+      seconds,
+      windows,
+      writerCounts,
+      putGetLatencyMs: latencyMs,
+      coldLatenciesMs: coldLatencies,
+      fileCounts,
+      totalSeconds: Math.round((performance.now() - t0) / 1000),
+      note: "writeAmp = bytes PUT / live bytes (newest manifest's tables + WAL tail + manifest); serialRounds = longest chain of dependent R2 calls",
+    },
+    rows,
+  };
+}

@@ -1,0 +1,139 @@
+/**
+ * A lake written only through the rows API (inserts into one table; upserts and deletes by key into a
+ * keyed one; a truncate) and flushed, dumped through the `ducklake_*` route into test-output/rows-dump/
+ * with the rows the rows API answers after the flush as the expected state at the newest snapshot.
+ * `python3 tools/ducklake-dump-check.py test-output/rows-dump` (run by .ci/run after the suite) loads it
+ * into a stock DuckLake catalog and checks that stock DuckDB reads exactly those rows.
+ */
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { DUCKLAKE_TABLES } from "../../catalog/index.ts";
+import { call } from "../support/http.ts";
+
+const LAKE = "rows-dump";
+const output = (env as unknown as { TEST_OUTPUT: Fetcher }).TEST_OUTPUT;
+
+async function write(path: string, body: BodyInit): Promise<void> {
+  const res = await output.fetch(`https://test-output/rows-dump/${path}`, { method: "PUT", body });
+  if (!res.ok) throw new Error(`test output ${path}: ${res.status}`);
+}
+
+async function ok(res: Response): Promise<unknown> {
+  const text = await res.text();
+  if (res.status !== 200 && res.status !== 201) throw new Error(`${res.status} ${text}`);
+  return JSON.parse(text);
+}
+
+const post = (path: string, body: unknown) => call(`/v1/lakes/${LAKE}${path}`, { method: "POST", body });
+
+describe("a lake flushed by the rows API, for stock DuckDB", () => {
+  it("dumps the catalog and the rows the rows API answers", async () => {
+    await ok(await call(`/v1/lakes/${LAKE}`, { method: "PUT" }));
+    await ok(
+      await post("/commits", {
+        verbs: [
+          {
+            op: "create_table",
+            name: "events",
+            columns: [
+              { name: "id", type: "int64" },
+              { name: "v", type: "varchar" },
+            ],
+          },
+          {
+            op: "create_table",
+            name: "users",
+            columns: [
+              { name: "id", type: "int32" },
+              { name: "name", type: "varchar" },
+              { name: "score", type: "decimal(6,2)" },
+            ],
+          },
+          { op: "set_row_key", table: { name: "users" }, columns: ["id"] },
+        ],
+      }),
+    );
+    const ev = (ops: unknown[]) => post("/tables/main/events/rows", { ops });
+    const us = (ops: unknown[]) => post("/tables/main/users/rows", { ops });
+    await ok(
+      await ev([
+        { op: "insert", row: { id: 1, v: "a" } },
+        { op: "insert", row: { id: 2, v: "it's" } },
+      ]),
+    );
+    await ok(
+      await us([1, 2, 3, 4].map((id) => ({ op: "upsert", row: { id, name: `u${id}`, score: id * 1.5 } }))),
+    );
+    await ok(await post("/flush", {}));
+    await ok(await post("/tables/main/events/truncate", {}));
+    await ok(
+      await ev([
+        { op: "insert", row: { id: 3, v: null } },
+        { op: "insert", row: { id: 4, v: "d" } },
+      ]),
+    );
+    await ok(
+      await us([
+        { op: "upsert", row: { id: 2, name: "u2-new", score: "9.99" } },
+        { op: "delete", key: { id: 3 } },
+        { op: "upsert", row: { id: 5, name: "u5", score: 0 } },
+        { op: "delete", key: { id: 5 } },
+        { op: "upsert", row: { id: 6, name: null, score: null } },
+      ]),
+    );
+    const flushed = (await ok(await post("/flush", {}))) as { snapshots: number[]; pending: number };
+    expect(flushed.pending).toBe(0);
+    const snap = flushed.snapshots.at(-1) as number;
+
+    type Rows = { rows: Record<string, unknown>[]; drained: number };
+    const events = (await ok(await call(`/v1/lakes/${LAKE}/tables/main/events/rows`))) as Rows;
+    const users = (await ok(await call(`/v1/lakes/${LAKE}/tables/main/users/rows`))) as Rows;
+    expect(events.rows).toEqual([
+      { id: 3, v: null },
+      { id: 4, v: "d" },
+    ]);
+    expect(users.rows.map((r) => r.id).sort()).toEqual([1, 2, 4, 6]);
+    const text = (v: unknown): string | null => (v === null ? null : String(v));
+    const expected = {
+      [snap]: [
+        { table: "main.events", columns: ["id", "v"], rows: events.rows.map((r) => [text(r.id), text(r.v)]) },
+        {
+          table: "main.users",
+          columns: ["id", "name", "score"],
+          rows: users.rows.map((r) => [text(r.id), text(r.name), text(r.score)]),
+        },
+      ],
+    };
+
+    const listed = (await ok(await call(`/v1/lakes/${LAKE}/ducklake/ducklake_inlined_data_tables`))) as {
+      rows: { table_name: string }[];
+    };
+    const tableIds = (
+      (await ok(await call(`/v1/lakes/${LAKE}/ducklake/ducklake_table`))) as { rows: { table_id: number }[] }
+    ).rows.map((r) => r.table_id);
+    const inlinedDeletes: string[] = [];
+    for (const id of tableIds) {
+      const res = await call(`/v1/lakes/${LAKE}/ducklake/ducklake_inlined_delete_${id}`);
+      if (res.status === 200) inlinedDeletes.push(`ducklake_inlined_delete_${id}`);
+      await res.body?.cancel();
+    }
+    const types: Record<string, string[] | null> = {};
+    for (const name of [
+      ...Object.keys(DUCKLAKE_TABLES),
+      ...listed.rows.map((r) => r.table_name),
+      ...inlinedDeletes,
+    ]) {
+      const whole = (await ok(await call(`/v1/lakes/${LAKE}/ducklake/${name}?limit=10000`))) as {
+        column_types: string[] | null;
+      };
+      types[name] = whole.column_types;
+      const res = await call(`/v1/lakes/${LAKE}/ducklake/${name}?format=csv&limit=10000`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("x-next-cursor")).toBeNull();
+      await write(`tables/${name}.csv`, await res.text());
+    }
+    await write("data/.keep", "");
+    await write("tables.json", JSON.stringify(types, null, 1));
+    await write("expected.json", JSON.stringify(expected, null, 1));
+  });
+});

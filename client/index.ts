@@ -75,13 +75,11 @@ export function createLakeClient(opts: ClientOptions): LakeClient {
   });
 }
 
-/** The data of a typed call, or throws its `ApiFailure`. */
+/** The data of a typed call (`{}` for a 204), or throws its `ApiFailure`. */
 export async function unwrap<T>(
   call: Promise<{ data?: T; error?: unknown; response: Response }>,
 ): Promise<NonNullable<T>> {
   const { data, error, response } = await call;
-  if (!response.ok || data === undefined || data === null) {
-    throw failureFromBody(response.status, error ?? "");
-  }
-  return data as NonNullable<T>;
+  if (!response.ok) throw failureFromBody(response.status, error ?? "");
+  return (data ?? {}) as NonNullable<T>;
 }

@@ -15,6 +15,7 @@ import { registerCheckpointRoutes } from "./routes/checkpoints.ts";
 import { registerCommitRoutes } from "./routes/commits.ts";
 import { registerDataRoutes } from "./routes/data.ts";
 import { registerHealthRoutes } from "./routes/health.ts";
+import { registerInlinedRoutes } from "./routes/inlined.ts";
 import { registerLakeRoutes } from "./routes/lakes.ts";
 import { registerReadRoutes } from "./routes/reads.ts";
 import { registerWriterRoutes } from "./routes/writer.ts";
@@ -66,6 +67,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   registerWriterRoutes(app);
   registerDataRoutes(app);
   registerReadRoutes(app);
+  registerInlinedRoutes(app);
 
   app.doc31("/v1/openapi.json", {
     openapi: "3.1.0",

@@ -17,6 +17,7 @@ import { registerDataRoutes } from "./routes/data.ts";
 import { registerHealthRoutes } from "./routes/health.ts";
 import { registerInlinedRoutes } from "./routes/inlined.ts";
 import { registerLakeRoutes } from "./routes/lakes.ts";
+import { registerMetricsRoutes } from "./routes/metrics.ts";
 import { registerReadRoutes } from "./routes/reads.ts";
 import { registerWriterRoutes } from "./routes/writer.ts";
 
@@ -65,6 +66,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   registerCommitRoutes(app);
   registerCheckpointRoutes(app);
   registerWriterRoutes(app);
+  registerMetricsRoutes(app);
   registerDataRoutes(app);
   registerReadRoutes(app);
   registerInlinedRoutes(app);

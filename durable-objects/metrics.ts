@@ -60,7 +60,13 @@ export interface MetricsSnapshot {
 }
 
 function histogram(bounds: readonly number[]): Histogram {
-  return { bounds: [...bounds], counts: new Array<number>(bounds.length + 1).fill(0), count: 0, sum: 0, max: 0 };
+  return {
+    bounds: [...bounds],
+    counts: new Array<number>(bounds.length + 1).fill(0),
+    count: 0,
+    sum: 0,
+    max: 0,
+  };
 }
 
 function observe(h: Histogram, v: number): void {

@@ -15,13 +15,15 @@ import { DUCKLAKE_FORMAT_VERSION, DUCKLAKE_SQLITE_DDL } from "./export-ddl.ts";
 import { Progress } from "./progress.ts";
 import type { Api } from "./upload.ts";
 
-/** Columns DuckLake stores as timestamps with time zone (text in SQLite); the API gives ms since epoch. */
+/** Columns DuckLake stores as timestamps with time zone (text in SQLite); the API gives µs since epoch. */
 const TIMESTAMP_COLUMNS = new Set(["snapshot_time", "schedule_start"]);
 
 /** DuckLake's SQLite text form of a timestamptz: `2026-12-01 09:30:31.336246+00`. */
-export function sqliteTimestamp(ms: number): string {
+export function sqliteTimestamp(us: number): string {
+  const ms = Math.floor(us / 1000);
   const iso = new Date(ms).toISOString(); // 2026-12-01T09:30:31.336Z
-  return `${iso.slice(0, 10)} ${iso.slice(11, 23)}000+00`;
+  const micros = String(((us % 1_000_000) + 1_000_000) % 1_000_000).padStart(6, "0");
+  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}.${micros}+00`;
 }
 
 function sqlValue(column: string, v: unknown): SqlValue {

@@ -43,6 +43,8 @@ describe("generated client", () => {
     expect(created.lake).toBe("client-a");
     const summary = await unwrap(admin.GET("/v1/lakes/{lake}", { params: { path: { lake: "client-a" } } }));
     expect(summary.snapshotId).toBe(0);
+    // snapshot_time is kept in microseconds; the summary's ISO time must still be today, not year 58000.
+    expect(Math.abs(Date.parse(summary.snapshotTime) - Date.now())).toBeLessThan(86_400_000);
     const failure = await unwrap(
       client("t-read-sales-0123456789").GET("/v1/lakes/{lake}", { params: { path: { lake: "client-a" } } }),
     ).catch((e: unknown) => e);

@@ -51,6 +51,12 @@ def main():
     print(f"ddl: {len(stock_ddl())} stock tables compared")
     con = connect()
     con.execute(f"ATTACH 'ducklake:sqlite:{path}' AS lake (READ_ONLY)")
+    age = con.execute("SELECT abs(epoch(now()) - epoch(max(snapshot_time))) FROM ducklake_snapshots('lake')").fetchone()[0]
+    if age > 86400:
+        print(f"FAIL snapshot_time: the newest snapshot is {age} s from now")
+        failures += 1
+    else:
+        print("ok snapshot times are recent")
     cols = ", ".join(expect["columns"])
     for snap, src in sorted(expect["snapshots"].items(), key=lambda kv: int(kv[0])):
         rows = con.execute(

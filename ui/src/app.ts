@@ -44,8 +44,9 @@ const href = (r: Route): string => {
 
 const fmtBytes = (n: number): string =>
   n < 1024 ? `${n} B` : n < 1048576 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1048576).toFixed(1)} MiB`;
-const fmtTime = (ms: unknown): string =>
-  typeof ms === "number" ? new Date(ms).toISOString().replace("T", " ").slice(0, 19) : "";
+/** DuckLake times (snapshot_time) are microseconds since the epoch. */
+const fmtTime = (us: unknown): string =>
+  typeof us === "number" ? new Date(Math.floor(us / 1000)).toISOString().replace("T", " ").slice(0, 19) : "";
 const text = (v: unknown): string =>
   v === null || v === undefined ? "∅" : typeof v === "object" ? JSON.stringify(v) : String(v);
 
@@ -284,10 +285,12 @@ function Lake({ route }: { route: Route }) {
     ${
       checkpoints.error
         ? html`<p class="hint">${checkpoints.error}</p>`
-        : html`<ul data-testid="checkpoints">
+        : ((checkpoints.data as { checkpoints?: Row[] } | undefined)?.checkpoints ?? []).length === 0
+          ? html`<p class="hint" data-testid="checkpoints">No checkpoints.</p>`
+          : html`<ul data-testid="checkpoints">
           ${((checkpoints.data as { checkpoints?: Row[] } | undefined)?.checkpoints ?? []).map(
             (c) =>
-              html`<li><code>${String(c.id)}</code> manifest ${text(c.manifestVersion)}, expires ${c.expiresAt ? fmtTime(c.expiresAt) : "never"}</li>`,
+              html`<li><code>${String(c.id)}</code> manifest ${text(c.manifestVersion)}, expires ${typeof c.expiresAt === "number" ? new Date(c.expiresAt).toISOString() : "never"}</li>`,
           )}
         </ul>`
     }

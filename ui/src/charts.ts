@@ -21,10 +21,16 @@ export function drawActivity(el: HTMLElement, buckets: Bucket[], bucketMs: numbe
   const xs = buckets.map((b) => b.t / 1000);
   const perSec = (n: number) => n / (bucketMs / 1000);
   const width = Math.max(320, Math.min(900, el.clientWidth || 640));
+  // A few buckets would otherwise auto-range the time axis over years: show at least ten minutes.
+  const span = (bucketMs / 1000) * 60;
+  const scales: uPlot.Scales = {
+    x: { time: true, range: (_u, min, max) => [Math.min(min, max - span), max + bucketMs / 1000] },
+  };
   const rate = new uPlot(
     {
       title: "commits/s, batches/s, conflicts, retries",
       width,
+      scales,
       height: 200,
       series: [
         {},
@@ -47,6 +53,7 @@ export function drawActivity(el: HTMLElement, buckets: Bucket[], bucketMs: numbe
     {
       title: "commit latency (ms): mean and max per bucket; batch size (mean)",
       width,
+      scales,
       height: 200,
       series: [
         {},

@@ -40,7 +40,10 @@ const CutSchema = z
 const SnapshotSchema = z
   .object({
     snapshot_id: z.number().int(),
-    snapshot_time: z.number().int().openapi({ description: "ms since the Unix epoch" }),
+    snapshot_time: z
+      .number()
+      .int()
+      .openapi({ description: "µs since the Unix epoch (DuckLake's timestamptz precision)" }),
     schema_version: z.number().int(),
     next_catalog_id: z.number().int(),
     next_file_id: z.number().int(),
@@ -326,7 +329,8 @@ export function registerReadRoutes(app: OpenAPIHono<AppEnv>): void {
       lake,
       snapshotId: cat.snapshot.snapshot_id,
       schemaVersion: cat.snapshot.schema_version,
-      snapshotTime: new Date(cat.snapshot.snapshot_time).toISOString(),
+      // snapshot_time is in microseconds.
+      snapshotTime: new Date(Math.floor(cat.snapshot.snapshot_time / 1000)).toISOString(),
       ...summarise(cat),
       cut: opened.cut,
     });

@@ -185,6 +185,14 @@ describe("explorer in headless Chromium", { timeout: 600_000 }, () => {
     await page.locator("[data-testid=files]", { hasText: "orders-1.parquet" }).waitFor();
     assert.match((await page.locator("[data-testid=files]").textContent()) ?? "", /#1: 1 … 3/);
     await page.locator("[data-testid=inlined]", { hasText: "ap" }).waitFor();
+    // The first data file's rows, read in the browser with ranged GETs of the data route.
+    await page.locator("[data-testid=preview] tbody tr").nth(2).waitFor();
+    assert.equal(await page.locator("[data-testid=preview] tbody tr").count(), 3);
+    assert.deepEqual(await page.locator("[data-testid=preview] thead th").allTextContents(), [
+      "id",
+      "amount",
+      "region",
+    ]);
     await page.locator("[data-testid=column-history]", { hasText: "note" }).waitFor();
     await page.screenshot({ path: `${ARTIFACTS}/explorer-table.png`, fullPage: true });
 

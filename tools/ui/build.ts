@@ -13,7 +13,7 @@ import { build } from "esbuild";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const out = join(root, "ui", "assets.generated.ts");
 /** The explorer's script must stay small: a build over this many bytes fails. */
-export const MAX_UI_JS_BYTES = 120_000;
+export const MAX_UI_JS_BYTES = 160_000;
 
 const result = await build({
   entryPoints: [join(root, "ui", "src", "app.ts")],

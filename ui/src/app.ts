@@ -9,7 +9,16 @@ import { html } from "htm/preact";
 import { render } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiFailure, unwrap } from "../../client/index.ts";
-import { api, clearToken, getToken, setToken, takeTokenFromHash } from "./api.ts";
+import { previewParquet } from "../../parquet/preview.ts";
+import {
+  api,
+  clearToken,
+  dataFileBuffer,
+  dataRoutePath,
+  getToken,
+  setToken,
+  takeTokenFromHash,
+} from "./api.ts";
 import { type Bucket, drawActivity } from "./charts.ts";
 
 type Row = Record<string, unknown>;
@@ -299,6 +308,31 @@ function Lake({ route }: { route: Route }) {
   </section>`;
 }
 
+/** The first rows of a table's first data file, read with ranged requests. */
+function FilePreview({
+  lake,
+  file,
+}: {
+  lake: string;
+  file: { path: string; resolved_path: string; file_size_bytes: number };
+}) {
+  const rel = dataRoutePath(lake, file.resolved_path);
+  const preview = useLoad(`preview:${lake}:${file.resolved_path}`, () =>
+    rel === null
+      ? Promise.reject(new Error("this file is outside the lake's data prefix"))
+      : previewParquet(dataFileBuffer(lake, rel, file.file_size_bytes), 20),
+  );
+  const p = preview.data;
+  return html`<section>
+    <h3>Preview of <code>${file.path}</code> <small>${p ? `(first ${p.rows.length} of ${p.totalRows} rows)` : ""}</small></h3>
+    <${ErrorBox} error=${preview.error} />
+    <table data-testid="preview">
+      <thead><tr>${(p?.columns ?? []).map((c) => html`<th>${c}</th>`)}</tr></thead>
+      <tbody>${(p?.rows ?? []).map((r) => html`<tr>${r.map((v) => html`<td>${v}</td>`)}</tr>`)}</tbody>
+    </table>
+  </section>`;
+}
+
 function Table({ route }: { route: Route }) {
   const {
     lake,
@@ -369,6 +403,7 @@ function Table({ route }: { route: Route }) {
         )}
       </tbody>
     </table>
+    ${p?.files[0] ? html`<${FilePreview} lake=${lake} file=${p.files[0]} />` : null}
     <h3>Inlined rows <small>(first ${preview.length} of ${p?.inlined_rows.length ?? 0})</small></h3>
     <table data-testid="inlined">
       <thead><tr>${previewCols.map((c) => html`<th>${c}</th>`)}</tr></thead>

@@ -31,6 +31,9 @@ export default defineConfig({
           // The README walkthrough's Parquet file (written by DuckDB; tools/make-fixture.py) and its stats.
           TEST_ORDERS_PARQUET_B64: readFileSync("./test/fixtures/orders-1.parquet").toString("base64"),
           TEST_ORDERS_STATS: readFileSync("./test/fixtures/orders-1.json", "utf8"),
+          // The committed generated client inputs; test/client/generated.test.ts fails when they are stale.
+          TEST_CLIENT_OPENAPI: readFileSync("./client/openapi.json", "utf8"),
+          TEST_CLIENT_SCHEMA: readFileSync("./client/schema.d.ts", "utf8"),
           // A developer's .dev.vars must not leak into the suite.
           DEV_AUTH: "disabled",
           DEV_TOKEN: "",

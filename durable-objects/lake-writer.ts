@@ -5,6 +5,7 @@
  * Node for benchmarks. Every RPC method answers with an envelope (see envelope.ts) and takes the lake
  * name, since the object cannot learn its own name reliably.
  */
+
 import { DurableObject } from "cloudflare:workers";
 import type { CommitResult } from "../catalog/index.ts";
 import { InvalidRequest, type MemberResult, quoteName } from "../catalog/index.ts";
@@ -13,6 +14,7 @@ import type { Env } from "../worker/env.ts";
 import { AlarmScheduler } from "./alarm.ts";
 import { systemClock } from "./clock.ts";
 import { type Envelope, enveloped } from "./envelope.ts";
+import type { MetricsSnapshot } from "./metrics.ts";
 import { DEFAULT_TUNABLES } from "./options.ts";
 import type { LakeRecord, LakeRegistry } from "./registry.ts";
 import { writerSetup } from "./setup.ts";
@@ -25,6 +27,12 @@ import {
   Writer,
   type WriterStats,
 } from "./writer.ts";
+
+export interface WriterMetricsAnswer {
+  lake: string;
+  instanceStartedAt: string;
+  metrics: MetricsSnapshot;
+}
 
 export interface WriterStatus {
   lake: string;
@@ -94,6 +102,15 @@ export class LakeWriter extends DurableObject<Env> {
       instanceStartedAt: this.startedAt,
       requestsServed: this.served,
       writer: w?.stats ?? null,
+    }));
+  }
+
+  /** The writer's counters and histograms (durable-objects/metrics.ts); reading them opens nothing. */
+  async metrics(lake: string): Promise<Envelope<WriterMetricsAnswer>> {
+    return this.call(lake, async (w) => ({
+      lake,
+      instanceStartedAt: this.startedAt,
+      metrics: w.metricsSnapshot(),
     }));
   }
 

@@ -31,6 +31,7 @@ import { lakeState, markLakeDeleted, removeDeletedLake } from "../storage/lakes.
 import type { Clock } from "./clock.ts";
 import { Coalescer, type Settled } from "./coalescer.ts";
 import { CommitOutcomeUnknown, LakeDeletedPendingRemoval, LakeWasDeleted, Unavailable } from "./errors.ts";
+import { type MetricsSnapshot, WriterMetrics } from "./metrics.ts";
 import type { WriterTunables } from "./options.ts";
 import { FlushPacer } from "./pacer.ts";
 import type { LakeRecord, LakeRegistry } from "./registry.ts";
@@ -112,7 +113,7 @@ interface Unit {
 }
 
 type Submitted =
-  | { kind: "group"; outcome: GroupOutcome; offsets: number[] }
+  | { kind: "group"; outcome: GroupOutcome; offsets: number[]; submitMs: number }
   | { kind: "failed"; error: unknown; applied: boolean };
 
 /** A member's failure, rebuilt as a typed error so it crosses RPC with its own code. */
@@ -183,9 +184,11 @@ export class Writer {
   private readonly stall: StallWatch;
   private readonly coalescer: Coalescer<Unit, Submitted>;
   private readonly stallCounts: Partial<Record<Phase, number>> = {};
+  private readonly metrics: WriterMetrics;
 
   constructor(private readonly host: WriterHost) {
     this.stall = new StallWatch(host.clock, host.tunables.stallReportMs, (r) => this.reportStall(r));
+    this.metrics = new WriterMetrics(host.now);
     this.coalescer = new Coalescer<Unit, Submitted>((units) => this.submit(units), {
       clock: host.clock,
       stall: this.stall,
@@ -215,6 +218,11 @@ export class Writer {
       submitMs: this.submitMs,
       stalls: { ...this.stallCounts },
     };
+  }
+
+  /** Counters, histograms and recent activity of this activation (`GET …/metrics`). */
+  metricsSnapshot(): MetricsSnapshot {
+    return this.metrics.snapshot(this.session?.pacer.flushCount ?? 0);
   }
 
   /** The flush pacer of the open session (benchmarks read its history). */
@@ -535,9 +543,24 @@ export class Writer {
     }
     await this.backgroundFlush(s);
     let more = swept.removed >= SWEEP_LIMIT;
-    for (let step = 0; step < MAINTENANCE_STEPS && s.store.needsMaintenance && !this.terminal; step++) {
-      const report = await this.maintain(s);
-      more = report.more;
+    const done = {
+      sweptKeys: swept.removed,
+      maintenanceSteps: 0,
+      memtableFlushes: 0,
+      compactions: 0,
+      objectsDeleted: 0,
+    };
+    try {
+      for (let step = 0; step < MAINTENANCE_STEPS && s.store.needsMaintenance && !this.terminal; step++) {
+        const report = await this.maintain(s);
+        done.maintenanceSteps++;
+        if (report.memtableFlushed) done.memtableFlushes++;
+        if (report.compaction) done.compactions++;
+        done.objectsDeleted += report.objectsDeleted;
+        more = report.more;
+      }
+    } finally {
+      this.metrics.background(done);
     }
     if (more) this.host.scheduleBackground(this.host.tunables.backgroundSliceDelayMs);
     else {
@@ -606,11 +629,16 @@ export class Writer {
     this.throwIfStopped();
     const ticket = new Ticket();
     this.tickets.add(ticket);
+    const t0 = this.host.clock.now();
+    let joined: number | undefined;
+    let submitMs: number | undefined;
     try {
       const settled = await Promise.race([
         this.coalescer.join({ requests }, requests.length, ticket, () => this.ready().then(() => {}), alone),
         ticket.stopped,
       ]);
+      joined = this.host.clock.now();
+      if (settled.kind === "submitted" && settled.batch.kind === "group") submitMs = settled.batch.submitMs;
       const { outcome, offset } = this.interpret(settled);
       this.stall.enter(ticket, "durability");
       const durable = await Promise.race([
@@ -623,7 +651,26 @@ export class Writer {
       if (durable !== undefined) throw this.durabilityFailed(durable);
       this.armBackground();
       if (requests.some(appendsRows)) this.armFlush();
-      return outcome.results.slice(offset, offset + requests.length);
+      const mine = outcome.results.slice(offset, offset + requests.length);
+      const end = this.host.clock.now();
+      const phases = {
+        queue: joined - t0 - (submitMs ?? 0),
+        ...(submitMs !== undefined ? { submit: submitMs } : {}),
+        durability: end - joined,
+        total: end - t0,
+      };
+      for (const r of mine) this.metrics.commit(r.ok, r.ok ? null : r.error.code, phases);
+      return mine;
+    } catch (e) {
+      const code = e instanceof CodedError ? e.code : "Internal";
+      const end = this.host.clock.now();
+      for (let i = 0; i < requests.length; i++) {
+        this.metrics.commit(false, code, {
+          total: end - t0,
+          ...(joined !== undefined ? { durability: end - joined } : {}),
+        });
+      }
+      throw e;
     } finally {
       this.stall.leave(ticket);
       this.tickets.delete(ticket);
@@ -684,7 +731,14 @@ export class Writer {
       const outcome = await s.catalog.commitGroup(requests);
       this.host.afterSubmitStep?.("commitGroup");
       this.checkStoreFailure(outcome);
-      return { kind: "group", outcome, offsets };
+      this.metrics.batch(
+        requests.length,
+        outcome.attempts ?? 1,
+        outcome.results.map((r) =>
+          r.ok ? { ok: true, replayed: r.value.replayed === true } : { ok: false, code: r.error.code },
+        ),
+      );
+      return { kind: "group", outcome, offsets, submitMs: this.host.clock.now() - t0 };
     } catch (error) {
       return { kind: "failed", error, applied: s.store.position !== before };
     } finally {

@@ -4,6 +4,13 @@
  * `catalog/`'s.
  */
 export * from "./errors.ts";
+export {
+  type FooterColumn,
+  type FooterFacts,
+  footerLength,
+  MAX_FOOTER_BYTES,
+  readParquetFooter,
+} from "./footer.ts";
 export * from "./limits.ts";
 export { type ReadFile, readParquet } from "./read.ts";
 export { compareCodePoints } from "./stats.ts";

@@ -15,7 +15,9 @@ import { registerCheckpointRoutes } from "./routes/checkpoints.ts";
 import { registerCommitRoutes } from "./routes/commits.ts";
 import { registerDataRoutes } from "./routes/data.ts";
 import { registerHealthRoutes } from "./routes/health.ts";
+import { registerInlinedRoutes } from "./routes/inlined.ts";
 import { registerLakeRoutes } from "./routes/lakes.ts";
+import { registerMetricsRoutes } from "./routes/metrics.ts";
 import { registerReadRoutes } from "./routes/reads.ts";
 import { registerRowRoutes } from "./routes/rows.ts";
 import { registerWriterRoutes } from "./routes/writer.ts";
@@ -81,9 +83,11 @@ export function createApp(): OpenAPIHono<AppEnv> {
   registerCommitRoutes(app);
   registerCheckpointRoutes(app);
   registerWriterRoutes(app);
+  registerMetricsRoutes(app);
   registerDataRoutes(app);
   registerReadRoutes(app);
   registerRowRoutes(app);
+  registerInlinedRoutes(app);
 
   app.doc31("/v1/openapi.json", {
     openapi: "3.1.0",

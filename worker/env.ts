@@ -23,6 +23,9 @@ export interface Env {
   /** Tests only: the walkthrough's Parquet fixture (base64) and its stats JSON. */
   TEST_ORDERS_PARQUET_B64?: string;
   TEST_ORDERS_STATS?: string;
+  /** Tests only: the committed client/openapi.json and client/schema.d.ts (the staleness check). */
+  TEST_CLIENT_OPENAPI?: string;
+  TEST_CLIENT_SCHEMA?: string;
 }
 
 type WorkerEnv = Env;

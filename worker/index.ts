@@ -1,10 +1,13 @@
-/** Worker entry: the HTTP app, plus the Durable Object class wrangler binds as LAKE_WRITER. */
+/** Worker entry: the explorer's static files (/ui), the HTTP API, and the Durable Object class wrangler binds as LAKE_WRITER. */
 import { createApp } from "./app.ts";
+import type { Env } from "./env.ts";
+import { serveUi } from "./ui.ts";
 
 export { LakeWriter } from "../durable-objects/lake-writer.ts";
 
 const app = createApp();
 
 export default {
-  fetch: app.fetch,
-} satisfies ExportedHandler<import("./env.ts").Env>;
+  fetch: (request: Request, env: Env, ctx: ExecutionContext) =>
+    serveUi(request) ?? app.fetch(request, env, ctx),
+} satisfies ExportedHandler<Env>;

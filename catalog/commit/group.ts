@@ -38,6 +38,8 @@ export interface GroupOutcome {
   results: MemberResult[];
   /** Settles when the batch (or, if nothing was written, the state the answers rest on) is durable. */
   durable: Promise<void>;
+  /** Attempts the group took (1 = no head race lost); the writer's metrics count the retries. */
+  attempts?: number;
 }
 
 /** The typed errors behind failed results, by member index (so `commit()` can rethrow the real class). */
@@ -164,6 +166,12 @@ async function attempt(
   }
 }
 
+/** Records the attempt count on the outcome itself (a copy would lose the member errors attached to it). */
+function withAttempts(outcome: GroupOutcome, attempts: number): GroupOutcome {
+  outcome.attempts = attempts;
+  return outcome;
+}
+
 export async function runGroup(store: Store, members: CommitRequest[], env: GroupEnv): Promise<GroupOutcome> {
   const results: (MemberResult | undefined)[] = members.map(() => undefined);
   let pending = members.map((_, i) => i);
@@ -180,7 +188,7 @@ export async function runGroup(store: Store, members: CommitRequest[], env: Grou
       for (const i of pending) results[i] = failure(e);
       return finish(results, Promise.resolve());
     }
-    if (outcome.kind === "landed") return outcome.outcome;
+    if (outcome.kind === "landed") return withAttempts(outcome.outcome, n + 1);
     // Lost the head race: classify each staged member against what landed since its premise.
     const view = store.snapshot();
     const head = await readHead(view);
@@ -201,10 +209,10 @@ export async function runGroup(store: Store, members: CommitRequest[], env: Grou
       }
     }
     pending = still;
-    if (pending.length === 0) return finish(results, Promise.resolve());
+    if (pending.length === 0) return withAttempts(finish(results, Promise.resolve()), n + 1);
   }
   const detail = `gave up after ${MAX_COMMIT_ATTEMPTS} attempts that each lost the head race; started from snapshot ${startHead}, lost to snapshots ${lostTo.join(",") || "(head-only batches)"}`;
   env.log(`catalog: ${detail}`);
   for (const i of pending) results[i] = failure(new RetryBudgetExhausted(detail));
-  return finish(results, Promise.resolve());
+  return withAttempts(finish(results, Promise.resolve()), MAX_COMMIT_ATTEMPTS);
 }

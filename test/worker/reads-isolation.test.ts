@@ -15,8 +15,8 @@ import { openWriter } from "../../storage/index.ts";
 import { createApp } from "../../worker/app.ts";
 import { call } from "../support/http.ts";
 
-/** Read-scoped routes that reach the writer on purpose: the writer's own status. */
-const WRITER_ROUTES = new Set(["GET /v1/lakes/:lake/writer"]);
+/** Read-scoped routes that reach the writer on purpose: the writer's own status and its metrics. */
+const WRITER_ROUTES = new Set(["GET /v1/lakes/:lake/writer", "GET /v1/lakes/:lake/metrics"]);
 /** Routes outside any lake whose answers involve no lake state. */
 const STATIC_ROUTES = new Set(["GET /v1/health", "GET /v1/openapi.json"]);
 

@@ -1,0 +1,220 @@
+/**
+ * The lake writer's own counters, cheap to keep (a few integer adds per batch) and cheap to read: what
+ * `GET /v1/lakes/{lake}/metrics` answers and the explorer charts. They describe this activation of the
+ * writer only (they start at zero when the object starts; `instanceStartedAt` says when), and hold no
+ * DuckLake rules: commit outcomes arrive as codes.
+ */
+
+/** Upper bounds (inclusive) of the batch-size histogram, in commits per batch; the last bucket is open. */
+export const BATCH_SIZE_BOUNDS = [1, 2, 4, 8, 16, 32, 64, 128, 256] as const;
+/** Upper bounds (inclusive) of the latency histograms, in ms; the last bucket is open. */
+export const LATENCY_BOUNDS_MS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000] as const;
+/** Width of one activity bucket (the charts' time resolution), in ms. */
+export const ACTIVITY_BUCKET_MS = 10_000;
+/** Activity buckets kept (the charts' window: 360 × 10 s = one hour). Older buckets are dropped. */
+export const ACTIVITY_BUCKETS = 360;
+
+/** Where a commit's time went: waiting to join a batch and for the slot, submission, durability. */
+export type LatencyPhase = "queue" | "submit" | "durability" | "total";
+const PHASES: LatencyPhase[] = ["queue", "submit", "durability", "total"];
+
+export interface Histogram {
+  /** Upper bounds of the buckets; `counts` has one more entry (the open bucket). */
+  bounds: number[];
+  counts: number[];
+  count: number;
+  sum: number;
+  max: number;
+}
+
+export interface ActivityBucket {
+  /** Bucket start, ms since the epoch. */
+  t: number;
+  commits: number;
+  batches: number;
+  conflicts: number;
+  retries: number;
+  failures: number;
+  /** Sum and max of total commit latency in this bucket, ms. */
+  latencyMsSum: number;
+  latencyMsMax: number;
+}
+
+export interface MetricsSnapshot {
+  since: number;
+  commits: { ok: number; failed: number; replayed: number; byCode: Record<string, number> };
+  batches: { count: number; members: number; sizes: Histogram };
+  flushes: number;
+  conflicts: number;
+  retries: { total: number; byClass: Record<string, number> };
+  latencyMs: Record<LatencyPhase, Histogram>;
+  background: {
+    passes: number;
+    sweptKeys: number;
+    maintenanceSteps: number;
+    memtableFlushes: number;
+    compactions: number;
+    objectsDeleted: number;
+  };
+  activity: { bucketMs: number; buckets: ActivityBucket[] };
+}
+
+function histogram(bounds: readonly number[]): Histogram {
+  return {
+    bounds: [...bounds],
+    counts: new Array<number>(bounds.length + 1).fill(0),
+    count: 0,
+    sum: 0,
+    max: 0,
+  };
+}
+
+function observe(h: Histogram, v: number): void {
+  let i = h.bounds.findIndex((b) => v <= b);
+  if (i < 0) i = h.bounds.length;
+  h.counts[i] = (h.counts[i] ?? 0) + 1;
+  h.count++;
+  h.sum += v;
+  if (v > h.max) h.max = v;
+}
+
+const copy = (h: Histogram): Histogram => ({ ...h, bounds: [...h.bounds], counts: [...h.counts] });
+
+/** The commit failure codes counted as retryable classes (a client may retry them). */
+const RETRY_CLASSES = new Set(["CommitConflict", "RetryBudgetExhausted", "Unavailable", "Fenced"]);
+
+export class WriterMetrics {
+  private readonly since: number;
+  private ok = 0;
+  private failed = 0;
+  private replayed = 0;
+  private readonly byCode: Record<string, number> = {};
+  private batches = 0;
+  private members = 0;
+  private readonly sizes = histogram(BATCH_SIZE_BOUNDS);
+  private conflicts = 0;
+  private retries = 0;
+  private readonly retryByClass: Record<string, number> = {};
+  private readonly latency: Record<LatencyPhase, Histogram>;
+  private readonly bg = {
+    passes: 0,
+    sweptKeys: 0,
+    maintenanceSteps: 0,
+    memtableFlushes: 0,
+    compactions: 0,
+    objectsDeleted: 0,
+  };
+  private readonly buckets: ActivityBucket[] = [];
+
+  constructor(private readonly now: () => number) {
+    this.since = now();
+    this.latency = Object.fromEntries(PHASES.map((p) => [p, histogram(LATENCY_BOUNDS_MS)])) as Record<
+      LatencyPhase,
+      Histogram
+    >;
+  }
+
+  private bucket(): ActivityBucket {
+    const t = Math.floor(this.now() / ACTIVITY_BUCKET_MS) * ACTIVITY_BUCKET_MS;
+    const last = this.buckets.at(-1);
+    if (last && last.t === t) return last;
+    const b: ActivityBucket = {
+      t,
+      commits: 0,
+      batches: 0,
+      conflicts: 0,
+      retries: 0,
+      failures: 0,
+      latencyMsSum: 0,
+      latencyMsMax: 0,
+    };
+    this.buckets.push(b);
+    if (this.buckets.length > ACTIVITY_BUCKETS)
+      this.buckets.splice(0, this.buckets.length - ACTIVITY_BUCKETS);
+    return b;
+  }
+
+  /** A batch submitted: its size, how many attempts the group took, and each member's outcome code. */
+  batch(
+    size: number,
+    attempts: number,
+    outcomes: { ok: boolean; code?: string; replayed?: boolean }[],
+  ): void {
+    this.batches++;
+    this.members += size;
+    observe(this.sizes, size);
+    const b = this.bucket();
+    b.batches++;
+    const retried = Math.max(0, attempts - 1);
+    if (retried > 0) {
+      this.retries += retried;
+      this.retryByClass.headRace = (this.retryByClass.headRace ?? 0) + retried;
+      b.retries += retried;
+    }
+    for (const o of outcomes) {
+      if (o.replayed) this.replayed++;
+      if (o.ok || o.code === undefined) continue;
+      if (o.code === "CommitConflict") {
+        this.conflicts++;
+        b.conflicts++;
+      }
+      if (RETRY_CLASSES.has(o.code)) this.retryByClass[o.code] = (this.retryByClass[o.code] ?? 0) + 1;
+    }
+  }
+
+  /** One caller's commit answered: ok or its code, and its phase timings in ms. */
+  commit(ok: boolean, code: string | null, phases: Partial<Record<LatencyPhase, number>>): void {
+    const b = this.bucket();
+    if (ok) {
+      this.ok++;
+      b.commits++;
+    } else {
+      this.failed++;
+      b.failures++;
+      const c = code ?? "Internal";
+      this.byCode[c] = (this.byCode[c] ?? 0) + 1;
+    }
+    for (const p of PHASES) {
+      const v = phases[p];
+      if (v !== undefined) observe(this.latency[p], Math.max(0, v));
+    }
+    const total = phases.total;
+    if (total !== undefined) {
+      b.latencyMsSum += total;
+      if (total > b.latencyMsMax) b.latencyMsMax = total;
+    }
+  }
+
+  /** A background pass and what it did. */
+  background(report: {
+    sweptKeys?: number;
+    maintenanceSteps?: number;
+    memtableFlushes?: number;
+    compactions?: number;
+    objectsDeleted?: number;
+  }): void {
+    this.bg.passes++;
+    this.bg.sweptKeys += report.sweptKeys ?? 0;
+    this.bg.maintenanceSteps += report.maintenanceSteps ?? 0;
+    this.bg.memtableFlushes += report.memtableFlushes ?? 0;
+    this.bg.compactions += report.compactions ?? 0;
+    this.bg.objectsDeleted += report.objectsDeleted ?? 0;
+  }
+
+  snapshot(flushes: number): MetricsSnapshot {
+    return {
+      since: this.since,
+      commits: { ok: this.ok, failed: this.failed, replayed: this.replayed, byCode: { ...this.byCode } },
+      batches: { count: this.batches, members: this.members, sizes: copy(this.sizes) },
+      flushes,
+      conflicts: this.conflicts,
+      retries: { total: this.retries, byClass: { ...this.retryByClass } },
+      latencyMs: Object.fromEntries(PHASES.map((p) => [p, copy(this.latency[p])])) as Record<
+        LatencyPhase,
+        Histogram
+      >,
+      background: { ...this.bg },
+      activity: { bucketMs: ACTIVITY_BUCKET_MS, buckets: this.buckets.map((b) => ({ ...b })) },
+    };
+  }
+}

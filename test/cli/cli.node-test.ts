@@ -1,0 +1,206 @@
+/**
+ * The CLI end to end against `wrangler dev` (ports 9340-9341): lakes, commits from a file, a Parquet
+ * upload registered from its footer, snapshots, checkpoints, quack-url, errors with the API's code, and
+ * an export that stock DuckDB 1.5.5 attaches read-only with the same rows at every snapshot (inlined rows
+ * included) — checked by tools/client/check-export.py. Run: npm run test:cli.
+ */
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { type DevServer, startWrangler } from "../support/wrangler-dev.ts";
+
+const PORT = 9340;
+/** One CLI invocation's time limit. */
+const CLI_TIMEOUT_MS = 60_000;
+let server: DevServer;
+const work = mkdtempSync(join(tmpdir(), "ducklake-edge-cli-"));
+
+interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function cli(args: string[], env: Record<string, string> = {}): Run {
+  const r = spawnSync("node", ["cli/bin.mjs", ...args], {
+    encoding: "utf8",
+    timeout: CLI_TIMEOUT_MS,
+    env: { ...process.env, DUCKLAKE_EDGE_URL: server.url, DUCKLAKE_EDGE_TOKEN: server.token, ...env },
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function ok<T>(args: string[]): T {
+  const r = cli(args);
+  assert.equal(r.status, 0, `ducklake-edge ${args.join(" ")} failed: ${r.stderr}`);
+  return JSON.parse(r.stdout) as T;
+}
+
+function file(name: string, body: unknown): string {
+  const p = join(work, name);
+  writeFileSync(p, JSON.stringify(body));
+  return p;
+}
+
+describe("ducklake-edge CLI", { timeout: 600_000 }, () => {
+  before(async () => {
+    server = await startWrangler(PORT);
+  });
+  after(async () => {
+    await server?.stop();
+  });
+
+  it("manages lakes and prints the API's code and message on failure", () => {
+    assert.deepEqual(ok<{ lake: string; snapshotId: number }>(["lakes", "create", "cli-a"]).snapshotId, 0);
+    const again = cli(["lakes", "create", "cli-a"]);
+    assert.equal(again.status, 1);
+    assert.match(again.stderr, /^error AlreadyExists: /);
+    const list = ok<{ lakes: { name: string }[] }>(["lakes", "list"]);
+    assert.ok(list.lakes.some((l) => l.name === "cli-a"));
+    ok(["lakes", "delete", "cli-a"]);
+    const gone = cli(["snapshots", "cli-a"]);
+    assert.match(gone.stderr, /^error NotFound: /);
+    const denied = cli(["lakes", "list"], { DUCKLAKE_EDGE_TOKEN: "wrong-token-0123456789" });
+    assert.match(denied.stderr, /^error Unauthorized: /);
+  });
+
+  it("takes its URL and token from a config file when flags and env are absent", () => {
+    const cfg = file("config.json", { url: server.url, token: server.token });
+    const r = spawnSync("node", ["cli/bin.mjs", "--config", cfg, "lakes", "list"], {
+      encoding: "utf8",
+      timeout: CLI_TIMEOUT_MS,
+      env: { ...process.env, DUCKLAKE_EDGE_URL: "", DUCKLAKE_EDGE_TOKEN: "" },
+    });
+    assert.equal(r.status, 0, r.stderr);
+    assert.ok(Array.isArray((JSON.parse(r.stdout) as { lakes: unknown[] }).lakes));
+  });
+
+  it("commits, uploads Parquet, checkpoints, and exports a file stock DuckDB attaches at every snapshot", () => {
+    ok(["lakes", "create", "cli-shop"]);
+    const ddl = file("ddl.json", {
+      message: "create orders",
+      verbs: [
+        {
+          op: "create_table",
+          schema: "main",
+          name: "orders",
+          columns: [
+            { name: "id", type: "int32" },
+            { name: "amount", type: "decimal(4,2)" },
+            { name: "region", type: "varchar" },
+          ],
+        },
+      ],
+    });
+    assert.equal(ok<{ snapshotId: number }>(["commit", "cli-shop", ddl]).snapshotId, 1);
+    const up = cli(["upload", "cli-shop", "test/fixtures/orders-1.parquet", "--table", "main.orders"]);
+    assert.equal(up.status, 0, up.stderr);
+    assert.match(up.stderr, /upload orders-1\.parquet 100%/);
+    const uploaded = JSON.parse(up.stdout) as { snapshotId: number; rows: number; path: string };
+    assert.deepEqual(
+      [uploaded.snapshotId, uploaded.rows, uploaded.path],
+      [2, 3, "main/orders/orders-1.parquet"],
+    );
+    const viaFlag = ok<{ snapshots: unknown[] }>(["--url", server.url, "snapshots", "cli-shop"]);
+    assert.equal(viaFlag.snapshots.length, 3);
+    const inline = file("inline.json", [
+      {
+        op: "inline_insert",
+        table: { schema: "main", name: "orders" },
+        rows: [
+          { id: 10, amount: "7.50", region: "ap" },
+          { id: 11, amount: "0.25", region: null },
+        ],
+      },
+    ]);
+    assert.equal(
+      ok<{ snapshotId: number }>(["commit", "cli-shop", inline, "-m", "two inlined rows"]).snapshotId,
+      3,
+    );
+    const snaps = ok<{ snapshots: { snapshot_id: number; commit_message: string | null }[] }>([
+      "snapshots",
+      "cli-shop",
+    ]);
+    assert.deepEqual(
+      snaps.snapshots.map((s) => [s.snapshot_id, s.commit_message]),
+      [
+        [0, null],
+        [1, "create orders"],
+        [2, "upload orders-1.parquet"],
+        [3, "two inlined rows"],
+      ],
+    );
+
+    const cp = ok<{ id: string }>(["checkpoint", "create", "cli-shop", "--lifetime", "3600"]);
+    const listed = ok<{ checkpoints: { id: string }[] }>(["checkpoint", "list", "cli-shop"]);
+    assert.ok(listed.checkpoints.some((c) => c.id === cp.id));
+    ok(["checkpoint", "delete", "cli-shop", cp.id]);
+    assert.ok(
+      !ok<{ checkpoints: { id: string }[] }>(["checkpoint", "list", "cli-shop"]).checkpoints.some(
+        (c) => c.id === cp.id,
+      ),
+    );
+
+    const quack = cli(["quack-url", "cli-shop"]);
+    assert.equal(quack.status, 0, quack.stderr);
+    assert.match(quack.stdout, /ATTACH 'ducklake:quack:127\.0\.0\.1:9340' AS cli_shop \(META_TOKEN '/);
+
+    const out = join(work, "shop.sqlite");
+    const exported = ok<{ snapshotId: number; inlinedTables: number; filesDownloaded: number }>([
+      "export",
+      "cli-shop",
+      out,
+      "--data-dir",
+      join(work, "data"),
+    ]);
+    assert.deepEqual([exported.snapshotId, exported.inlinedTables, exported.filesDownloaded], [3, 1, 1]);
+    assert.ok(readFileSync(out).subarray(0, 15).toString() === "SQLite format 3");
+    const parquet = "test/fixtures/orders-1.parquet";
+    const inlined = [
+      [10, "7.50", "ap"],
+      [11, "0.25", null],
+    ];
+    const expect = file("expect.json", {
+      table: "main.orders",
+      columns: ["id", "amount", "region"],
+      snapshots: {
+        "1": { parquet: [], rows: [] },
+        "2": { parquet: [parquet], rows: [] },
+        "3": { parquet: [parquet], rows: inlined },
+      },
+    });
+    const check = spawnSync("python3", ["tools/client/check-export.py", out, expect], {
+      encoding: "utf8",
+      timeout: 120_000,
+    });
+    assert.equal(check.status, 0, `${check.stdout}\n${check.stderr}`);
+    assert.match(check.stdout, /ok snapshot 3: 5 rows/);
+
+    const older = join(work, "shop-at-2.sqlite");
+    assert.equal(
+      ok<{ snapshotId: number }>([
+        "export",
+        "cli-shop",
+        older,
+        "--snapshot",
+        "2",
+        "--data-dir",
+        join(work, "data2"),
+      ]).snapshotId,
+      2,
+    );
+    const expect2 = file("expect2.json", {
+      table: "main.orders",
+      columns: ["id", "amount", "region"],
+      snapshots: { "1": { parquet: [], rows: [] }, "2": { parquet: [parquet], rows: [] } },
+    });
+    const check2 = spawnSync("python3", ["tools/client/check-export.py", older, expect2], {
+      encoding: "utf8",
+      timeout: 120_000,
+    });
+    assert.equal(check2.status, 0, `${check2.stdout}\n${check2.stderr}`);
+  });
+});

@@ -1,0 +1,85 @@
+/**
+ * `wrangler dev` for the Node-side tests (CLI, browser): binds 127.0.0.1 on a given port, persists to a
+ * fresh temp dir, enables the dev token through --var (never through wrangler.toml), waits for
+ * /v1/health under a bounded deadline, and stops by killing its whole process group.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/** How long wrangler may take to answer /v1/health. */
+export const WRANGLER_START_TIMEOUT_MS = 120_000;
+/** The hard cap of one wrangler dev process's life (a stuck test cannot leave it behind). */
+export const WRANGLER_MAX_LIFE_SECONDS = 900;
+export const DEV_TOKEN = "cli-test-token-0123456789";
+
+export interface DevServer {
+  url: string;
+  token: string;
+  stop(): Promise<void>;
+}
+
+export async function startWrangler(port: number): Promise<DevServer> {
+  const persist = mkdtempSync(join(tmpdir(), "ducklake-edge-dev-"));
+  const child: ChildProcess = spawn(
+    "timeout",
+    [
+      String(WRANGLER_MAX_LIFE_SECONDS),
+      "npx",
+      "wrangler",
+      "dev",
+      "--local",
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--inspector-port",
+      String(port + 1),
+      "--persist-to",
+      persist,
+      "--var",
+      "DEV_AUTH:enabled",
+      "--var",
+      `DEV_TOKEN:${DEV_TOKEN}`,
+      "--var",
+      "LOG_LEVEL:warn",
+    ],
+    {
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true" },
+    },
+  );
+  let output = "";
+  child.stdout?.on("data", (d: Buffer) => {
+    output += d.toString();
+  });
+  child.stderr?.on("data", (d: Buffer) => {
+    output += d.toString();
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async (): Promise<void> => {
+    if (child.exitCode === null && child.pid !== undefined) {
+      const exited = new Promise<void>((r) => child.once("exit", () => r()));
+      try {
+        process.kill(-child.pid, "SIGTERM");
+      } catch {
+        // already gone
+      }
+      await exited;
+    }
+    rmSync(persist, { recursive: true, force: true });
+  };
+  const deadline = Date.now() + WRANGLER_START_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) break;
+    const ok = await fetch(`${url}/v1/health`)
+      .then((r) => r.ok)
+      .catch(() => false);
+    if (ok) return { url, token: DEV_TOKEN, stop };
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  await stop();
+  throw new Error(`wrangler dev did not become healthy on ${url}:\n${output.slice(-3000)}`);
+}

@@ -1,0 +1,445 @@
+/**
+ * The explorer: lakes the token covers; per lake a summary, the snapshot timeline with time travel,
+ * tables, checkpoints and the writer's activity charts; per table its columns and their history, data
+ * files with stats, delete files and inlined rows. Reads only (the metrics and writer-status routes are
+ * the writer reporting on itself). Hash routes: #/ · #/lake/<lake>[?snapshot=N] ·
+ * #/lake/<lake>/table/<schema>/<table>[?snapshot=N].
+ */
+import { html } from "htm/preact";
+import { render } from "preact";
+import { useEffect, useRef, useState } from "preact/hooks";
+import { ApiFailure, unwrap } from "../../client/index.ts";
+import { previewParquet } from "../../parquet/preview.ts";
+import {
+  api,
+  clearToken,
+  dataFileBuffer,
+  dataRoutePath,
+  getToken,
+  setToken,
+  takeTokenFromHash,
+} from "./api.ts";
+import { type Bucket, drawActivity } from "./charts.ts";
+
+type Row = Record<string, unknown>;
+
+interface Route {
+  view: "lakes" | "lake" | "table";
+  lake?: string;
+  schema?: string;
+  table?: string;
+  snapshot?: number;
+}
+
+function parseRoute(): Route {
+  const [path = "", query = ""] = location.hash.replace(/^#/, "").split("?");
+  const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
+  const snap = new URLSearchParams(query).get("snapshot");
+  const snapshot = snap !== null && /^\d+$/.test(snap) ? Number(snap) : undefined;
+  const base = snapshot !== undefined ? { snapshot } : {};
+  if (parts[0] === "lake" && parts[1] && parts[2] === "table" && parts[3] && parts[4]) {
+    return { view: "table", lake: parts[1], schema: parts[3], table: parts[4], ...base };
+  }
+  if (parts[0] === "lake" && parts[1]) return { view: "lake", lake: parts[1], ...base };
+  return { view: "lakes" };
+}
+
+const href = (r: Route): string => {
+  const q = r.snapshot !== undefined ? `?snapshot=${r.snapshot}` : "";
+  if (r.view === "table") return `#/lake/${r.lake}/table/${r.schema}/${r.table}${q}`;
+  if (r.view === "lake") return `#/lake/${r.lake}${q}`;
+  return "#/";
+};
+
+const fmtBytes = (n: number): string =>
+  n < 1024 ? `${n} B` : n < 1048576 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1048576).toFixed(1)} MiB`;
+/** DuckLake times (snapshot_time) are microseconds since the epoch. */
+const fmtTime = (us: unknown): string =>
+  typeof us === "number" ? new Date(Math.floor(us / 1000)).toISOString().replace("T", " ").slice(0, 19) : "";
+const text = (v: unknown): string =>
+  v === null || v === undefined ? "∅" : typeof v === "object" ? JSON.stringify(v) : String(v);
+
+/** Runs a load whenever its key changes; errors are shown, never thrown into the page. */
+function useLoad<T>(key: string, load: () => Promise<T>): { data?: T; error?: string } {
+  const [state, setState] = useState<{ key: string; data?: T; error?: string }>({ key: "" });
+  useEffect(() => {
+    let live = true;
+    setState({ key });
+    load().then(
+      (data) => live && setState({ key, data }),
+      (e: unknown) =>
+        live && setState({ key, error: e instanceof ApiFailure ? `${e.code}: ${e.message}` : String(e) }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [key]);
+  return state.key === key ? state : {};
+}
+
+const selector = (snapshot?: number) => (snapshot !== undefined ? { snapshot: String(snapshot) } : {});
+
+function ErrorBox({ error }: { error?: string }) {
+  return error ? html`<p class="error" data-testid="error">${error}</p>` : null;
+}
+
+function TokenForm({ onSet }: { onSet: () => void }) {
+  const [value, setValue] = useState("");
+  return html`<form
+    class="token"
+    onSubmit=${(e: Event) => {
+      e.preventDefault();
+      if (value.trim()) {
+        setToken(value.trim());
+        onSet();
+      }
+    }}
+  >
+    <label>Bearer token <input type="password" data-testid="token-input" value=${value} onInput=${(e: Event) => setValue((e.target as HTMLInputElement).value)} /></label>
+    <button type="submit">Use token</button>
+    <p class="hint">Kept in this browser tab only (sessionStorage). Links may carry it as <code>#token=…</code>, which never reaches the server.</p>
+  </form>`;
+}
+
+function Lakes() {
+  const { data, error } = useLoad("lakes", async () => {
+    const out: { name: string; state: string }[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await unwrap(api().GET("/v1/lakes", { params: { query: cursor ? { cursor } : {} } }));
+      out.push(...page.lakes);
+      cursor = page.cursor ?? undefined;
+    } while (cursor);
+    return out;
+  });
+  return html`<section>
+    <h2>Lakes</h2>
+    <${ErrorBox} error=${error} />
+    ${data && data.length === 0 ? html`<p>No lakes for this token.</p>` : null}
+    <ul data-testid="lakes">
+      ${(data ?? []).map(
+        (l) =>
+          html`<li><a href=${href({ view: "lake", lake: l.name })}>${l.name}</a> <small>${l.state}</small></li>`,
+      )}
+    </ul>
+  </section>`;
+}
+
+function Charts({ lake }: { lake: string }) {
+  const ref = useRef<HTMLDivElement>(null);
+  const { data, error } = useLoad(`metrics:${lake}`, () =>
+    unwrap(api().GET("/v1/lakes/{lake}/metrics", { params: { path: { lake } } })),
+  );
+  useEffect(() => {
+    if (!data || !ref.current) return;
+    const plots = drawActivity(
+      ref.current,
+      data.metrics.activity.buckets as Bucket[],
+      data.metrics.activity.bucketMs,
+    );
+    return () => {
+      for (const p of plots) p.destroy();
+    };
+  }, [data]);
+  const m = data?.metrics;
+  return html`<section>
+    <h3>Commit activity <small>(this writer activation, since ${data?.instanceStartedAt ?? "…"})</small></h3>
+    <${ErrorBox} error=${error} />
+    ${
+      m
+        ? html`<p data-testid="metrics-summary">
+          ${m.commits.ok} commits ok, ${m.commits.failed} failed, ${m.commits.replayed} replayed · ${m.batches.count}
+          batches (${m.batches.members} requests) · ${m.flushes} flushes · ${m.conflicts} conflicts ·
+          ${m.retries.total} retries · background: ${m.background.passes} passes, ${m.background.compactions}
+          compactions
+        </p>`
+        : null
+    }
+    <div ref=${ref} class="charts" data-testid="charts"></div>
+  </section>`;
+}
+
+interface Snapshot {
+  snapshot_id: number;
+  snapshot_time: number;
+  author: string | null;
+  commit_message: string | null;
+  changes_made: string | null;
+}
+
+function Lake({ route }: { route: Route }) {
+  const lake = route.lake as string;
+  const snap = route.snapshot;
+  const key = `${lake}@${snap ?? "head"}`;
+  const summary = useLoad(`summary:${key}`, () =>
+    unwrap(api().GET("/v1/lakes/{lake}", { params: { path: { lake }, query: selector(snap) } })),
+  );
+  const snapshots = useLoad(`snapshots:${lake}`, async () => {
+    const out: Snapshot[] = [];
+    let since: number | undefined;
+    for (let page = 0; page < 100; page++) {
+      const r = await unwrap(
+        api().GET("/v1/lakes/{lake}/snapshots", {
+          params: {
+            path: { lake },
+            query: { limit: "1000", ...(since !== undefined ? { since: String(since) } : {}) },
+          },
+        }),
+      );
+      out.push(...(r.snapshots as Snapshot[]));
+      if (r.next === null) break;
+      since = r.next;
+    }
+    return out;
+  });
+  const catalog = useLoad(`catalog:${key}`, () =>
+    unwrap(api().GET("/v1/lakes/{lake}/catalog", { params: { path: { lake }, query: selector(snap) } })),
+  );
+  const stats = useLoad(`stats:${key}`, async () => {
+    const [files, inlined] = await Promise.all([
+      unwrap(
+        api().GET("/v1/lakes/{lake}/ducklake/{table}", {
+          params: { path: { lake, table: "ducklake_data_file" }, query: selector(snap) },
+        }),
+      ),
+      unwrap(api().GET("/v1/lakes/{lake}/inlined", { params: { path: { lake }, query: selector(snap) } })),
+    ]);
+    const live = (files as { rows: Row[] }).rows.filter((r) => r.end_snapshot === null);
+    const inlinedRows = Object.entries(inlined.tables)
+      .filter(([n]) => n.startsWith("ducklake_inlined_data_"))
+      .reduce(
+        (a, [, t]) =>
+          a + t.rows.filter((r) => r.end_snapshot === null || r.end_snapshot === undefined).length,
+        0,
+      );
+    return {
+      files: live.length,
+      bytes: live.reduce((a, r) => a + Number(r.file_size_bytes ?? 0), 0),
+      inlinedRows,
+    };
+  });
+  const writer = useLoad(`writer:${lake}`, () =>
+    unwrap(api().GET("/v1/lakes/{lake}/writer", { params: { path: { lake } } })),
+  );
+  const checkpoints = useLoad(`checkpoints:${lake}`, () =>
+    unwrap(api().GET("/v1/lakes/{lake}/checkpoints", { params: { path: { lake } } })),
+  );
+  const tables = ((catalog.data?.catalog as { tables?: Row[] } | undefined)?.tables ?? []) as Row[];
+  const all = snapshots.data ?? [];
+  const s = summary.data;
+  const w = writer.data?.writer as Row | null | undefined;
+  return html`<section>
+    <p><a href="#/">← lakes</a></p>
+    <h2 data-testid="lake-name">${lake}</h2>
+    <${ErrorBox} error=${summary.error} />
+    <div class="travel">
+      <label
+        >View as of snapshot
+        <select
+          data-testid="snapshot-select"
+          value=${snap === undefined ? "" : String(snap)}
+          onChange=${(e: Event) => {
+            const v = (e.target as HTMLSelectElement).value;
+            location.hash = href({ view: "lake", lake, ...(v === "" ? {} : { snapshot: Number(v) }) });
+          }}
+        >
+          <option value="">latest</option>
+          ${all.map((x) => html`<option value=${String(x.snapshot_id)}>${x.snapshot_id}</option>`)}
+        </select></label
+      >
+      ${snap !== undefined ? html`<strong class="pinned">time travel: snapshot ${snap}</strong>` : null}
+    </div>
+    ${
+      s
+        ? html`<dl class="summary" data-testid="summary">
+          <dt>snapshot</dt><dd>${s.snapshotId} <small>${s.snapshotTime}</small></dd>
+          <dt>schema version</dt><dd>${s.schemaVersion}</dd>
+          <dt>snapshots</dt><dd data-testid="snapshot-count">${snapshots.data ? `${all.filter((x) => snap === undefined || x.snapshot_id <= snap).length} snapshots` : "…"}</dd>
+          <dt>tables</dt><dd data-testid="table-count">${s.tableCount}</dd>
+          <dt>data files</dt><dd>${stats.data ? `${stats.data.files} (${fmtBytes(stats.data.bytes)})` : "…"}</dd>
+          <dt>inlined rows</dt><dd>${stats.data?.inlinedRows ?? "…"}</dd>
+          <dt>writer</dt><dd data-testid="writer">${writer.error ? writer.error : w ? `open: ${text(w.open)}, batches ${text(w.batches)}, flushes ${text(w.flushes)}${w.terminal ? `, stopped: ${text(w.terminal)}` : ""}` : "not open in this activation"}</dd>
+        </dl>`
+        : null
+    }
+    <h3>Tables</h3>
+    <${ErrorBox} error=${catalog.error} />
+    <table data-testid="tables">
+      <thead><tr><th>table</th><th>columns</th></tr></thead>
+      <tbody>
+        ${tables.map(
+          (t) => html`<tr>
+            <td><a href=${href({ view: "table", lake, schema: String(t.schema_name), table: String(t.table_name), ...(snap !== undefined ? { snapshot: snap } : {}) })}>${String(t.schema_name)}.${String(t.table_name)}</a></td>
+            <td>${((t.columns as Row[]) ?? []).map((c) => `${String(c.column_name)} ${String(c.column_type)}`).join(", ")}</td>
+          </tr>`,
+        )}
+      </tbody>
+    </table>
+    <h3>Snapshot timeline</h3>
+    <${ErrorBox} error=${snapshots.error} />
+    <table data-testid="timeline">
+      <thead><tr><th>id</th><th>time</th><th>author</th><th>message</th><th>changes</th><th></th></tr></thead>
+      <tbody>
+        ${[...all].reverse().map(
+          (x) => html`<tr class=${x.snapshot_id === snap ? "selected" : ""}>
+            <td>${x.snapshot_id}</td><td>${fmtTime(x.snapshot_time)}</td><td>${x.author ?? ""}</td>
+            <td>${x.commit_message ?? ""}</td><td><code>${x.changes_made ?? ""}</code></td>
+            <td><a href=${href({ view: "lake", lake, snapshot: x.snapshot_id })}>view</a></td>
+          </tr>`,
+        )}
+      </tbody>
+    </table>
+    <${Charts} lake=${lake} />
+    <h3>Checkpoints</h3>
+    ${
+      checkpoints.error
+        ? html`<p class="hint">${checkpoints.error}</p>`
+        : ((checkpoints.data as { checkpoints?: Row[] } | undefined)?.checkpoints ?? []).length === 0
+          ? html`<p class="hint" data-testid="checkpoints">No checkpoints.</p>`
+          : html`<ul data-testid="checkpoints">
+          ${((checkpoints.data as { checkpoints?: Row[] } | undefined)?.checkpoints ?? []).map(
+            (c) =>
+              html`<li><code>${String(c.id)}</code> manifest ${text(c.manifestVersion)}, expires ${typeof c.expiresAt === "number" ? new Date(c.expiresAt).toISOString() : "never"}</li>`,
+          )}
+        </ul>`
+    }
+    <h3>Maintenance</h3>
+    <p class="hint">Background work appears in the activity summary above; a maintenance history is not recorded yet.</p>
+  </section>`;
+}
+
+/** The first rows of a table's first data file, read with ranged requests. */
+function FilePreview({
+  lake,
+  file,
+}: {
+  lake: string;
+  file: { path: string; resolved_path: string; file_size_bytes: number };
+}) {
+  const rel = dataRoutePath(lake, file.resolved_path);
+  const preview = useLoad(`preview:${lake}:${file.resolved_path}`, () =>
+    rel === null
+      ? Promise.reject(new Error("this file is outside the lake's data prefix"))
+      : previewParquet(dataFileBuffer(lake, rel, file.file_size_bytes), 20),
+  );
+  const p = preview.data;
+  return html`<section>
+    <h3>Preview of <code>${file.path}</code> <small>${p ? `(first ${p.rows.length} of ${p.totalRows} rows)` : ""}</small></h3>
+    <${ErrorBox} error=${preview.error} />
+    <table data-testid="preview">
+      <thead><tr>${(p?.columns ?? []).map((c) => html`<th>${c}</th>`)}</tr></thead>
+      <tbody>${(p?.rows ?? []).map((r) => html`<tr>${r.map((v) => html`<td>${v}</td>`)}</tr>`)}</tbody>
+    </table>
+  </section>`;
+}
+
+function Table({ route }: { route: Route }) {
+  const {
+    lake,
+    schema,
+    table,
+    snapshot: snap,
+  } = route as Required<Pick<Route, "lake" | "schema" | "table">> & Route;
+  const key = `${lake}/${schema}/${table}@${snap ?? "head"}`;
+  const plan = useLoad(`plan:${key}`, () =>
+    unwrap(
+      api().GET("/v1/lakes/{lake}/tables/{schema}/{table}/plan", {
+        params: { path: { lake, schema, table }, query: { limit: "1000", ...selector(snap) } },
+      }),
+    ),
+  );
+  const history = useLoad(`columns:${key}`, () =>
+    unwrap(
+      api().GET("/v1/lakes/{lake}/ducklake/{table}", {
+        params: { path: { lake, table: "ducklake_column" }, query: selector(snap) },
+      }),
+    ),
+  );
+  const p = plan.data;
+  const tableId = (p?.table as Row | undefined)?.table_id;
+  const colHistory = ((history.data as { rows?: Row[] } | undefined)?.rows ?? []).filter(
+    (r) => r.table_id === tableId,
+  );
+  const columns = (p?.columns ?? []) as Row[];
+  const preview = (p?.inlined_rows ?? []).slice(0, 20) as Row[];
+  const previewCols = columns.filter((c) => c.parent_column === null).map((c) => String(c.column_name));
+  return html`<section>
+    <p><a href=${href({ view: "lake", lake, ...(snap !== undefined ? { snapshot: snap } : {}) })}>← ${lake}</a></p>
+    <h2 data-testid="table-name">${schema}.${table}</h2>
+    ${snap !== undefined ? html`<strong class="pinned">time travel: snapshot ${snap}</strong>` : null}
+    <${ErrorBox} error=${plan.error} />
+    ${p ? html`<p>snapshot ${p.snapshot_id}, schema version ${p.schema_version}</p>` : null}
+    <h3>Columns</h3>
+    <table data-testid="columns">
+      <thead><tr><th>id</th><th>name</th><th>type</th><th>nullable</th><th>default</th></tr></thead>
+      <tbody>
+        ${columns.map(
+          (c) =>
+            html`<tr><td>${text(c.column_id)}</td><td>${text(c.column_name)}</td><td>${text(c.column_type)}</td><td>${text(c.nulls_allowed)}</td><td>${text(c.default_value)}</td></tr>`,
+        )}
+      </tbody>
+    </table>
+    <h3>Schema history</h3>
+    <table data-testid="column-history">
+      <thead><tr><th>column</th><th>type</th><th>from snapshot</th><th>until snapshot</th></tr></thead>
+      <tbody>
+        ${colHistory.map(
+          (c) =>
+            html`<tr><td>${text(c.column_name)}</td><td>${text(c.column_type)}</td><td>${text(c.begin_snapshot)}</td><td>${c.end_snapshot === null ? "current" : text(c.end_snapshot)}</td></tr>`,
+        )}
+      </tbody>
+    </table>
+    <h3>Data files</h3>
+    <table data-testid="files">
+      <thead><tr><th>id</th><th>path</th><th>rows</th><th>size</th><th>row ids</th><th>stats (min … max, nulls)</th><th>delete file</th></tr></thead>
+      <tbody>
+        ${(p?.files ?? []).map(
+          (f) => html`<tr>
+            <td>${f.data_file_id}</td><td><code>${f.path}</code></td><td>${f.record_count}</td><td>${fmtBytes(f.file_size_bytes)}</td>
+            <td>${f.row_id_start}–${f.row_id_end - 1}</td>
+            <td>${f.column_stats.map((st) => html`<div>#${text(st.column_id)}: ${text(st.min_value)} … ${text(st.max_value)}, nulls ${text(st.null_count)}</div>`)}</td>
+            <td>${f.delete_file ? html`<code>${text(f.delete_file.path)}</code> (${text(f.delete_file.delete_count)} deleted)` : f.inlined_deleted_positions.length > 0 ? `${f.inlined_deleted_positions.length} inlined deletes` : "—"}</td>
+          </tr>`,
+        )}
+      </tbody>
+    </table>
+    ${p?.files[0] ? html`<${FilePreview} lake=${lake} file=${p.files[0]} />` : null}
+    <h3>Inlined rows <small>(first ${preview.length} of ${p?.inlined_rows.length ?? 0})</small></h3>
+    <table data-testid="inlined">
+      <thead><tr>${previewCols.map((c) => html`<th>${c}</th>`)}</tr></thead>
+      <tbody>${preview.map((r) => html`<tr>${previewCols.map((c) => html`<td>${text((r.values as Row | undefined)?.[c] ?? r[c])}</td>`)}</tr>`)}</tbody>
+    </table>
+  </section>`;
+}
+
+function App() {
+  const [route, setRoute] = useState<Route>(parseRoute());
+  const [token, setTok] = useState<string | null>(getToken());
+  useEffect(() => {
+    const on = () => setRoute(parseRoute());
+    addEventListener("hashchange", on);
+    return () => removeEventListener("hashchange", on);
+  }, []);
+  const body = !token
+    ? html`<${TokenForm} onSet=${() => setTok(getToken())} />`
+    : route.view === "lake"
+      ? html`<${Lake} route=${route} />`
+      : route.view === "table"
+        ? html`<${Table} route=${route} />`
+        : html`<${Lakes} />`;
+  return html`<header>
+      <h1><a href="#/">ducklake-edge</a> <small>explorer</small></h1>
+      ${
+        token
+          ? html`<button onClick=${() => {
+              clearToken();
+              setTok(null);
+            }}>Forget token</button>`
+          : null
+      }
+    </header>
+    <main>${body}</main>`;
+}
+
+takeTokenFromHash();
+render(html`<${App} />`, document.getElementById("app") as HTMLElement);

@@ -24,7 +24,7 @@ import { DEFAULT_TUNABLES, type WriterTunables } from "../durable-objects/option
 import { MemoryRegistry } from "../durable-objects/registry.ts";
 import { Writer } from "../durable-objects/writer.ts";
 import type { Bucket } from "../storage/api.ts";
-import { FaultBucket } from "../storage/fault-bucket.ts";
+import { FaultBucket, seeded } from "../storage/fault-bucket.ts";
 import { openWriter } from "../storage/index.ts";
 import { localBucket } from "./harness.ts";
 import { printTable, type Row, writeResult } from "./report.ts";
@@ -89,17 +89,6 @@ interface Op {
   rows?: number;
   outcome?: { ok: true; value: CommitResult } | { ok: false; code: string } | { unresolved: true };
   attempts: number;
-}
-
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

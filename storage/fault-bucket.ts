@@ -105,8 +105,8 @@ interface ArmedFault {
   fired: number;
 }
 
-/** mulberry32: small, seedable, good enough to make fault schedules reproducible. */
-function seeded(seed: number): () => number {
+/** mulberry32: small, seedable, good enough to make fault schedules (and soak/test histories) reproducible. */
+export function seeded(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

@@ -5,6 +5,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { DUCKLAKE_TABLES, ducklakeTable, type Verb } from "../../catalog/index.ts";
+import { seeded } from "../../storage/fault-bucket.ts";
 import { Model, type Row } from "./model.ts";
 import { fresh, settle } from "./support.ts";
 
@@ -25,17 +26,6 @@ const VOLATILE = new Set(["schema_uuid", "table_uuid", "view_uuid", "snapshot_ti
 function normalize(table: string, rows: Row[]): string[] {
   const columns = (DUCKLAKE_TABLES[table] ?? []).filter((c) => !VOLATILE.has(c));
   return rows.map((r) => JSON.stringify(columns.map((c) => r[c] ?? null))).sort();
-}
-
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Picks one valid action for the model's current state, applies it to the model, returns the verb. */
@@ -153,7 +143,7 @@ describe("time travel against an independent model of the 28 tables", () => {
   it("agrees at every snapshot over random verb sequences", async () => {
     await fc.assert(
       fc.asyncProperty(fc.integer(), async (seed) => {
-        const rnd = prng(seed);
+        const rnd = seeded(seed);
         const m = new Model();
         const { store, catalog } = await fresh("diff");
         let k = 0;

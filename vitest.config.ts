@@ -1,4 +1,5 @@
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, normalize } from "node:path";
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
 
@@ -7,6 +8,19 @@ export default defineConfig({
     cloudflareTest({
       wrangler: { configPath: "./wrangler.toml" },
       miniflare: {
+        // Test output for checks that run outside workerd (tools/ducklake-dump-check.py reads the dumps
+        // test/worker/ducklake-dump.test.ts writes): PUT /<relative path> writes under test-output/.
+        serviceBindings: {
+          TEST_OUTPUT: async (request: Request): Promise<Response> => {
+            const rel = normalize(decodeURIComponent(new URL(request.url).pathname)).replace(/^\/+/, "");
+            if (rel.startsWith("..") || request.method !== "PUT")
+              return new Response("refused", { status: 400 });
+            const path = join("test-output", rel);
+            mkdirSync(dirname(path), { recursive: true });
+            writeFileSync(path, Buffer.from(await request.arrayBuffer()));
+            return new Response("ok");
+          },
+        },
         // Tests exercise auth with known tokens; the deployed config never sees these.
         bindings: {
           // The deployed config, so a test can prove it never enables the dev token.

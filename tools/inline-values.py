@@ -19,10 +19,13 @@ import glob
 import json
 import os
 import random
+import re
 import sys
 import tempfile
 import uuid as uuidlib
 from decimal import Decimal
+
+import importlib.util
 
 import duckdb
 import duckdb_extension_ducklake
@@ -326,7 +329,13 @@ def main():
     cases = gen_cases(rng)
     for c in cases:
         c["duckdb"] = duck_verdict(con, c)
-    text = json.dumps({"duckdb": duckdb.__version__, "cases": cases, "promotions": promotions()}, indent=1, ensure_ascii=False) + "\n"
+    # Laid out as Biome formats JSON (the golden script's formatter), so `biome check .` stays clean.
+    spec = importlib.util.spec_from_file_location("ducklake_golden", os.path.join(HERE, "ducklake-golden.py"))
+    golden = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(golden)
+    text = golden.to_text({"duckdb": duckdb.__version__, "cases": cases, "promotions": promotions()})
+    # Biome writes a number's exponent without "+" or leading zeros (1e308, 1.5e-7); numbers only.
+    text = re.sub(r"(: |\[|, )(-?\d+(?:\.\d+)?)e([+-])0*(\d+)", lambda m: f"{m[1]}{m[2]}e{'-' if m[3] == '-' else ''}{m[4]}", text)
     if "--check" in sys.argv:
         old = open(OUT).read() if os.path.exists(OUT) else None
         if old != text:

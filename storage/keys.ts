@@ -41,6 +41,8 @@ export function uninvert20(s: string): number | undefined {
 export const lakePrefix = (lake: string): string => `lakes/${lake}/`;
 export const walPrefix = (lake: string): string => `lakes/${lake}/wal/`;
 export const manifestPrefix = (lake: string): string => `lakes/${lake}/manifest/`;
+/** Where a lake's data files (Parquet written by clients, ingestion and maintenance) live in the bucket. */
+export const dataObjectKey = (lake: string, path: string): string => `lakes/${lake}/data/${path}`;
 
 /**
  * A deleted lake's marker: inside the WAL prefix under the all-zero inverted id, so it sorts before every

@@ -22,6 +22,9 @@ import {
   openCatalog,
   quoteName,
 } from "../catalog/index.ts";
+import { MAX_FLUSH_ROWS_PER_STEP } from "../catalog/maintenance/flush-plan.ts";
+import { runFlushJob } from "../maintenance/flush.ts";
+import type { JobRun } from "../maintenance/history.ts";
 import type { Bucket, CheckpointInfo, CheckpointWriter, MaintenanceReport, Store } from "../storage/api.ts";
 import { CodedError, Fenced, OpenRaced, StoreUnavailable } from "../storage/errors.ts";
 import { LakeStore, openWriter } from "../storage/index.ts";
@@ -94,6 +97,8 @@ export interface WriterStats {
   sweptKeys: number;
   /** Stall reports so far, by phase. */
   stalls: Partial<Record<Phase, number>>;
+  /** The newest maintenance runs of this instance, oldest first (at most MAINTENANCE_HISTORY_RUNS). */
+  maintenance: JobRun[];
 }
 
 interface Session {
@@ -123,6 +128,8 @@ class MemberFailed extends CodedError {
 const SWEEP_LIMIT = 500;
 /** Store maintenance steps one background pass may run before it yields to the next alarm. */
 const MAINTENANCE_STEPS = 4;
+/** Maintenance runs an instance remembers for `status` (a bounded ring; the durable history is not built yet). */
+export const MAINTENANCE_HISTORY_RUNS = 100;
 /** A takeover this soon after the previous writer's last manifest write is reported as a misconfiguration. */
 const SUSPICIOUS_TAKEOVER_MS = 10 * 60_000;
 
@@ -145,6 +152,7 @@ export class Writer {
   private backgroundArmed = false;
   private maintenanceArmed = false;
   private swept = 0;
+  private readonly maintenanceRuns: JobRun[] = [];
   private submitMs = 0;
   private readonly tickets = new Set<Ticket>();
   private readonly stall: StallWatch;
@@ -180,6 +188,7 @@ export class Writer {
       sweptKeys: this.swept,
       submitMs: this.submitMs,
       stalls: { ...this.stallCounts },
+      maintenance: [...this.maintenanceRuns],
     };
   }
 
@@ -326,6 +335,27 @@ export class Writer {
       });
     }
     let more = swept.removed >= SWEEP_LIMIT;
+    // Job 1: flush inlined rows past the threshold, as ordinary commits through the coalescer (0321).
+    if (!this.terminal) {
+      const runs = await runFlushJob({
+        lake: this.host.lake,
+        bucket: this.host.bucket,
+        view: () => s.store.snapshot(),
+        commit: (request) => this.commit(request),
+        now: this.host.now,
+      });
+      for (const run of runs) {
+        this.maintenanceRuns.push(run);
+        if (this.maintenanceRuns.length > MAINTENANCE_HISTORY_RUNS) this.maintenanceRuns.shift();
+        this.host.log(run.error === null ? "info" : "warn", {
+          msg: "maintenance run",
+          lake: this.host.lake,
+          ...run,
+        });
+        // A full step may have left rows behind: come back soon rather than at the idle delay.
+        if (run.error === null && run.rowsIn >= MAX_FLUSH_ROWS_PER_STEP) more = true;
+      }
+    }
     for (let step = 0; step < MAINTENANCE_STEPS && s.store.needsMaintenance && !this.terminal; step++) {
       const report = await this.maintain(s);
       more = report.more;

@@ -20,7 +20,7 @@ import { runFlushJob } from "../../maintenance/flush.ts";
 import { readParquet } from "../../parquet/index.ts";
 import type { Bucket, Store } from "../../storage/api.ts";
 import { openWriter } from "../../storage/index.ts";
-import { bucket, lakeName, settle } from "./support.ts";
+import { bucket, lakeName, racing, settle } from "./support.ts";
 
 /** A lake whose data path is its prefix in the test bucket, as the Worker creates lakes. */
 async function freshLake(tag: string): Promise<{ lake: string; store: Store; catalog: Catalog }> {
@@ -198,4 +198,57 @@ describe("maintenance: flush inlined rows", () => {
     const plan = await tableFilesAt(store.snapshot(), { name: "t" });
     expect(plan.inlined_rows).toEqual([]);
   });
+
+  for (const race of ["append", "delete"] as const) {
+    it(`racing a concurrent ${race} of the table: ${race === "append" ? "benign, no row lost or duplicated" : "a true conflict, nothing flushed"}`, async () => {
+      const { lake, store, catalog } = await freshLake(`mt-race-${race}`);
+      const commit = async (c: Catalog, verbs: unknown[]) => {
+        const r = await c.commit({ verbs } as never);
+        await settle(store, r.durable);
+      };
+      await commit(catalog, [{ op: "create_table", name: "t", columns: [{ name: "id", type: "int32" }] }]);
+      for (let i = 0; i < 12; i++)
+        await commit(catalog, [{ op: "inline_insert", table: { name: "t" }, rows: [{ id: i }] }]);
+      let landed = 0;
+      const raced = racing(store, async () => {
+        landed++;
+        await commit(
+          catalog,
+          race === "append"
+            ? [{ op: "inline_insert", table: { name: "t" }, rows: [{ id: 100 + landed }] }]
+            : [{ op: "inline_delete", table: { name: "t" }, rowIds: [5] }],
+        );
+      });
+      const flusher = await openCatalog(raced.store, { dataPath: `${DATA_PREFIX}${lake}/data/` });
+      raced.arm(1);
+      const runs = await runFlushJob({
+        lake,
+        bucket: bucket(),
+        view: () => store.snapshot(),
+        commit: async (request) => {
+          const r = await flusher.commit(request);
+          await settle(store, r.durable);
+          return { snapshotId: r.snapshotId };
+        },
+        now: () => Date.now(),
+      });
+      // The interference really landed inside the flush's transaction.
+      expect(landed).toBe(1);
+      const h = await head(store.snapshot());
+      const rows = await rowsAt(store, h.snapshot_id);
+      if (race === "append") {
+        expect(runs.map((r) => r.error)).toEqual([null]);
+        expect([...rows.values()].map((v) => v.id).sort((a, b) => Number(a) - Number(b))).toEqual([
+          ...Array.from({ length: 12 }, (_, i) => i),
+          101,
+        ]);
+        expect([...rows.keys()].sort((a, b) => a - b)).toEqual(Array.from({ length: 13 }, (_, i) => i));
+      } else {
+        expect(runs[0]?.error).toMatch(/^CommitConflict/);
+        expect(rows.size).toBe(11);
+        expect(rows.has(5)).toBe(false);
+        expect((await tableFilesAt(store.snapshot(), { name: "t" })).files).toEqual([]);
+      }
+    });
+  }
 });

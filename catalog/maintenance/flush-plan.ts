@@ -61,6 +61,22 @@ function inliningLimit(
 }
 
 /**
+ * DuckLake's `auto_compact` option (table, schema, then global; default true): false keeps the lake's own
+ * maintenance away from the table, as it keeps DuckLake's CHECKPOINT away (decision 0321).
+ */
+function autoCompact(
+  options: Awaited<ReturnType<typeof catalogAt>>["options"],
+  tableId: number,
+  schemaId: number,
+): boolean {
+  const v =
+    options.tables[tableId]?.auto_compact ??
+    options.schemas[schemaId]?.auto_compact ??
+    options.global.auto_compact;
+  return v === undefined || v.toLowerCase() !== "false";
+}
+
+/**
  * The next flush step of each table whose inlined rows pass `threshold` (default: the table's
  * `data_inlining_row_limit`, so a lake holds inlined no more than DuckLake would let one insert inline).
  * One plan per table, at most `maxRows` rows each: the first run of consecutive row ids written under the
@@ -76,6 +92,7 @@ export async function planFlushes(
   const plans: FlushPlan[] = [];
   const refused: { tableId: number; error: CodedError }[] = [];
   for (const t of state.tables) {
+    if (!autoCompact(state.options, t.table_id, t.schema_id)) continue;
     const threshold = options.threshold ?? inliningLimit(state.options, t.table_id, t.schema_id);
     let plan: FlushPlan | null = null;
     try {

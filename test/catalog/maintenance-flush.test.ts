@@ -251,4 +251,33 @@ describe("maintenance: flush inlined rows", () => {
       }
     });
   }
+
+  it("leaves a table alone while DuckLake's auto_compact option is false for it, and flushes it once reset", async () => {
+    const { lake, store, catalog } = await freshLake("mt-auto-compact");
+    const commit = async (verbs: unknown[]) => {
+      const r = await catalog.commit({ verbs } as never);
+      await settle(store, r.durable);
+    };
+    await commit([{ op: "create_table", name: "t", columns: [{ name: "id", type: "int32" }] }]);
+    for (let i = 0; i < 11; i++)
+      await commit([{ op: "inline_insert", table: { name: "t" }, rows: [{ id: i }] }]);
+    await commit([
+      { op: "set_option", scope: { table: { name: "t" } }, name: "auto_compact", value: "false" },
+    ]);
+    const job = {
+      lake,
+      bucket: bucket(),
+      view: () => store.snapshot(),
+      commit: async (request: CommitRequest) => {
+        const r = await catalog.commit(request);
+        await settle(store, r.durable);
+        return { snapshotId: r.snapshotId };
+      },
+      now: () => Date.now(),
+    };
+    expect(await runFlushJob(job)).toEqual([]);
+    expect((await tableFilesAt(store.snapshot(), { name: "t" })).inlined_rows).toHaveLength(11);
+    await commit([{ op: "unset_option", scope: { table: { name: "t" } }, name: "auto_compact" }]);
+    expect((await runFlushJob(job)).map((r) => [r.error, r.rowsIn])).toEqual([[null, 11]]);
+  });
 });

@@ -24,6 +24,9 @@ import {
   readIngestHead,
   readIngestSettings,
 } from "../catalog/index.ts";
+import { MAX_FLUSH_ROWS_PER_STEP } from "../catalog/maintenance/flush-plan.ts";
+import { runFlushJob } from "../maintenance/flush.ts";
+import type { JobRun } from "../maintenance/history.ts";
 import type { Bucket, CheckpointInfo, CheckpointWriter, MaintenanceReport, Store } from "../storage/api.ts";
 import { CodedError, Fenced, LakeDeleted, OpenRaced, StoreUnavailable } from "../storage/errors.ts";
 import { LakeStore, openWriter } from "../storage/index.ts";
@@ -99,6 +102,8 @@ export interface WriterStats {
   sweptKeys: number;
   /** Stall reports so far, by phase. */
   stalls: Partial<Record<Phase, number>>;
+  /** The newest maintenance runs of this instance, oldest first (at most MAINTENANCE_HISTORY_RUNS). */
+  maintenance: JobRun[];
 }
 
 interface Session {
@@ -130,6 +135,8 @@ const SWEEP_LIMIT = 500;
 const REMOVAL_SLICE_OBJECTS = 1000;
 /** Store maintenance steps one background pass may run before it yields to the next alarm. */
 const MAINTENANCE_STEPS = 4;
+/** Maintenance runs an instance remembers for `status` (a bounded ring; the durable history is not built yet). */
+export const MAINTENANCE_HISTORY_RUNS = 100;
 /** A takeover this soon after the previous writer's last manifest write is reported as a misconfiguration. */
 const SUSPICIOUS_TAKEOVER_MS = 10 * 60_000;
 
@@ -179,6 +186,7 @@ export class Writer {
   private flushDueAt: number | undefined;
   private maintenanceArmed = false;
   private swept = 0;
+  private readonly maintenanceRuns: JobRun[] = [];
   private submitMs = 0;
   private readonly tickets = new Set<Ticket>();
   private readonly stall: StallWatch;
@@ -217,6 +225,7 @@ export class Writer {
       sweptKeys: this.swept,
       submitMs: this.submitMs,
       stalls: { ...this.stallCounts },
+      maintenance: [...this.maintenanceRuns],
     };
   }
 
@@ -543,6 +552,28 @@ export class Writer {
     }
     await this.backgroundFlush(s);
     let more = swept.removed >= SWEEP_LIMIT;
+    // Job 1: flush inlined rows past the threshold, as ordinary commits through the coalescer (0321);
+    // off unless the host enables it (WriterTunables.flushInlinedJob says why).
+    if (!this.terminal && this.host.tunables.flushInlinedJob) {
+      const runs = await runFlushJob({
+        lake: this.host.lake,
+        bucket: this.host.bucket,
+        view: () => s.store.snapshot(),
+        commit: (request) => this.commit(request),
+        now: this.host.now,
+      });
+      for (const run of runs) {
+        this.maintenanceRuns.push(run);
+        if (this.maintenanceRuns.length > MAINTENANCE_HISTORY_RUNS) this.maintenanceRuns.shift();
+        this.host.log(run.error === null ? "info" : "warn", {
+          msg: "maintenance run",
+          lake: this.host.lake,
+          ...run,
+        });
+        // A full step may have left rows behind: come back soon rather than at the idle delay.
+        if (run.error === null && run.rowsIn >= MAX_FLUSH_ROWS_PER_STEP) more = true;
+      }
+    }
     const done = {
       sweptKeys: swept.removed,
       maintenanceSteps: 0,

@@ -43,6 +43,8 @@ export const walPrefix = (lake: string): string => `lakes/${lake}/wal/`;
 export const manifestPrefix = (lake: string): string => `lakes/${lake}/manifest/`;
 /** GC ledgers (gc-ledger.ts). */
 export const gcPrefix = (lake: string): string => `lakes/${lake}/gc/`;
+/** Where a lake's data files (Parquet written by clients, ingestion and maintenance) live in the bucket. */
+export const dataObjectKey = (lake: string, path: string): string => `lakes/${lake}/data/${path}`;
 
 /**
  * A deleted lake's marker: inside the WAL prefix under the all-zero inverted id, so it sorts before every

@@ -51,4 +51,4 @@ export function dotSegmentIn(rawPath: string): string | null {
   return null;
 }
 
-export const dataObjectKey = (lake: string, path: string): string => `lakes/${lake}/data/${path}`;
+export { dataObjectKey } from "../storage/keys.ts";

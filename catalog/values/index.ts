@@ -36,8 +36,19 @@ import { parseBlob, parseBoolean, parseJson, parseUuid, parseVarchar } from "./t
 
 export type { TypeNode } from "../types.ts";
 export type { StoredValue } from "./errors.ts";
+export { decimalParams, floatOf, floatText } from "./numbers.ts";
 export { canPromote } from "./promote.ts";
-export { timestamptzFromEpochMicros } from "./temporal.ts";
+export {
+  dateEpochDays,
+  dateFromEpochDays,
+  type TimestampType,
+  timeFromMicros,
+  timeMicros,
+  timestampEpochNanos,
+  timestampFromEpochNanos,
+  timestamptzFromEpochMicros,
+} from "./temporal.ts";
+export { blobBytes, blobFromBytes } from "./text.ts";
 
 /** A column's type tree (children in column order) from the table's column records. */
 export function columnTree(cols: readonly ColumnRecord[], column: ColumnRecord): TypeNode {

@@ -134,7 +134,7 @@ export function parseTime(
   return type === "timetz" ? `${text}${offsetText(offsetSeconds(type, input, path, m[5]))}` : text;
 }
 
-type TimestampType =
+export type TimestampType =
   | "timestamp"
   | "timestamp_us"
   | "timestamp_ms"
@@ -292,4 +292,63 @@ export function timestamptzFromEpochMicros(micros: number): string {
     day -= 1n;
   }
   return `${dateText(Number(day))} ${timeOfDayText(rest * 1000n, 6)}+00`;
+}
+
+const TS_TEXT = /^(\d{4})-(\d{2})-(\d{2})(?: (\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?)?(\+00)?$/;
+
+/**
+ * Epoch nanoseconds of a stored timestamp of any unit (the stored text is UTC for timestamptz). The
+ * inverse of `timestampFromEpochNanos`; a Parquet writer scales this to its column's unit. Refuses
+ * DuckDB's `infinity` forms, which have no instant.
+ */
+export function timestampEpochNanos(stored: string): bigint {
+  const m = TS_TEXT.exec(stored);
+  if (!m)
+    refuse("timestamp", "timestamp", stored, "not a stored timestamp (or an infinity, which has no instant)");
+  const days = daysFromCivil(Number(m[1]), Number(m[2]), Number(m[3]));
+  const nanosOfDay =
+    ((BigInt(m[4] ?? "0") * 60n + BigInt(m[5] ?? "0")) * 60n + BigInt(m[6] ?? "0")) * 1_000_000_000n +
+    BigInt((m[7] ?? "").padEnd(9, "0"));
+  return BigInt(days) * US_PER_DAY * 1000n + nanosOfDay;
+}
+
+/** The stored text of a timestamp of `type` at epoch nanoseconds (already a whole unit of the type). */
+export function timestampFromEpochNanos(type: TimestampType, nanos: bigint): string {
+  const perDay = US_PER_DAY * 1000n;
+  let day = nanos / perDay;
+  let rest = nanos % perDay;
+  if (rest < 0n) {
+    rest += perDay;
+    day -= 1n;
+  }
+  const ns = type === "timestamp_ns";
+  const text = `${dateText(Number(day))} ${timeOfDayText(ns ? rest : rest - (rest % 1000n), ns ? 9 : 6)}`;
+  return type === "timestamptz" ? `${text}+00` : text;
+}
+
+/** Days since 1970-01-01 of a stored date; refuses `infinity` forms. */
+export function dateEpochDays(stored: string): number {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(stored);
+  if (!m) refuse("date", "date", stored, "not a stored date (or an infinity, which has no day)");
+  return daysFromCivil(Number(m[1]), Number(m[2]), Number(m[3]));
+}
+
+/** The stored text of a date `days` after 1970-01-01. */
+export function dateFromEpochDays(days: number): string {
+  return dateText(days);
+}
+
+/** Microseconds since midnight of a stored TIME. */
+export function timeMicros(stored: string): bigint {
+  const m = /^(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?$/.exec(stored);
+  if (!m) refuse("time", "time", stored, "not a stored time");
+  return (
+    ((BigInt(m[1] ?? "0") * 60n + BigInt(m[2] ?? "0")) * 60n + BigInt(m[3] ?? "0")) * 1_000_000n +
+    BigInt((m[4] ?? "").padEnd(6, "0").slice(0, 6))
+  );
+}
+
+/** The stored text of a TIME `micros` after midnight. */
+export function timeFromMicros(micros: bigint): string {
+  return timeOfDayText(micros * 1000n, 6);
 }

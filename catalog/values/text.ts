@@ -92,3 +92,25 @@ export function parseUuid(input: StoredValue, path: string): StoredValue {
     refuse(path, "uuid", input, "expected 32 hex digits");
   return [m[1], m[3], m[4], m[5], m[6]].join("-").toLowerCase();
 }
+
+/** The bytes of a stored blob (its DuckDB text: printable ASCII and `\xHH` escapes). */
+export function blobBytes(stored: string): Uint8Array {
+  const out: number[] = [];
+  for (let i = 0; i < stored.length; i++) {
+    if (stored.charCodeAt(i) === 0x5c && stored[i + 1] === "x") {
+      out.push(Number.parseInt(stored.slice(i + 2, i + 4), 16));
+      i += 3;
+    } else out.push(stored.charCodeAt(i));
+  }
+  return Uint8Array.from(out);
+}
+
+/** The stored form (DuckDB's text) of blob bytes. */
+export function blobFromBytes(bytes: Uint8Array): string {
+  let out = "";
+  for (const byte of bytes)
+    out += blobPrintable(byte)
+      ? String.fromCharCode(byte)
+      : `\\x${byte.toString(16).toUpperCase().padStart(2, "0")}`;
+  return out;
+}

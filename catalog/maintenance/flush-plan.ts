@@ -1,0 +1,242 @@
+/**
+ * Maintenance job 1, the DuckLake part: which inlined rows of a table to flush, and the Parquet data file
+ * (and, for rows deleted while inlined, delete file) plus the `flush_inlined` verb that registers them,
+ * laid out as stock DuckLake's `ducklake_flush_inlined_data` writes them (`_ducklake_internal_row_id` and
+ * `_ducklake_internal_snapshot_id` columns, so rows keep their ids and their snapshots for time travel).
+ * Pure: reads a ReadView, returns bytes and a commit request; the host PUTs the files, then commits
+ * (decision docs/decisions/0321-maintenance-flush.md).
+ */
+import { type ParquetField, type ParquetRow, writeParquet } from "../../parquet/index.ts";
+import type { ReadView } from "../../storage/api.ts";
+import { decodeValue, ValueKind } from "../codec.ts";
+import { CodedError, InvalidRequest } from "../errors.ts";
+import { dataPathPrefix, joinPath } from "../file-paths.ts";
+import { keys } from "../keys.ts";
+import { fileColumnStats, layoutColumns, parquetFields, toParquetRow } from "../parquet-layout.ts";
+import { catalogAt } from "../reads/catalog-at.ts";
+import { tableFilesAt } from "../reads/files-at.ts";
+import type { InlineRowRecord } from "../records.ts";
+import { uuidv7 } from "../uuid.ts";
+import type { CommitRequest, VerbOf } from "../verbs/schema.ts";
+
+/** Most inlined rows one flush step reads and writes (bounds the step's memory; more rows ⇒ more steps). */
+export const MAX_FLUSH_ROWS_PER_STEP = 50_000;
+/** DuckLake's default `data_inlining_row_limit` (measured with stock DuckLake 1.5.5: 10 rows inline, 11 do not). */
+export const DUCKLAKE_DEFAULT_INLINING_ROW_LIMIT = 10;
+
+/** Field ids DuckLake gives its internal columns (read from files stock DuckLake 1.5.5 writes). */
+export const ROW_ID_FIELD_ID = 2147483540;
+export const SNAPSHOT_ID_FIELD_ID = 2147483539;
+export const DELETE_FILE_PATH_FIELD_ID = 2147483646;
+export const DELETE_POS_FIELD_ID = 2147483645;
+
+const INT64 = { kind: "int", bits: 64, signed: true } as const;
+
+/** A file the host must PUT (at `key` below the lake's data prefix) before it commits. */
+export interface PlannedObject {
+  /** Path below the lake's data path (`main/t/ducklake-….parquet`). */
+  relativeToDataPath: string;
+  bytes: Uint8Array;
+}
+
+export interface FlushPlan {
+  tableId: number;
+  tableName: string;
+  rowsIn: number;
+  objects: PlannedObject[];
+  request: CommitRequest;
+}
+
+/** The table's effective inlining limit: table option, then schema, then global, then DuckLake's default. */
+function inliningLimit(
+  options: Awaited<ReturnType<typeof catalogAt>>["options"],
+  tableId: number,
+  schemaId: number,
+): number {
+  const v =
+    options.tables[tableId]?.data_inlining_row_limit ??
+    options.schemas[schemaId]?.data_inlining_row_limit ??
+    options.global.data_inlining_row_limit;
+  return v === undefined ? DUCKLAKE_DEFAULT_INLINING_ROW_LIMIT : Number(v);
+}
+
+/**
+ * DuckLake's `auto_compact` option (table, schema, then global; default true): false keeps the lake's own
+ * maintenance away from the table, as it keeps DuckLake's CHECKPOINT away (decision 0321).
+ */
+function autoCompact(
+  options: Awaited<ReturnType<typeof catalogAt>>["options"],
+  tableId: number,
+  schemaId: number,
+): boolean {
+  const v =
+    options.tables[tableId]?.auto_compact ??
+    options.schemas[schemaId]?.auto_compact ??
+    options.global.auto_compact;
+  return v === undefined || v.toLowerCase() !== "false";
+}
+
+/**
+ * The next flush step of each table whose inlined rows pass `threshold` (default: the table's
+ * `data_inlining_row_limit`, so a lake holds inlined no more than DuckLake would let one insert inline).
+ * One plan per table, at most `maxRows` rows each: the first run of consecutive row ids written under the
+ * table's current columns. Rows from before the last column change stay inlined (a later version of this
+ * job writes them under their own schema version; decision 0321).
+ */
+export async function planFlushes(
+  view: ReadView,
+  options: { threshold?: number; maxRows?: number; now?: () => number } = {},
+): Promise<{ plans: FlushPlan[]; refused: { tableId: number; error: CodedError }[] }> {
+  const state = await catalogAt(view);
+  const dataPath = dataPathPrefix(state.options.global.data_path ?? "");
+  const plans: FlushPlan[] = [];
+  const refused: { tableId: number; error: CodedError }[] = [];
+  for (const t of state.tables) {
+    if (!autoCompact(state.options, t.table_id, t.schema_id)) continue;
+    const threshold = options.threshold ?? inliningLimit(state.options, t.table_id, t.schema_id);
+    let plan: FlushPlan | null = null;
+    try {
+      plan = await planTable(
+        view,
+        t.table_id,
+        threshold,
+        options.maxRows ?? MAX_FLUSH_ROWS_PER_STEP,
+        dataPath,
+        options.now ?? Date.now,
+      );
+    } catch (e) {
+      // A type the layout does not write yet, or a table outside the data path: that table stays inlined.
+      if (e instanceof CodedError && (e.code === "Unsupported" || e.code === "InvalidRequest")) {
+        refused.push({ tableId: t.table_id, error: e });
+        continue;
+      }
+      throw e;
+    }
+    if (plan) plans.push(plan);
+  }
+  return { plans, refused };
+}
+
+async function planTable(
+  view: ReadView,
+  tableId: number,
+  threshold: number,
+  maxRows: number,
+  dataPath: string,
+  now: () => number,
+): Promise<FlushPlan | null> {
+  const scan = await tableFilesAt(view, tableId);
+  const cols = scan.columns;
+  // Rows written before the newest column version have another shape: they are not this step's.
+  const shapeSince = Math.max(0, ...cols.map((c) => c.begin_snapshot));
+  const rows: InlineRowRecord[] = [];
+  let held = 0;
+  let runEnded = false;
+  for await (const kv of view.scan({ prefix: keys.inlineRowPrefix(tableId) })) {
+    held++;
+    if (!runEnded) {
+      const r = decodeValue<InlineRowRecord>(ValueKind.inlineRow, kv.value, "inlined row");
+      const prev = rows.at(-1);
+      if (r.begin_snapshot < shapeSince) runEnded = rows.length > 0;
+      else if (rows.length >= maxRows || (prev !== undefined && r.row_id !== prev.row_id + 1))
+        runEnded = true;
+      else rows.push(r);
+    }
+    // The run is complete and the threshold is known to be passed: the rest need not be read.
+    if (runEnded && held > threshold) break;
+  }
+  if (held <= threshold || rows.length === 0) return null;
+  const tablePath = tableDir(scan, dataPath);
+  if (!tablePath.startsWith(dataPath)) {
+    throw new InvalidRequest(`table ${tableId} lies outside the lake's data path; its rows stay inlined`);
+  }
+  const top = layoutColumns(cols);
+  const userFields = parquetFields(cols);
+  const fields: ParquetField[] = [
+    ...userFields,
+    { name: "_ducklake_internal_row_id", fieldId: ROW_ID_FIELD_ID, type: INT64, nullable: true },
+    { name: "_ducklake_internal_snapshot_id", fieldId: SNAPSHOT_ID_FIELD_ID, type: INT64, nullable: true },
+  ];
+  const prows: ParquetRow[] = rows.map((r) => ({
+    ...toParquetRow(top, r.values),
+    _ducklake_internal_row_id: BigInt(r.row_id),
+    _ducklake_internal_snapshot_id: BigInt(r.begin_snapshot),
+  }));
+  const file = writeParquet(fields, prows);
+  const name = `ducklake-${uuidv7(now())}.parquet`;
+  const stats = fileColumnStats(cols, file);
+  const objects: PlannedObject[] = [
+    { relativeToDataPath: joinPath(tablePath, name).slice(dataPath.length), bytes: file.bytes },
+  ];
+  const last = rows.at(-1) as InlineRowRecord;
+  const verb: VerbOf<"flush_inlined"> = {
+    op: "flush_inlined",
+    table: { id: tableId },
+    throughRowId: last.row_id,
+    file: {
+      path: name,
+      pathIsRelative: true,
+      format: "parquet",
+      recordCount: rows.length,
+      fileSizeBytes: file.bytes.byteLength,
+      footerSize: file.footerSize,
+      columnStats: stats.map((s) => ({
+        column: { id: s.column_id },
+        ...(s.column_size_bytes !== null ? { columnSizeBytes: s.column_size_bytes } : {}),
+        ...(s.value_count !== null ? { valueCount: s.value_count } : {}),
+        ...(s.null_count !== null ? { nullCount: s.null_count } : {}),
+        min: s.min_value,
+        max: s.max_value,
+        ...(s.contains_nan !== null ? { containsNan: s.contains_nan } : {}),
+      })),
+    },
+  };
+  const deleted = rows
+    .map((r, pos) => ({ pos, end: r.end_snapshot }))
+    .filter((d): d is { pos: number; end: number } => d.end !== null);
+  if (deleted.length > 0) {
+    const del = writeParquet(
+      [
+        { name: "file_path", fieldId: DELETE_FILE_PATH_FIELD_ID, type: { kind: "string" }, nullable: true },
+        { name: "pos", fieldId: DELETE_POS_FIELD_ID, type: INT64, nullable: true },
+        {
+          name: "_ducklake_internal_snapshot_id",
+          fieldId: SNAPSHOT_ID_FIELD_ID,
+          type: INT64,
+          nullable: true,
+        },
+      ],
+      deleted.map((d) => ({
+        file_path: joinPath(tablePath, name),
+        pos: BigInt(d.pos),
+        _ducklake_internal_snapshot_id: BigInt(d.end),
+      })),
+    );
+    const delName = `ducklake-${uuidv7(now())}-delete.parquet`;
+    objects.push({
+      relativeToDataPath: joinPath(tablePath, delName).slice(dataPath.length),
+      bytes: del.bytes,
+    });
+    verb.deleteFile = {
+      path: delName,
+      pathIsRelative: true,
+      format: "parquet",
+      deleteCount: deleted.length,
+      fileSizeBytes: del.bytes.byteLength,
+      footerSize: del.footerSize,
+    };
+  }
+  return {
+    tableId,
+    tableName: scan.table.table_name,
+    rowsIn: rows.length,
+    objects,
+    request: { verbs: [verb], author: "ducklake-edge maintenance", message: "flush inlined data" },
+  };
+}
+
+/** The table's directory: the data path, the schema's path, the table's path (each maybe relative). */
+function tableDir(scan: Awaited<ReturnType<typeof tableFilesAt>>, dataPath: string): string {
+  const schemaPath = scan.schema.path_is_relative ? joinPath(dataPath, scan.schema.path) : scan.schema.path;
+  return scan.table.path_is_relative ? joinPath(schemaPath, scan.table.path) : scan.table.path;
+}

@@ -1,0 +1,92 @@
+/**
+ * Job 1 run by the lake writer: flush inlined rows to Parquet. For each table the catalog's planner
+ * (`catalog/maintenance/flush-plan.ts`) names, PUT its files under the lake's data prefix (put-if-absent:
+ * a data file never changes once written), then commit the `flush_inlined` verb through the writer's
+ * coalescer, an ordinary commit with DuckLake's change kind (`inline_flush`) and conflict class. A crash
+ * or refusal between the PUT and the commit leaves only an unreferenced file, never a half-registered one;
+ * the next run plans again from the catalog, so running twice is harmless (decision 0321).
+ */
+import { type FlushPlan, planFlushes } from "../catalog/maintenance/flush-plan.ts";
+import type { CommitRequest } from "../catalog/verbs/schema.ts";
+import type { Bucket, ReadView } from "../storage/api.ts";
+import { CodedError } from "../storage/errors.ts";
+import { dataObjectKey } from "../storage/keys.ts";
+import type { JobRun } from "./history.ts";
+
+export interface FlushDeps {
+  lake: string;
+  bucket: Bucket;
+  /** The latest durable state the plan is made from. */
+  view: () => ReadView;
+  /** Commits through the writer (coalescer → group commit → durable); answers the minted snapshot. */
+  commit: (request: CommitRequest) => Promise<{ snapshotId: number | null }>;
+  now: () => number;
+  /** Flush once a table holds more inlined rows than this (default: its `data_inlining_row_limit`). */
+  threshold?: number;
+  maxRowsPerStep?: number;
+}
+
+/** A PUT of a planned file found another object under its name (uuid names make this a broken invariant). */
+export class FlushObjectExists extends CodedError {
+  readonly code = "Corruption";
+}
+
+function errorText(e: unknown): string {
+  return e instanceof CodedError ? `${e.code}: ${e.message}` : String(e);
+}
+
+async function runPlan(deps: FlushDeps, plan: FlushPlan): Promise<JobRun> {
+  const startedAt = deps.now();
+  const run: JobRun = {
+    job: "flush_inlined",
+    tableId: plan.tableId,
+    startedAt,
+    durationMs: 0,
+    filesIn: 0,
+    filesOut: plan.objects.length,
+    rowsIn: plan.rowsIn,
+    rowsOut: plan.rowsIn,
+    snapshotId: null,
+    error: null,
+  };
+  try {
+    for (const o of plan.objects) {
+      const key = dataObjectKey(deps.lake, o.relativeToDataPath);
+      const stored = await deps.bucket.put(key, o.bytes, { onlyIf: { etagDoesNotMatch: "*" } });
+      if (stored === null) throw new FlushObjectExists(`a planned data file already exists at ${key}`);
+    }
+    run.snapshotId = (await deps.commit(plan.request)).snapshotId;
+  } catch (e) {
+    run.error = errorText(e);
+    run.rowsOut = 0;
+  }
+  run.durationMs = deps.now() - startedAt;
+  return run;
+}
+
+/**
+ * One pass: at most one bounded step per table (a table with more rows than a step holds is flushed
+ * further by the next pass). Answers one run record per table worked on, errors included; never throws
+ * for one table's failure.
+ */
+export async function runFlushJob(deps: FlushDeps): Promise<JobRun[]> {
+  const { plans, refused } = await planFlushes(deps.view(), {
+    ...(deps.threshold !== undefined ? { threshold: deps.threshold } : {}),
+    ...(deps.maxRowsPerStep !== undefined ? { maxRows: deps.maxRowsPerStep } : {}),
+    now: deps.now,
+  });
+  const runs: JobRun[] = refused.map((r) => ({
+    job: "flush_inlined",
+    tableId: r.tableId,
+    startedAt: deps.now(),
+    durationMs: 0,
+    filesIn: 0,
+    filesOut: 0,
+    rowsIn: 0,
+    rowsOut: 0,
+    snapshotId: null,
+    error: errorText(r.error),
+  }));
+  for (const plan of plans) runs.push(await runPlan(deps, plan));
+  return runs;
+}

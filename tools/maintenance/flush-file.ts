@@ -1,0 +1,42 @@
+/**
+ * Writes `<dir>/flush.parquet`: three rows of a table (a INTEGER, s VARCHAR) laid out as job 1 writes a
+ * flush (catalog/parquet-layout.ts + the internal row/snapshot id columns of catalog/maintenance/flush-plan.ts),
+ * for tools/maintenance/flush-check.py to swap into a stock DuckLake's own flush. Run: npx tsx tools/maintenance/flush-file.ts DIR
+ */
+import { writeFileSync } from "node:fs";
+import { ROW_ID_FIELD_ID, SNAPSHOT_ID_FIELD_ID } from "../../catalog/maintenance/flush-plan.ts";
+import { layoutColumns, parquetFields, toParquetRow } from "../../catalog/parquet-layout.ts";
+import type { ColumnRecord } from "../../catalog/records.ts";
+import { writeParquet } from "../../parquet/index.ts";
+
+const col = (id: number, name: string, type: string): ColumnRecord => ({
+  column_id: id,
+  table_id: 1,
+  begin_snapshot: 1,
+  end_snapshot: null,
+  column_order: id,
+  column_name: name,
+  column_type: type,
+  initial_default: null,
+  default_value: null,
+  nulls_allowed: true,
+  parent_column: null,
+  default_value_type: null,
+  default_value_dialect: null,
+});
+const cols = [col(1, "a", "int32"), col(2, "s", "varchar")];
+const INT64 = { kind: "int", bits: 64, signed: true } as const;
+const file = writeParquet(
+  [
+    ...parquetFields(cols),
+    { name: "_ducklake_internal_row_id", fieldId: ROW_ID_FIELD_ID, type: INT64, nullable: true },
+    { name: "_ducklake_internal_snapshot_id", fieldId: SNAPSHOT_ID_FIELD_ID, type: INT64, nullable: true },
+  ],
+  // Row i inserted by snapshot i + 2 (snapshot 1 created the table), as the stock scenario does.
+  [0, 1, 2].map((i) => ({
+    ...toParquetRow(layoutColumns(cols), { a: i, s: `x${i}` }),
+    _ducklake_internal_row_id: BigInt(i),
+    _ducklake_internal_snapshot_id: BigInt(i + 2),
+  })),
+);
+writeFileSync(`${process.argv[2] ?? "."}/flush.parquet`, file.bytes);

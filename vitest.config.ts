@@ -1,6 +1,14 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
+
+/** Golden Quack wire bodies captured from stock DuckDB (tools/quack-wire-capture.py), by file name. */
+const QUACK_WIRE_DIR = "./test/fixtures/quack/wire";
+const quackWire: Record<string, string> = Object.fromEntries(
+  readdirSync(QUACK_WIRE_DIR)
+    .filter((f) => f.endsWith(".bin"))
+    .map((f) => [f, readFileSync(`${QUACK_WIRE_DIR}/${f}`).toString("base64")]),
+);
 
 export default defineConfig({
   plugins: [
@@ -14,6 +22,7 @@ export default defineConfig({
           // The README walkthrough's Parquet file (written by DuckDB; tools/make-fixture.py) and its stats.
           TEST_ORDERS_PARQUET_B64: readFileSync("./test/fixtures/orders-1.parquet").toString("base64"),
           TEST_ORDERS_STATS: readFileSync("./test/fixtures/orders-1.json", "utf8"),
+          TEST_QUACK_WIRE: JSON.stringify(quackWire),
           // A developer's .dev.vars must not leak into the suite.
           DEV_AUTH: "disabled",
           DEV_TOKEN: "",

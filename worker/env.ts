@@ -20,6 +20,8 @@ export interface Env {
   /** Tests only: the walkthrough's Parquet fixture (base64) and its stats JSON. */
   TEST_ORDERS_PARQUET_B64?: string;
   TEST_ORDERS_STATS?: string;
+  /** Tests only: golden Quack wire bodies (file name -> base64), test/fixtures/quack/wire/. */
+  TEST_QUACK_WIRE?: string;
 }
 
 type WorkerEnv = Env;

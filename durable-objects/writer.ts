@@ -256,7 +256,7 @@ export class Writer {
     const r = results[0];
     if (r === undefined) throw new Error("the batch returned no result for a member");
     if (!r.ok) throw new MemberFailed(r.error.code, r.error.message);
-    return { result: plan.result, position: r.value.position };
+    return { result: plan.answer(r.value), position: r.value.position };
   }
 
   /** The head as of the newest durable, published cut. */

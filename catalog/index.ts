@@ -13,11 +13,13 @@ import {
   runGroup,
 } from "./commit/group.ts";
 import { DEFAULT_IDEMPOTENCY_TTL_MS } from "./commit/idempotency.ts";
+import type { GroupMember } from "./commit/member.ts";
 import { sweepIdempotencyKeys } from "./commit/sweep.ts";
 import { uuidv7 } from "./uuid.ts";
 import type { CommitRequest } from "./verbs/schema.ts";
 
 export type { CommitResult, GroupOutcome, MemberResult } from "./commit/group.ts";
+export type { GroupMember, SelfStagedMember } from "./commit/member.ts";
 export * from "./errors.ts";
 export { type CatalogState, catalogAt } from "./reads/catalog-at.ts";
 export { DUCKLAKE_TABLES, ducklakeTable, type Row } from "./reads/ducklake-tables.ts";
@@ -69,7 +71,7 @@ export class Catalog {
    * Stages every member against the state the previous members left, each minting its own snapshot, in
    * one store batch; re-runs members after a benign lost race. Results are final once `durable` settles.
    */
-  commitGroup(members: CommitRequest[]): Promise<GroupOutcome> {
+  commitGroup(members: GroupMember[]): Promise<GroupOutcome> {
     return runGroup(this.store, members, this.env);
   }
 

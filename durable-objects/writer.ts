@@ -14,6 +14,7 @@ import {
   type CommitRequest,
   CommitRequestSchema,
   type CommitResult,
+  type GroupMember,
   type GroupOutcome,
   head,
   InvalidRequest,
@@ -22,6 +23,8 @@ import {
   openCatalog,
   quoteName,
 } from "../catalog/index.ts";
+import type { SqlWriteAnswer, SqlWriteRequest } from "../catalog/sql/writes/contract.ts";
+import { planSqlWrite } from "../catalog/sql/writes/plan.ts";
 import type { Bucket, CheckpointInfo, CheckpointWriter, MaintenanceReport, Store } from "../storage/api.ts";
 import { CodedError, Fenced, OpenRaced, StoreUnavailable } from "../storage/errors.ts";
 import { LakeStore, openWriter } from "../storage/index.ts";
@@ -104,7 +107,7 @@ interface Session {
 
 /** A coalescer member: one caller's request list (a caller's own group stays in one batch). */
 interface Unit {
-  requests: CommitRequest[];
+  requests: GroupMember[];
 }
 
 type Submitted =
@@ -135,6 +138,28 @@ function parseRequest(raw: unknown): CommitRequest {
     );
   }
   return r.data;
+}
+
+function parseSqlWrite(raw: unknown): SqlWriteRequest {
+  const r = raw as Partial<SqlWriteRequest> | null;
+  if (
+    r === null ||
+    typeof r !== "object" ||
+    typeof r.sql !== "string" ||
+    typeof r.mayCreateLake !== "boolean"
+  ) {
+    throw new InvalidRequest(
+      "a SQL write needs { sql: string, mayCreateLake: boolean, idempotencyKey?: string }",
+    );
+  }
+  if (r.idempotencyKey !== undefined && (typeof r.idempotencyKey !== "string" || r.idempotencyKey === "")) {
+    throw new InvalidRequest("idempotencyKey must be a non-empty string");
+  }
+  return {
+    sql: r.sql,
+    mayCreateLake: r.mayCreateLake,
+    ...(r.idempotencyKey !== undefined ? { idempotencyKey: r.idempotencyKey } : {}),
+  };
 }
 
 export class Writer {
@@ -208,6 +233,30 @@ export class Writer {
       throw new InvalidRequest("a commit group needs a non-empty list of commit requests");
     }
     return this.run(requests.map(parseRequest));
+  }
+
+  /**
+   * A Quack request holding write statements: DuckLake's commit batch, translated into one staged-row
+   * member of the same commit core as verb commits (decision 0230), or a new lake's initialization batch.
+   * Answers once the batch is durable and published, with the last statement's result.
+   */
+  async sqlWrite(raw: unknown): Promise<SqlWriteAnswer> {
+    const req = parseSqlWrite(raw);
+    const plan = planSqlWrite(req.sql, req.idempotencyKey);
+    if (plan.kind === "create-lake") {
+      if (!req.mayCreateLake) {
+        throw new InvalidRequest(
+          `lake ${quoteName(this.host.lake)}: an initialization batch creates the lake, and this caller may not create lakes`,
+        );
+      }
+      const created = await this.createLake({ dataPath: plan.dataPath });
+      return { result: plan.result, position: created.position };
+    }
+    const results = await this.run([plan.member]);
+    const r = results[0];
+    if (r === undefined) throw new Error("the batch returned no result for a member");
+    if (!r.ok) throw new MemberFailed(r.error.code, r.error.message);
+    return { result: plan.answer(r.value), position: r.value.position };
   }
 
   /** The head as of the newest durable, published cut. */
@@ -392,7 +441,7 @@ export class Writer {
 
   // --- commit path ---------------------------------------------------------------------------------
 
-  private async run(requests: CommitRequest[]): Promise<MemberResult[]> {
+  private async run(requests: GroupMember[]): Promise<MemberResult[]> {
     this.throwIfStopped();
     const ticket = new Ticket();
     this.tickets.add(ticket);

@@ -26,7 +26,7 @@ export interface InlinedTable {
   rows: Row[];
 }
 
-function typeTree(cols: ColumnRecord[], parent: number | null): TypeNode[] {
+export function typeTree(cols: ColumnRecord[], parent: number | null): TypeNode[] {
   return cols
     .filter((c) => c.parent_column === parent)
     .sort((a, b) => a.column_order - b.column_order)

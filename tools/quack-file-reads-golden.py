@@ -1,0 +1,254 @@
+"""Stock answers to DuckLake's file and row reads, for catalog/sql/reads-files.ts.
+
+Runs a stock DuckDB 1.5.5 Quack server (in this process, on 127.0.0.1:9230) holding a DuckDB-file DuckLake
+catalog, and a stock DuckDB + DuckLake client attached to it over Quack. Each scenario replays the SQL of
+one tools/ducklake-golden.py scenario (so test/catalog/ducklake-golden-scenarios.ts builds the same
+catalog state with verbs), with read-only statements (scans, filters, time travel, table changes,
+maintenance dry runs) interleaved. Every statement the client sent that reads DuckLake's file and row
+metadata (ducklake_data_file, ducklake_delete_file, ducklake_file_column_stats, ducklake_inlined_data_*,
+ducklake_inlined_delete_*) is then run on the server's own metadata database, at the catalog state after
+the scenario statement that sent it, and recorded with its exact column names, DuckDB types and rows (or
+its error). Values DuckLake randomises (uuids in paths, Parquet byte sizes) are normalised as
+tools/ducklake-golden.py does.
+
+    python3 tools/quack-file-reads-golden.py            # rewrite test/fixtures/quack/file-reads.json
+    python3 tools/quack-file-reads-golden.py --check    # exit 1 if the committed fixture differs (CI)
+"""
+import decimal
+import glob
+import importlib.util
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+
+import duckdb
+import duckdb_extension_ducklake
+import duckdb_extension_httpfs
+import duckdb_extension_quack
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "..", "test", "fixtures", "quack", "file-reads.json")
+PORT = 9230
+TOKEN = "file-reads-token"
+
+_spec = importlib.util.spec_from_file_location("ducklake_golden", os.path.join(HERE, "ducklake-golden.py"))
+golden = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(golden)
+
+
+def ext(mod, name):
+    return glob.glob(os.path.dirname(mod.__file__) + f"/extensions/v{duckdb.__version__}/{name}.duckdb_extension")[0]
+
+
+EXT = {
+    "ducklake": ext(duckdb_extension_ducklake, "ducklake"),
+    "quack": ext(duckdb_extension_quack, "quack"),
+    "httpfs": ext(duckdb_extension_httpfs, "httpfs"),
+}
+
+
+def connect(path, load):
+    config = {
+        "allow_unsigned_extensions": "true",
+        "autoinstall_known_extensions": "false",
+        "autoload_known_extensions": "false",
+    }
+    con = duckdb.connect(path, config=config)
+    for e in load:
+        con.execute(f"LOAD '{EXT[e]}'")
+    return con
+
+
+# Read-only statements interleaved with a golden scenario: index i runs after the scenario's statement i
+# (-1: before the first); `{head}` is the lake's latest snapshot id then. They commit nothing, so the verb replay of the golden statements alone builds
+# the same catalog state.
+T = "lake.main.t"
+READS = {
+    "data": {
+        2: [f"SELECT * FROM {T}", f"SELECT * FROM {T} WHERE id = 2"],
+        3: [f"SELECT * FROM {T} WHERE id = 4", f"SELECT * FROM {T} WHERE id BETWEEN 2 AND 4"],
+        4: [
+            f"SELECT * FROM {T} ORDER BY id",
+            f"SELECT * FROM {T} WHERE id = 3",
+            f"SELECT * FROM {T} AT (VERSION => 3) ORDER BY id",
+            "SELECT * FROM ducklake_table_changes('lake', 'main', 't', 2, {head}) ORDER BY ALL",
+            "SELECT count(*) FROM lake.main.t",
+        ],
+    },
+    "inlined": {
+        1: [f"SELECT * FROM lake.main.small", "SELECT * FROM lake.main.small WHERE id = 2"],
+        2: [
+            "SELECT * FROM lake.main.small ORDER BY id",
+            "SELECT * FROM lake.main.small AT (VERSION => 2) ORDER BY id",
+            "SELECT * FROM ducklake_table_changes('lake', 'main', 'small', 1, {head}) ORDER BY ALL",
+        ],
+    },
+    "flush": {
+        1: [f"SELECT * FROM {T} ORDER BY id"],
+        3: [f"SELECT * FROM {T} ORDER BY id"],
+        4: [f"SELECT * FROM {T} WHERE id = 11"],
+        6: [
+            f"SELECT * FROM {T} ORDER BY id",
+            f"SELECT * FROM {T} WHERE id = 20",
+            "SELECT * FROM ducklake_table_changes('lake', 'main', 't', 2, {head}) ORDER BY ALL",
+        ],
+        8: [
+            f"SELECT * FROM {T} ORDER BY id",
+            f"SELECT * FROM {T} AT (VERSION => 4) ORDER BY id",
+            "SELECT * FROM ducklake_table_changes('lake', 'main', 't', 2, {head}) ORDER BY ALL",
+            "SELECT count(*) FROM lake.main.t",
+        ],
+    },
+    "deletes": {
+        2: [f"SELECT * FROM {T} ORDER BY id", f"SELECT * FROM {T} WHERE id = 14"],
+        4: [f"SELECT * FROM {T} ORDER BY id", f"SELECT * FROM {T} WHERE id > 14"],
+        5: [f"SELECT * FROM {T} ORDER BY id", "CALL ducklake_merge_adjacent_files('lake')"],
+    },
+    "partitioned": {
+        3: ["SELECT * FROM lake.main.events ORDER BY n", "SELECT * FROM lake.main.events WHERE kind = 'b'"],
+    },
+}
+
+FAMILY = re.compile(
+    r"ducklake_data_file|ducklake_delete_file|ducklake_file_column_stats|ducklake_inlined_data_\d|ducklake_inlined_delete_"
+)
+UUID_IN = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def is_read(sql):
+    """catalog/sql/kind.ts's rule: SELECT, or WITH with no INSERT/UPDATE/DELETE outside parentheses."""
+    if re.match(r"\s*SELECT\b", sql, re.I):
+        return True
+    if not re.match(r"\s*WITH\b", sql, re.I):
+        return False
+    depth = 0
+    for tok in re.findall(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|\w+|[()]", sql):
+        if tok == "(":
+            depth += 1
+        elif tok == ")":
+            depth -= 1
+        elif depth == 0 and tok.upper() in ("INSERT", "UPDATE", "DELETE"):
+            return False
+    return True
+
+
+def is_family_read(sql):
+    return is_read(sql) and bool(FAMILY.search(sql))
+
+
+def split_statements(q):
+    out, cur, inq = [], [], False
+    for ch in q:
+        if ch == "'":
+            inq = not inq
+        if ch == ";" and not inq:
+            s = "".join(cur).strip()
+            if s:
+                out.append(s)
+            cur = []
+        else:
+            cur.append(ch)
+    s = "".join(cur).strip()
+    if s:
+        out.append(s)
+    return out
+
+
+def value(column, v):
+    """A result value as JSON, normalised like tools/ducklake-golden.py (uuids in text, Parquet sizes)."""
+    if v is None:
+        return None
+    if (column.endswith("file_size_bytes") or column.endswith("footer_size")) and v != 0:
+        return "<bytes>"
+    if isinstance(v, bool) or isinstance(v, int) or isinstance(v, float):
+        return v
+    if isinstance(v, decimal.Decimal):
+        return str(v)
+    if isinstance(v, str):
+        return UUID_IN.sub("<uuid>", v)
+    if isinstance(v, (list, tuple)):
+        return [value("", x) for x in v]
+    if isinstance(v, dict):
+        return {k: value(k, x) for k, x in v.items()}
+    if isinstance(v, (bytes, bytearray)):
+        return "\\x" + bytes(v).hex()
+    return str(v)
+
+
+def answer(srv, sql):
+    try:
+        rel = srv.sql(sql)
+        cols = [[c, str(t)] for c, t in zip(rel.columns, rel.types)]
+        rows = [[value(c, v) for (c, _), v in zip(cols, r)] for r in rel.fetchall()]
+        return {"columns": cols, "rows": rows}
+    except duckdb.Error as e:
+        return {"error": str(e)}
+
+
+def run(name, statements, reads):
+    tmp = tempfile.mkdtemp(prefix="quack-file-reads-")
+    try:
+        srv = connect(f"{tmp}/meta.duckdb", ("httpfs", "quack"))
+        srv.execute(f"CALL quack_serve('quack:127.0.0.1:{PORT}', token => '{TOKEN}')")
+        cli = connect(":memory:", ("httpfs", "quack", "ducklake"))
+        cli.execute(f"CREATE SECRET (TYPE quack, TOKEN '{TOKEN}', SCOPE 'quack:127.0.0.1:{PORT}')")
+        cli.execute(f"ATTACH 'ducklake:quack:127.0.0.1:{PORT}' AS lake (DATA_PATH '{tmp}/data/')")
+        cli.execute("CALL enable_logging('Quack')")
+        out = []
+        seen = set()
+
+        def run_client(sql, after):
+            if "{head}" in sql:
+                head = cli.execute("SELECT max(snapshot_id) FROM lake.snapshots()").fetchone()[0]
+                sql = sql.replace("{head}", str(head))
+            cli.execute("CALL truncate_duckdb_logs()")
+            cli.execute(sql).fetchall()
+            sent = cli.execute(
+                "SELECT query FROM duckdb_logs_parsed('Quack') WHERE message_type = 'PREPARE_REQUEST' ORDER BY timestamp"
+            ).fetchall()
+            for (q,) in sent:
+                for stmt in split_statements(q or ""):
+                    if is_family_read(stmt) and (after, stmt) not in seen:
+                        seen.add((after, stmt))
+                        out.append({"after": after, "sent_by": sql, "sql": stmt, **answer(srv, stmt)})
+
+        for sql in reads.get(-1, []):
+            run_client(sql, -1)
+        for i, sql in enumerate(statements):
+            run_client(sql, i)
+            for r in reads.get(i, []):
+                run_client(r, i)
+        cli.execute("DETACH lake")
+        cli.close()
+        srv.close()
+        return {"scenario": name, "statements": statements, "reads": out}
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main():
+    check = "--check" in sys.argv
+    doc = {
+        "duckdb": duckdb.__version__,
+        "scenarios": [run(name, golden.SCENARIOS[name], reads) for name, reads in READS.items()],
+    }
+    text = golden.to_text(doc)
+    if check:
+        old = open(OUT).read() if os.path.exists(OUT) else None
+        if old != text:
+            print(f"{OUT} differs from stock DuckLake; rerun tools/quack-file-reads-golden.py")
+            sys.exit(1)
+        print(f"file-read answers match stock DuckDB {duckdb.__version__} over Quack")
+        return
+    os.makedirs(os.path.dirname(OUT), exist_ok=True)
+    with open(OUT, "w") as f:
+        f.write(text)
+    n = sum(len(s["reads"]) for s in doc["scenarios"])
+    print(f"wrote {OUT}: {n} reads")
+
+
+if __name__ == "__main__":
+    main()

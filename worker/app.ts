@@ -16,6 +16,7 @@ import { registerCommitRoutes } from "./routes/commits.ts";
 import { registerDataRoutes } from "./routes/data.ts";
 import { registerHealthRoutes } from "./routes/health.ts";
 import { registerLakeRoutes } from "./routes/lakes.ts";
+import { registerQuackRoutes } from "./routes/quack.ts";
 import { registerReadRoutes } from "./routes/reads.ts";
 import { registerWriterRoutes } from "./routes/writer.ts";
 
@@ -66,6 +67,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   registerWriterRoutes(app);
   registerDataRoutes(app);
   registerReadRoutes(app);
+  registerQuackRoutes(app);
 
   app.doc31("/v1/openapi.json", {
     openapi: "3.1.0",

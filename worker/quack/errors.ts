@@ -18,3 +18,13 @@ export class QuackEncodeError extends CodedError {
 export class QuackLimit extends CodedError {
   readonly code = "QuackLimit";
 }
+
+/** A CONNECTION_REQUEST's token or a connection id was refused; the text tells the user what to do. */
+export class QuackAuthError extends CodedError {
+  readonly code = "QuackAuthError";
+}
+
+/** The token may read this lake but the request writes (read scope), or may not create the lake. */
+export class QuackForbidden extends CodedError {
+  readonly code = "QuackForbidden";
+}

@@ -108,10 +108,22 @@ function chunksField(w: BinaryWriter, id: number, chunks: readonly DataChunk[]):
 }
 
 export function encodeEnvelope(env: Envelope): Uint8Array {
-  const w = new BinaryWriter();
-  const { header, message: m } = env;
-  if (header.type !== m.type)
-    throw new QuackProtocolError(`header type ${header.type} for message ${m.type}`);
+  if (env.header.type !== env.message.type) {
+    throw new QuackProtocolError(`header type ${env.header.type} for message ${env.message.type}`);
+  }
+  return concat(encodeHeader(env.header), encodeMessage(env.message));
+}
+
+export function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
+
+/** The header object alone (a held FETCH page is stored without it and gets a fresh one). */
+export function encodeHeader(header: Header): Uint8Array {
+  const w = new BinaryWriter(64);
   w.object(() => {
     w.fieldId(1);
     w.uleb(header.type);
@@ -119,6 +131,12 @@ export function encodeEnvelope(env: Envelope): Uint8Array {
     w.fieldId(3);
     writeOptionalIdx(w, header.clientQueryId);
   });
+  return w.bytes();
+}
+
+/** The message object alone. */
+export function encodeMessage(m: Message): Uint8Array {
+  const w = new BinaryWriter();
   w.object(() => {
     switch (m.type) {
       case MessageType.CONNECTION_REQUEST:

@@ -144,7 +144,7 @@ async function prepare(
   const result = statements.every((s) => statementKind(s) === "read")
     ? await answerReads(req, session, statements)
     : await forwardWrite(req, session, sql, statements);
-  return respond(req, connectionId, result);
+  return prepareResponse(req.results, connectionId, result, req.now);
 }
 
 async function answerReads(
@@ -247,7 +247,16 @@ function randomUuid(): bigint {
   return BigInt.asIntN(128, v);
 }
 
-function respond(req: QuackRequest, connectionId: string, result: SqlResult): Uint8Array {
+/**
+ * The PREPARE_RESPONSE for a statement's result: the first FETCH_CHUNKS chunks, the rest held as FETCH
+ * pages for this connection.
+ */
+export function prepareResponse(
+  results: ResultStore,
+  connectionId: string,
+  result: SqlResult,
+  now: number,
+): Uint8Array {
   if (result.columns.length === 0) return errorReply("Query did not return any columns");
   if (result.rows.length > MAX_RESULT_ROWS) {
     throw new QuackLimit(
@@ -264,7 +273,7 @@ function respond(req: QuackRequest, connectionId: string, result: SqlResult): Ui
     for (let at = FETCH_CHUNKS; at < chunks.length; at += FETCH_CHUNKS) {
       pages.push(fetchBody(chunks.slice(at, at + FETCH_CHUNKS), BigInt(pages.length + 1)));
     }
-    req.results.hold(connectionId, uuid, pages, req.now);
+    results.hold(connectionId, uuid, pages, now);
   }
   return reply({
     type: MessageType.PREPARE_RESPONSE,

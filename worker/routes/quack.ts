@@ -85,9 +85,14 @@ export function quackTarget(hostHeader: string): string {
   return `quack:${host}:443`;
 }
 
+/**
+ * The secret + ATTACH for a lake. The lake is chosen by the token string `<lake>:<token>`; the `/<lake>`
+ * after the port never reaches the server (DuckDB 1.5.5 ignores it on the wire) but DuckDB matches secret
+ * scopes on it, so one host can carry one secret per lake (decision record 0202).
+ */
 export function quackRecipe(lake: string, hostHeader: string): { secret: string; attach: string } {
-  const target = quackTarget(hostHeader);
-  const ident = `${lake.replace(/-/g, "_")}`;
+  const target = `${quackTarget(hostHeader)}/${lake}`;
+  const ident = lake.replace(/-/g, "_");
   return {
     secret: `CREATE SECRET ${ident}_quack (TYPE quack, TOKEN '${lake}:<token>', SCOPE '${target}');`,
     attach: `ATTACH 'ducklake:${target}' AS ${ident};`,
@@ -140,6 +145,6 @@ export function registerQuackRoutes(app: OpenAPIHono<AppEnv>): void {
 
   app.openapi(recipe, (c) => {
     const { lake } = c.req.valid("param");
-    return c.json(quackRecipe(lake, c.req.header("host") ?? "localhost"), 200);
+    return c.json(quackRecipe(lake, c.req.header("host") ?? new URL(c.req.url).host), 200);
   });
 }

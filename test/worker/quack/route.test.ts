@@ -198,7 +198,7 @@ describe("GET /v1/lakes/{lake}/quack", () => {
       attach: "ATTACH 'ducklake:quack:edge.test:443/sales' AS sales;",
     });
     expect(quackRecipe("my-lake", "127.0.0.1:8787").attach).toBe(
-      "ATTACH 'ducklake:quack:127.0.0.1:8787' AS my_lake;",
+      "ATTACH 'ducklake:quack:127.0.0.1:8787/my-lake' AS my_lake;",
     );
     expect((await call("/v1/lakes/sales/quack", { token: null })).status).toBe(401);
   });

@@ -153,6 +153,10 @@ export class Translator {
   /** Per table: the next_row_id at the premise (first read), for the row-id range check. */
   private readonly premiseNextRowId = new Map<number, number>();
   private readonly rowIdsUsed = new Map<number, [number, number][]>();
+  /** Row ids this batch deletes, per table: an UPDATE's new version may take one over (row lineage). */
+  private readonly deletedRowIds = new Map<number, Set<number>>();
+  /** Tables this batch adds a delete file to (its positions are in Parquet: lineage is not checkable). */
+  private readonly parquetDeletes = new Set<number>();
 
   constructor(
     private readonly ctx: VerbContext,
@@ -294,14 +298,29 @@ export class Translator {
     list.push([from, from + count]);
     this.rowIdsUsed.set(tableId, list);
   }
-  /** New rows (inlined or in files) take their row ids from [premise next_row_id, staged next_row_id). */
+  private lineage(t: number): Set<number> {
+    let set = this.deletedRowIds.get(t);
+    if (!set) {
+      set = new Set();
+      this.deletedRowIds.set(t, set);
+    }
+    return set;
+  }
+
+  /**
+   * New rows (inlined or in files) take their row ids from [premise next_row_id, staged next_row_id),
+   * except an UPDATE's new versions, which keep the row id of a row the same batch deletes.
+   */
   private async checkRowIds(): Promise<void> {
     for (const [t, ranges] of this.rowIdsUsed) {
       const lo = this.premiseNextRowId.get(t) ?? 0;
       const st = await readTableStats(this.ctx, t);
       const hi = st?.next_row_id ?? 0;
+      const kept = this.deletedRowIds.get(t);
       for (const [a, b] of ranges) {
         if (lo < 0) continue;
+        if (b === a + 1 && kept?.has(a)) continue;
+        if (b <= lo && this.parquetDeletes.has(t)) continue;
         if (a < lo || b > hi) {
           throw bad(
             `table ${t}: row ids [${a}, ${b}) lie outside the range [${lo}, ${hi}) its next_row_id allocates`,
@@ -679,6 +698,7 @@ export class Translator {
       partial_max: intOrNull(r.partial_max, "partial_max"),
     });
     this.ctx.deletedDataFileIds.add(f);
+    this.parquetDeletes.add(t);
   }
 
   /** The data columns of `ducklake_inlined_data_<t>_<sv>`: created by this batch, or the table's current ones. */
@@ -773,7 +793,14 @@ export class Translator {
       this.begin(r.begin_snapshot, "inlined row");
       this.noEnd(r.end_snapshot, "inlined row");
       const k = keys.inlineRow(t, rowId);
-      if (await this.ctx.st.get(k)) throw bad(`inlined row ${rowId} of table ${t} already exists`);
+      const prior = await this.ctx.read<InlineRowRecord>(k, ValueKind.inlineRow, "inlined row");
+      if (prior) {
+        // An UPDATE keeps the row id: the prior version moves aside, to be ended by this batch.
+        if (prior.begin_snapshot === this.S)
+          throw bad(`inlined row ${rowId} of table ${t} is inserted twice`);
+        this.ctx.write(keys.inlineRowVersion(t, rowId, prior.begin_snapshot), ValueKind.inlineRow, prior);
+        this.lineage(t).add(rowId);
+      }
       const values: InlineRowRecord["values"] = {};
       for (const c of data) values[c] = inlineValue(r[c] as Literal);
       this.ctx.write(k, ValueKind.inlineRow, {
@@ -804,6 +831,7 @@ export class Translator {
       if (!file) throw new NotFound(`data file ${f} of table ${t} does not exist (or was removed)`);
       if (pos < 0 || pos >= file.record_count)
         throw bad(`position ${pos} is outside data file ${f}'s ${file.record_count} rows`);
+      this.lineage(t).add(file.row_id_start + pos);
       this.ctx.write(keys.inlineFileDelete(t, f, pos), ValueKind.inlineFileDelete, {
         file_id: f,
         row_id: pos,
@@ -822,11 +850,17 @@ export class Translator {
     if (op.endSnapshot !== this.S) throw bad(`rows are ended at snapshot ${op.endSnapshot}, not ${this.S}`);
     let n = 0;
     for (const rowId of op.rowIds) {
-      const k = keys.inlineRow(t, rowId);
-      const raw = await this.ctx.read<InlineRowRecord>(k, ValueKind.inlineRow, "inlined row");
-      if (!raw || raw.end_snapshot !== null || raw.begin_snapshot === this.S) continue;
-      this.ctx.write(k, ValueKind.inlineRow, { ...raw, end_snapshot: this.S } satisfies InlineRowRecord);
-      n++;
+      // The live version not begun by this batch: the row's own key, or a version moved aside above.
+      for await (const kv of this.ctx.st.scan({ prefix: keys.inlineRow(t, rowId) })) {
+        const raw = await this.ctx.read<InlineRowRecord>(kv.key, ValueKind.inlineRow, "inlined row");
+        if (!raw || raw.end_snapshot !== null || raw.begin_snapshot === this.S) continue;
+        this.ctx.write(kv.key, ValueKind.inlineRow, {
+          ...raw,
+          end_snapshot: this.S,
+        } satisfies InlineRowRecord);
+        this.lineage(t).add(rowId);
+        n++;
+      }
     }
     this.ctx.deletesUntargeted = true;
     return n;

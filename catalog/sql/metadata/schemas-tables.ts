@@ -109,10 +109,13 @@ const tables = byShape(
         cell(t.table_name),
         tagList(tagsByObject.get(id) ?? [], s),
         listOrNull(
-          (inlinedBy.get(id) ?? []).map((r) => ({
-            name: cell(r.table_name),
-            schema_version: big(r.schema_version),
-          })),
+          // Registry insertion order: ascending schema version.
+          [...(inlinedBy.get(id) ?? [])]
+            .sort((a, b) => compareIds(a.schema_version, b.schema_version))
+            .map((r) => ({
+              name: cell(r.table_name),
+              schema_version: big(r.schema_version),
+            })),
         ),
         cell(t.path),
         cell(t.path_is_relative),

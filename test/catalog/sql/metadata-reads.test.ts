@@ -8,6 +8,7 @@
  * recognised by exactly the family that owns it.
  */
 import { describe, expect, it } from "vitest";
+import { DUCKDB_KEYWORDS } from "../../../catalog/duckdb-keywords.ts";
 import { head } from "../../../catalog/index.ts";
 import {
   answerRead,
@@ -18,7 +19,6 @@ import {
   splitStatements,
 } from "../../../catalog/sql/index.ts";
 import { shapeOf } from "../../../catalog/sql/lexer.ts";
-import { DUCKDB_KEYWORDS } from "../../../catalog/sql/metadata/duckdb-keywords.ts";
 import type { SqlReadContext } from "../../../catalog/sql/reads.ts";
 import { METADATA_READS } from "../../../catalog/sql/reads-metadata.ts";
 import type { ReadView } from "../../../storage/api.ts";

@@ -6,12 +6,13 @@
  * DuckLake commits client-side (decision record `docs/decisions/0210-quack-metadata-reads.md`). With no
  * lake yet (`ctx.view === null`) they answer as an empty database, so DuckLake initializes it.
  */
+
+import { DUCKDB_KEYWORDS } from "../../duckdb-keywords.ts";
 import { inlinedDeclarationsAt } from "../../reads/inlined-declarations.ts";
 import type { ReadTemplate, SqlReadContext } from "../reads.ts";
 import type { SqlValue } from "../result.ts";
 import { listOf, T } from "../result.ts";
 import { byShape, literal, literalText, result } from "./common.ts";
-import { DUCKDB_KEYWORDS } from "./duckdb-keywords.ts";
 import { DUCKLAKE_TABLE_SQL, SYSTEM_VIEWS } from "./system-catalog.ts";
 
 /**

@@ -143,3 +143,8 @@ export function tagList(rows: readonly Row[], s: number): SqlValue {
     rows.filter((r) => visibleAt(r, s)).map((r) => ({ key: cell(r.key), value: cell(r.value) })),
   );
 }
+
+/** Stored records as rows: their fields are DuckLake's column names (`catalog/records.ts`). */
+export function asRows(records: readonly object[]): Row[] {
+  return records as unknown as Row[];
+}

@@ -2,9 +2,10 @@
  * Options (`ducklake_metadata`), the registry of inlined-data tables (a table's newest one, the
  * superseded ones), and schema versions (the snapshot that began a table's schema version).
  */
+import { inlinedTablesOf, schemaVersionsOf } from "../../reads/by-table.ts";
 import type { ReadTemplate } from "../reads.ts";
 import { type SqlValue, T } from "../result.ts";
-import { big, byShape, cell, compareIds, intLiteral, result, rowsOf } from "./common.ts";
+import { big, byShape, cell, compareIds, intLiteral, requireView, result, rowsOf } from "./common.ts";
 
 const metadata = byShape(
   "options.metadata",
@@ -30,22 +31,21 @@ const newestInlined = byShape(
   "inlined_tables.newest",
   'SELECT table_name, schema_version FROM "main".ducklake_inlined_data_tables WHERE table_id = 2 AND schema_version = ( SELECT MAX(schema_version) FROM "main".ducklake_inlined_data_tables WHERE table_id = 2)',
   async (ctx, stmt) => {
+    const view = requireView(ctx);
     const id = intLiteral(stmt, 0);
     const maxOf = intLiteral(stmt, 1);
-    const rows = await rowsOf(ctx, "ducklake_inlined_data_tables");
+    const [rows, ofMax] = await Promise.all([
+      inlinedTablesOf(view, id),
+      maxOf === id ? Promise.resolve(null) : inlinedTablesOf(view, maxOf),
+    ]);
     let max: number | null = null;
-    for (const r of rows) {
-      if (r.table_id === maxOf && (max === null || (r.schema_version as number) > max))
-        max = r.schema_version as number;
-    }
+    for (const r of ofMax ?? rows) if (max === null || r.schema_version > max) max = r.schema_version;
     return result(
       [
         { name: "table_name", type: T.VARCHAR },
         { name: "schema_version", type: T.BIGINT },
       ],
-      rows
-        .filter((r) => r.table_id === id && max !== null && r.schema_version === max)
-        .map((r) => [cell(r.table_name), big(r.schema_version)]),
+      rows.filter((r) => r.schema_version === max).map((r) => [r.table_name, BigInt(r.schema_version)]),
     );
   },
 );
@@ -85,9 +85,9 @@ const schemaVersionBegin = byShape(
     const version = intLiteral(stmt, 1);
     return result(
       [{ name: "begin_snapshot", type: T.BIGINT }],
-      (await rowsOf(ctx, "ducklake_schema_versions"))
-        .filter((r) => r.table_id === table && r.schema_version === version)
-        .map((r) => [big(r.begin_snapshot)]),
+      (await schemaVersionsOf(requireView(ctx), table))
+        .filter((r) => r.schema_version === version)
+        .map((r) => [BigInt(r.begin_snapshot)]),
     );
   },
 );

@@ -5,6 +5,7 @@
  * DuckLake's SQL over the `ducklake_*` rows exactly as DuckDB does, including its joins over every
  * version row where the SQL has no snapshot filter.
  */
+import { columnVersionsOf, schemaVersionRowsOf, tableVersionsOf } from "../../reads/by-table.ts";
 import type { Row } from "../../reads/ducklake-tables.ts";
 import type { ReadTemplate } from "../reads.ts";
 import { listOf, type SqlValue, structOf, T } from "../result.ts";
@@ -15,6 +16,7 @@ import {
   compareIds,
   intLiteral,
   listOrNull,
+  requireView,
   result,
   rowsOf,
   snapshotLiteral,
@@ -109,10 +111,13 @@ const tables = byShape(
         cell(t.table_name),
         tagList(tagsByObject.get(id) ?? [], s),
         listOrNull(
-          (inlinedBy.get(id) ?? []).map((r) => ({
-            name: cell(r.table_name),
-            schema_version: big(r.schema_version),
-          })),
+          // Registry insertion order: ascending schema version.
+          [...(inlinedBy.get(id) ?? [])]
+            .sort((a, b) => compareIds(a.schema_version, b.schema_version))
+            .map((r) => ({
+              name: cell(r.table_name),
+              schema_version: big(r.schema_version),
+            })),
         ),
         cell(t.path),
         cell(t.path_is_relative),
@@ -166,15 +171,13 @@ const schemaPath = byShape(
   "schema.path",
   'SELECT path, path_is_relative FROM "main".ducklake_schema WHERE schema_id = 1',
   async (ctx, stmt) => {
-    const id = intLiteral(stmt, 0);
+    const rows = await schemaVersionRowsOf(requireView(ctx), intLiteral(stmt, 0));
     return result(
       [
         { name: "path", type: T.VARCHAR },
         { name: "path_is_relative", type: T.BOOLEAN },
       ],
-      (await rowsOf(ctx, "ducklake_schema"))
-        .filter((r) => r.schema_id === id)
-        .map((r) => [cell(r.path), cell(r.path_is_relative)]),
+      rows.map((r) => [r.path, r.path_is_relative]),
     );
   },
 );
@@ -183,18 +186,16 @@ const tablePaths = byShape(
   "table.paths",
   'SELECT s.path AS s_path, s.path_is_relative AS s_path_is_relative, t.path AS t_path, t.path_is_relative AS t_path_is_relative FROM "main".ducklake_schema s JOIN "main".ducklake_table t USING (schema_id) WHERE table_id = 2',
   async (ctx, stmt) => {
-    const id = intLiteral(stmt, 0);
-    const [schemaRows, tableRows] = await Promise.all([
-      rowsOf(ctx, "ducklake_schema"),
-      rowsOf(ctx, "ducklake_table"),
-    ]);
+    const view = requireView(ctx);
+    const tableRows = await tableVersionsOf(view, intLiteral(stmt, 0));
+    const schemaIds = [...new Set(tableRows.map((t) => t.schema_id))];
+    const schemaRows = (await Promise.all(schemaIds.map((id) => schemaVersionRowsOf(view, id)))).flat();
     const rows: SqlValue[][] = [];
     // No snapshot filter: every version row of the table joins every version row of its schema.
     for (const t of tableRows) {
-      if (t.table_id !== id) continue;
       for (const sch of schemaRows) {
         if (sch.schema_id === t.schema_id)
-          rows.push([cell(sch.path), cell(sch.path_is_relative), cell(t.path), cell(t.path_is_relative)]);
+          rows.push([sch.path, sch.path_is_relative, t.path, t.path_is_relative]);
       }
     }
     return result(
@@ -213,10 +214,9 @@ const maxColumnId = byShape(
   "table.max_column_id",
   'SELECT MAX(column_id) FROM "main".ducklake_column WHERE table_id=2',
   async (ctx, stmt) => {
-    const id = intLiteral(stmt, 0);
     let max: number | null = null;
-    for (const r of await rowsOf(ctx, "ducklake_column")) {
-      if (r.table_id === id && (max === null || (r.column_id as number) > max)) max = r.column_id as number;
+    for (const c of await columnVersionsOf(requireView(ctx), intLiteral(stmt, 0))) {
+      if (max === null || c.column_id > max) max = c.column_id;
     }
     return result([{ name: "max(column_id)", type: T.BIGINT }], [[max === null ? null : BigInt(max)]]);
   },

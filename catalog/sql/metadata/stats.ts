@@ -2,10 +2,23 @@
  * Table statistics: one table's stats with its column stats, the tables that have stats, and the
  * combined "latest snapshot + changes since + every table's stats" read DuckLake sends before a commit.
  */
+
+import { tableStatsOf } from "../../reads/by-table.ts";
 import type { Row } from "../../reads/ducklake-tables.ts";
-import type { ReadTemplate, SqlReadContext } from "../reads.ts";
+import type { ReadTemplate } from "../reads.ts";
 import { type SqlColumn, type SqlValue, T } from "../result.ts";
-import { big, byShape, cell, compareIds, intLiteral, literal, result, rowsOf } from "./common.ts";
+import {
+  asRows,
+  big,
+  byShape,
+  cell,
+  compareIds,
+  intLiteral,
+  literal,
+  requireView,
+  result,
+  rowsOf,
+} from "./common.ts";
 import { headSnapshot } from "./snapshots.ts";
 
 const STAT_COLUMNS: readonly SqlColumn[] = [
@@ -25,15 +38,10 @@ const STAT_COLUMNS: readonly SqlColumn[] = [
  * `ducklake_table_stats LEFT JOIN ducklake_table_column_stats USING (table_id) WHERE record_count IS NOT
  * NULL AND file_size_bytes IS NOT NULL` (optionally for one table), ordered by table_id then column_id.
  */
-async function statRows(ctx: SqlReadContext, tableId?: number): Promise<SqlValue[][]> {
-  const [stats, colStats] = await Promise.all([
-    rowsOf(ctx, "ducklake_table_stats"),
-    rowsOf(ctx, "ducklake_table_column_stats"),
-  ]);
+function statRows(stats: readonly Row[], colStats: readonly Row[]): SqlValue[][] {
   const out: SqlValue[][] = [];
   const sorted = [...stats].sort((a, b) => compareIds(a.table_id, b.table_id));
   for (const t of sorted) {
-    if (tableId !== undefined && t.table_id !== tableId) continue;
     if (t.record_count === null || t.file_size_bytes === null) continue;
     const cols = colStats
       .filter((c) => c.table_id === t.table_id)
@@ -59,7 +67,10 @@ async function statRows(ctx: SqlReadContext, tableId?: number): Promise<SqlValue
 const tableStats = byShape(
   "stats.table",
   'SELECT table_id, column_id, record_count, next_row_id, file_size_bytes, contains_null, contains_nan, min_value, max_value, extra_stats FROM "main".ducklake_table_stats LEFT JOIN "main".ducklake_table_column_stats USING (table_id) WHERE table_id = 2 AND record_count IS NOT NULL AND file_size_bytes IS NOT NULL ORDER BY table_id',
-  async (ctx, stmt) => result(STAT_COLUMNS, await statRows(ctx, intLiteral(stmt, 0))),
+  async (ctx, stmt) => {
+    const { stats, columns } = await tableStatsOf(requireView(ctx), intLiteral(stmt, 0));
+    return result(STAT_COLUMNS, statRows(asRows(stats), asRows(columns)));
+  },
 );
 
 const tablesWithStats = byShape(
@@ -95,7 +106,11 @@ const snapshotAndStats = byShape(
       changes.length === 0 ? fallback : changes.join(separator),
       ...Array<SqlValue>(10).fill(null),
     ];
-    const stats = (await statRows(ctx)).map((r): SqlValue[] => [null, null, null, null, null, ...r]);
+    const [all, allColumns] = await Promise.all([
+      rowsOf(ctx, "ducklake_table_stats"),
+      rowsOf(ctx, "ducklake_table_column_stats"),
+    ]);
+    const stats = statRows(all, allColumns).map((r): SqlValue[] => [null, null, null, null, null, ...r]);
     return result(
       [
         { name: "snapshot_id", type: T.BIGINT },

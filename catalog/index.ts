@@ -25,8 +25,9 @@ export { type CatalogState, catalogAt } from "./reads/catalog-at.ts";
 export { DUCKLAKE_TABLES, ducklakeTable, type Row } from "./reads/ducklake-tables.ts";
 export { type FileTarget, fileTargets } from "./reads/file-targets.ts";
 export { type ScanPlan, tableFilesAt } from "./reads/files-at.ts";
-export { type InlinedTable, inlinedTablesAt } from "./reads/inlined-tables.ts";
+export { type InlinedTable, inlinedTableNamed, inlinedTablesAt } from "./reads/inlined-tables.ts";
 export { head, listSnapshots, type SnapshotInfo } from "./reads/snapshots.ts";
+export { type TableFileRows, tableFileRows } from "./reads/table-files.ts";
 export type { Assigned } from "./verbs/context.ts";
 export { type CommitRequest, CommitRequestSchema, type Verb, VerbSchema } from "./verbs/schema.ts";
 

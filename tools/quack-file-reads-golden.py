@@ -105,7 +105,12 @@ READS = {
     "deletes": {
         2: [f"SELECT * FROM {T} ORDER BY id", f"SELECT * FROM {T} WHERE id = 14"],
         4: [f"SELECT * FROM {T} ORDER BY id", f"SELECT * FROM {T} WHERE id > 14"],
-        5: [f"SELECT * FROM {T} ORDER BY id", "CALL ducklake_merge_adjacent_files('lake')"],
+        5: [
+            f"SELECT * FROM {T} ORDER BY id",
+            "CALL ducklake_merge_adjacent_files('lake')",
+            "CALL ducklake_expire_snapshots('lake', dry_run => true, older_than => now())",
+            "CALL ducklake_cleanup_old_files('lake', dry_run => true, cleanup_all => true)",
+        ],
     },
     "partitioned": {
         3: ["SELECT * FROM lake.main.events ORDER BY n", "SELECT * FROM lake.main.events WHERE kind = 'b'"],
@@ -220,7 +225,11 @@ def run(name, statements, reads):
         for i, sql in enumerate(statements):
             run_client(sql, i)
             for r in reads.get(i, []):
+                before = cli.execute("SELECT max(snapshot_id) FROM lake.snapshots()").fetchone()[0]
                 run_client(r, i)
+                after = cli.execute("SELECT max(snapshot_id) FROM lake.snapshots()").fetchone()[0]
+                if after != before:
+                    sys.exit(f"{name}: {r!r} committed snapshot {after}: only read-only statements may interleave")
         cli.execute("DETACH lake")
         cli.close()
         srv.close()
@@ -229,10 +238,35 @@ def run(name, statements, reads):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+CAPTURE_DIRS = [
+    os.environ.get("QUACK_CAPTURES", ""),
+    os.path.join(HERE, "..", "..", "shared", "quack-capture", "captures"),
+    "/work/shared/quack-capture/captures",
+]
+
+
+def captured():
+    """Every read of this family that a captured stock session sent (templates-*.json), one example each."""
+    base = next((d for d in CAPTURE_DIRS if d and os.path.exists(os.path.join(d, "templates-client-commit.json"))), None)
+    if base is None:
+        sys.exit("no quack-capture templates found; set QUACK_CAPTURES to shared/quack-capture/captures")
+    out, seen = [], set()
+    for mode in ("client-commit", "server-commit"):
+        with open(os.path.join(base, f"templates-{mode}.json")) as f:
+            doc = json.load(f)
+        for t in doc["statement_templates"]:
+            example = re.sub(r"\s+", " ", t["example"]).strip()
+            if t["kind"] == "read" and is_family_read(example) and t["template"] not in seen:
+                seen.add(t["template"])
+                out.append({"template": t["template"], "example": example})
+    return out
+
+
 def main():
     check = "--check" in sys.argv
     doc = {
         "duckdb": duckdb.__version__,
+        "captured": captured(),
         "scenarios": [run(name, golden.SCENARIOS[name], reads) for name, reads in READS.items()],
     }
     text = golden.to_text(doc)

@@ -6,7 +6,7 @@
  * Flushed rows and merged deletes are gone here as they are in DuckLake (they now live in files).
  */
 import type { ReadView } from "../../storage/api.ts";
-import { ValueKind } from "../codec.ts";
+import { decodeValue, ValueKind } from "../codec.ts";
 import { resolveSnapshot } from "../head.ts";
 import { Kind, keys } from "../keys.ts";
 import type {
@@ -53,38 +53,12 @@ export async function inlinedTablesAt(
   ).filter((r) => r.schema_version <= snap.schema_version);
   const rowsByTable = new Map<number, InlineRowRecord[]>();
   for (const rec of registered) {
-    const since = rec.x_begin_snapshot ?? s;
-    const cols = await versionsAt<ColumnRecord>(view, since, Kind.column, ValueKind.column, rec.table_id);
-    const top = typeTree(cols, null);
     let rows = rowsByTable.get(rec.table_id);
     if (!rows) {
-      rows = await scanAll<InlineRowRecord>(
-        view,
-        keys.inlineRowPrefix(rec.table_id),
-        ValueKind.inlineRow,
-        "inlined row",
-      );
+      rows = await inlineRowsOf(view, rec.table_id);
       rowsByTable.set(rec.table_id, rows);
     }
-    out[rec.table_name] = {
-      columns: [
-        ["row_id", BIGINT],
-        ["begin_snapshot", BIGINT],
-        ["end_snapshot", BIGINT],
-        ...top.map((c): [string, string] => [c.name, duckdbTypeName(c)]),
-      ],
-      rows: rows
-        .filter((r) => r.schema_version === rec.schema_version && r.begin_snapshot <= s)
-        .map((r) => {
-          const row: Row = {
-            row_id: r.row_id,
-            begin_snapshot: r.begin_snapshot,
-            end_snapshot: r.end_snapshot !== null && r.end_snapshot <= s ? r.end_snapshot : null,
-          };
-          for (const c of top) row[c.name] = r.values[c.name] ?? null;
-          return row;
-        }),
-    };
+    out[rec.table_name] = await inlinedDataTableOf(view, rec, s, rows);
   }
   const metas = await scanAll<TableMetaRecord>(
     view,
@@ -93,23 +67,100 @@ export async function inlinedTablesAt(
     "table meta",
   );
   for (const meta of metas) {
-    if (meta.x_inlined_delete_since === undefined || meta.x_inlined_delete_since > s) continue;
-    const deletes = await scanAll<InlineFileDeleteRecord>(
-      view,
-      keys.inlineFileDeletePrefix(meta.table_id),
-      ValueKind.inlineFileDelete,
-      "inlined delete",
-    );
-    out[`ducklake_inlined_delete_${meta.table_id}`] = {
-      columns: [
-        ["file_id", BIGINT],
-        ["row_id", BIGINT],
-        ["begin_snapshot", BIGINT],
-      ],
-      rows: deletes
-        .filter((d) => d.begin_snapshot <= s)
-        .map((d) => ({ file_id: d.file_id, row_id: d.row_id, begin_snapshot: d.begin_snapshot })),
-    };
+    const table = await inlinedDeleteTableOf(view, meta, s);
+    if (table) out[`ducklake_inlined_delete_${meta.table_id}`] = table;
   }
   return out;
+}
+
+function inlineRowsOf(view: ReadView, tableId: number): Promise<InlineRowRecord[]> {
+  return scanAll<InlineRowRecord>(view, keys.inlineRowPrefix(tableId), ValueKind.inlineRow, "inlined row");
+}
+
+/** One registered inlined-data table at S, from its table's inlined rows (every schema version). */
+async function inlinedDataTableOf(
+  view: ReadView,
+  rec: InlinedTableRecord,
+  s: number,
+  rows: InlineRowRecord[],
+): Promise<InlinedTable> {
+  const since = rec.x_begin_snapshot ?? s;
+  const cols = await versionsAt<ColumnRecord>(view, since, Kind.column, ValueKind.column, rec.table_id);
+  const top = typeTree(cols, null);
+  return {
+    columns: [
+      ["row_id", BIGINT],
+      ["begin_snapshot", BIGINT],
+      ["end_snapshot", BIGINT],
+      ...top.map((c): [string, string] => [c.name, duckdbTypeName(c)]),
+    ],
+    rows: rows
+      .filter((r) => r.schema_version === rec.schema_version && r.begin_snapshot <= s)
+      .map((r) => {
+        const row: Row = {
+          row_id: r.row_id,
+          begin_snapshot: r.begin_snapshot,
+          end_snapshot: r.end_snapshot !== null && r.end_snapshot <= s ? r.end_snapshot : null,
+        };
+        for (const c of top) row[c.name] = r.values[c.name] ?? null;
+        return row;
+      }),
+  };
+}
+
+/** `ducklake_inlined_delete_<table>` at S, or null when it did not exist then. */
+async function inlinedDeleteTableOf(
+  view: ReadView,
+  meta: TableMetaRecord,
+  s: number,
+): Promise<InlinedTable | null> {
+  if (meta.x_inlined_delete_since === undefined || meta.x_inlined_delete_since > s) return null;
+  const deletes = await scanAll<InlineFileDeleteRecord>(
+    view,
+    keys.inlineFileDeletePrefix(meta.table_id),
+    ValueKind.inlineFileDelete,
+    "inlined delete",
+  );
+  return {
+    columns: [
+      ["file_id", BIGINT],
+      ["row_id", BIGINT],
+      ["begin_snapshot", BIGINT],
+    ],
+    rows: deletes
+      .filter((d) => d.begin_snapshot <= s)
+      .map((d) => ({ file_id: d.file_id, row_id: d.row_id, begin_snapshot: d.begin_snapshot })),
+  };
+}
+
+const INLINED_DATA_NAME = /^ducklake_inlined_data_(\d+)_(\d+)$/;
+const INLINED_DELETE_NAME = /^ducklake_inlined_delete_(\d+)$/;
+
+/**
+ * One inlined-data or inlined-delete table by name at S (default: head), or null when no such table
+ * existed then: what `inlinedTablesAt` holds under that name, reading only that table's records.
+ */
+export async function inlinedTableNamed(
+  view: ReadView,
+  name: string,
+  snapshotId?: number,
+): Promise<InlinedTable | null> {
+  const snap = await resolveSnapshot(view, snapshotId);
+  const s = snap.snapshot_id;
+  const data = INLINED_DATA_NAME.exec(name);
+  if (data) {
+    const tableId = Number(data[1]);
+    const schemaVersion = Number(data[2]);
+    if (schemaVersion > snap.schema_version) return null;
+    const raw = await view.get(keys.current(Kind.inlinedTable, tableId, schemaVersion));
+    if (raw === undefined) return null;
+    const rec = decodeValue<InlinedTableRecord>(ValueKind.inlinedTable, raw, "inlined table");
+    if (rec.table_name !== name) return null;
+    return inlinedDataTableOf(view, rec, s, await inlineRowsOf(view, tableId));
+  }
+  const del = INLINED_DELETE_NAME.exec(name);
+  if (!del) return null;
+  const raw = await view.get(keys.current(Kind.tableMeta, Number(del[1])));
+  if (raw === undefined) return null;
+  return inlinedDeleteTableOf(view, decodeValue<TableMetaRecord>(ValueKind.tableMeta, raw, "table meta"), s);
 }

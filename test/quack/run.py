@@ -21,8 +21,19 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 from sessions import SESSIONS  # noqa: E402
 
+# QUACK_SESSIONS_MODULE=path/to/file.py runs that file's SESSIONS instead (to probe statements locally).
+if os.environ.get("QUACK_SESSIONS_MODULE"):
+    import importlib.util
+    _spec = importlib.util.spec_from_file_location("probe_sessions", os.environ["QUACK_SESSIONS_MODULE"])
+    _mod = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(_mod)
+    SESSIONS = _mod.SESSIONS
+
 DEV_TOKEN = "quack-conformance-dev-token-0123456789"
 STOCK_TOKEN = "stock-conformance-token"
+# A read-scope token for the first session's lake: the edge-only checks of scopes and lake selection.
+READ_TOKEN = "quack-conformance-read-0123456789"
+READ_LAKE = "conf-create-and-insert"
 WRANGLER_READY_S = 120
 RUN_TIMEOUT_S = 900
 GRACE_S = 5
@@ -64,6 +75,10 @@ def port_source():
     else:
         pool = None
 
+    def release(port):
+        if pool is not None:
+            pool.append(port)
+
     def take():
         while True:
             if pool is not None:
@@ -79,6 +94,7 @@ def port_source():
                     continue
                 return s.getsockname()[1]
 
+    take.release = release
     return take
 
 
@@ -102,7 +118,8 @@ def connect(path=":memory:", load=("httpfs", "quack", "ducklake")):
 def start_wrangler(port, inspector, state_dir, log_path):
     cmd = ["npx", "wrangler", "dev", "--local", "--ip", "127.0.0.1", "--port", str(port),
            "--inspector-port", str(inspector), "--persist-to", state_dir, "--show-interactive-dev-session=false",
-           "--var", "DEV_AUTH:enabled", "--var", f"DEV_TOKEN:{DEV_TOKEN}"]
+           "--var", "DEV_AUTH:enabled", "--var", f"DEV_TOKEN:{DEV_TOKEN}",
+           "--var", "AUTH_TOKENS:" + json.dumps({READ_TOKEN: {"lakes": [READ_LAKE], "scope": "read"}})]
     log = open(log_path, "w")
     p = subprocess.Popen(["timeout", str(RUN_TIMEOUT_S), *cmd], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
                          stdin=subprocess.DEVNULL, start_new_session=True)
@@ -163,6 +180,12 @@ def edge_rows(port, lake, table):
 
 
 # ---------------------------------------------------------------------------------------------- normalising
+# Catalog values that differ by design, each with the decision record that says why.
+BY_DESIGN = {
+    # docs/decisions/0231: `created_by` names the writer that created the lake (ducklake-edge), not DuckDB.
+    ("ducklake_metadata", "created_by"): "<created_by>",
+}
+
 UUID_RE = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 TIME_RE = re.compile(r"^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d+)?([+-]\d{2}(:?\d{2})?|Z)?$")
 
@@ -213,7 +236,8 @@ def run_session(name, statements, edge_port, take_port, work):
     lake = f"conf-{name}"[:63]
     stock_port = take_port()
     stock = StockServer(f"{work}/{name}-stock-meta.duckdb", stock_port)
-    dirs = {"edge": f"{work}/{name}-edge-data/", "stock": f"{work}/{name}-stock-data/"}
+    # Same-length directory names: DuckDB writes the data path into delete files, whose sizes are compared.
+    dirs = {"edge": f"{work}/{name}-data-e/", "stock": f"{work}/{name}-data-s/"}
     clients = {}
     clients["edge"] = connect()
     clients["edge"].execute(
@@ -226,7 +250,7 @@ def run_session(name, statements, edge_port, take_port, work):
         for i, template in enumerate(statements):
             got = {}
             for side in ("stock", "edge"):
-                sql = template.format(attach=attach[side], data=dirs[side])
+                sql = template.replace("{attach}", attach[side]).replace("{data}", dirs[side])
                 got[side] = run_statement(clients[side], sql)
             a, b = got["stock"], got["edge"]
             same = (a["ok"] == b["ok"]) and (
@@ -242,6 +266,7 @@ def run_session(name, statements, edge_port, take_port, work):
         for c in clients.values():
             c.close()
         stock.stop()
+        take_port.release(stock_port)
     return diffs
 
 
@@ -259,13 +284,57 @@ def compare_catalogs(stock, edge_port, lake, data_dirs):
         time_cols = {i for i, c in enumerate(scols) if c.endswith("_time")}
 
         def rows(rs):
-            return sorted(tuple("<time>" if i in time_cols else norm(v, data_dirs) for i, v in enumerate(r)) for r in rs)
+            out = []
+            for r in rs:
+                vals = ["<time>" if i in time_cols else norm(v, data_dirs) for i, v in enumerate(r)]
+                if vals and (table, vals[0]) in BY_DESIGN:
+                    vals[1] = BY_DESIGN[(table, vals[0])]
+                out.append(tuple(vals))
+            return sorted(out)
 
         s, e = rows(srows), rows(erows)
         if s != e:
             diffs.append({"catalog": table, "only_stock": [r for r in s if r not in e][:10],
                           "only_edge": [r for r in e if r not in s][:10]})
     return diffs
+
+
+def edge_auth_checks(edge_port):
+    """What only ducklake-edge has (stock has one token and no scopes): a read token attaches read-only,
+    every write it attempts fails with a clear error; no token and a wrong lake are refused at ATTACH."""
+    problems = []
+    host = f"quack:127.0.0.1:{edge_port}"
+
+    def attempt(secret_token, lake, statements):
+        con = connect()
+        try:
+            if secret_token is not None:
+                con.execute(f"CREATE SECRET (TYPE quack, TOKEN '{secret_token}', SCOPE '{host}/{lake}')")
+            out = []
+            for sql in statements:
+                try:
+                    out.append(("ok", con.execute(sql).fetchall()))
+                except duckdb.Error as e:
+                    out.append(("error", str(e)))
+                    break
+            return out
+        finally:
+            con.close()
+
+    attach = f"ATTACH 'ducklake:{host}/{READ_LAKE}' AS lake"
+    got = attempt(f"{READ_LAKE}:{READ_TOKEN}", READ_LAKE,
+                  [attach, "SELECT count(*) FROM lake.t", "INSERT INTO lake.t VALUES (9, 'z')"])
+    if [g[0] for g in got] != ["ok", "ok", "error"] or "read scope" not in got[2][1]:
+        problems.append({"check": "read token: attach and read, every write refused", "got": got})
+    got = attempt(f"other-lake:{READ_TOKEN}", "other-lake", [f"ATTACH 'ducklake:{host}/other-lake' AS lake"])
+    if got[0][0] != "error" or "not valid for lake 'other-lake'" not in got[0][1]:
+        problems.append({"check": "wrong lake refused at ATTACH", "got": got})
+    # Without a token DuckDB itself refuses before connecting (an empty auth string reaching the server is
+    # refused there too: test/worker/quack/route.test.ts).
+    got = attempt(None, READ_LAKE, [attach])
+    if got[0][0] != "error" or "Could not find a Quack authentication token" not in got[0][1]:
+        problems.append({"check": "no token refused at ATTACH", "got": got})
+    return problems
 
 
 def main():
@@ -291,6 +360,14 @@ def main():
                 print(json.dumps(diffs, indent=1, default=str)[:6000])
             else:
                 print(f"ok   {name} ({took:.1f}s, {len(SESSIONS[name])} statements + catalog rows)")
+        if READ_LAKE.removeprefix("conf-") in names:
+            problems = edge_auth_checks(edge_port)
+            if problems:
+                failed += 1
+                print("FAIL edge auth checks")
+                print(json.dumps(problems, indent=1, default=str)[:4000])
+            else:
+                print("ok   edge auth checks (read token read-only, wrong lake and no token refused)")
     finally:
         stop_all()
         if args.keep or failed:

@@ -97,6 +97,40 @@ function norm(column: string, type: SqlType, v: SqlValue): Json {
   throw new Error(`unexpected value in ${column}: ${String(v)}`);
 }
 
+/** The JS representation result.ts promises the wire codec for each type (null allowed everywhere). */
+function conforms(type: SqlType, v: SqlValue): boolean {
+  if (v === null) return true;
+  switch (type.id) {
+    case "BIGINT":
+    case "UBIGINT":
+    case "HUGEINT":
+    case "UHUGEINT":
+    case "TIMESTAMP WITH TIME ZONE":
+      return typeof v === "bigint";
+    case "INTEGER":
+      return typeof v === "number" && Number.isInteger(v);
+    case "BOOLEAN":
+      return typeof v === "boolean";
+    case "VARCHAR":
+      return typeof v === "string";
+    case "UUID":
+      return typeof v === "string" && UUID.test(v);
+    case "LIST":
+      return Array.isArray(v) && v.every((x) => conforms(type.child, x));
+    case "STRUCT": {
+      if (typeof v !== "object" || Array.isArray(v) || v instanceof Uint8Array) return false;
+      const rec = v as Record<string, SqlValue>;
+      const names = type.fields.map((f) => f.name);
+      return (
+        JSON.stringify(Object.keys(rec).sort()) === JSON.stringify([...names].sort()) &&
+        type.fields.every((f) => conforms(f.type, rec[f.name] ?? null))
+      );
+    }
+    default:
+      return false;
+  }
+}
+
 function ours(res: SqlResult, template: string): Json[][] {
   return res.rows.map((row) => {
     const out = row.map((v, i) => {
@@ -154,6 +188,13 @@ describe("metadata read templates answer as stock DuckDB 1.5.5 does", () => {
             `${label}: columns\n   ours   ${JSON.stringify(cols)}\n   duckdb ${JSON.stringify(e.columns)}`,
           );
           continue;
+        }
+        for (const row of res.rows) {
+          row.forEach((v, i) => {
+            const c = res.columns[i];
+            if (!c || !conforms(c.type, v))
+              problems.push(`${label}: ${c?.name} holds ${String(v)} (${typeof v})`);
+          });
         }
         let mine = ours(res, e.template);
         let want = e.rows;

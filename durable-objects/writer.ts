@@ -8,6 +8,8 @@
  * Terminal: `Fenced`, or an outcome the writer can no longer resolve, answers every pending caller and
  * asks the host to abort the instance; it never reopens in place.
  */
+
+import { normalizeDataPath } from "../catalog/data-path.ts";
 import {
   AlreadyExists,
   type Catalog,
@@ -269,6 +271,9 @@ export class Writer {
   async createLake(options: { dataPath?: string; flushSpacingMs?: number } = {}): Promise<CreateAnswer> {
     this.throwIfStopped();
     if (options.flushSpacingMs !== undefined) checkSpacing(options.flushSpacingMs);
+    if (options.dataPath !== undefined) {
+      options = { ...options, dataPath: normalizeDataPath(options.dataPath) };
+    }
     if (this.opening) {
       const existing = await this.opening.then(
         () => true,

@@ -28,6 +28,19 @@ export function intLiterals(stmt: Statement): number[] {
   });
 }
 
+/**
+ * The statement's integer literals where some are open bounds (DuckLake writes INT64's maximum for "no
+ * end"): integers beyond 2^53 become the nearest double, still above every snapshot id.
+ */
+export function boundLiterals(stmt: Statement): number[] {
+  return literalsOf(stmt.tokens).map((t) => {
+    if (t.kind !== "number" || !/^\d+$/.test(t.value)) {
+      throw new InvalidRequest(`expected an integer literal, found ${t.text}`);
+    }
+    return Number(t.value);
+  });
+}
+
 /** The literal at `i`, or a typed error naming the template when the statement has fewer. */
 export function at(values: readonly number[], i: number): number {
   const v = values[i];

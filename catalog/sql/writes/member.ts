@@ -61,10 +61,10 @@ export class StagedRowsMember implements SelfStagedMember {
         `staged rows: file statistics name data files ${orphans.join(", ")}, which this commit does not add`,
       );
     }
-    layer.put(keys.snapshot(snapshot.snapshot_id), encodeValue(ValueKind.snapshot, snapshot));
+    if (snapshot) layer.put(keys.snapshot(snapshot.snapshot_id), encodeValue(ValueKind.snapshot, snapshot));
     const result: StagedResult = {
-      snapshotId: snapshot.snapshot_id,
-      schemaVersion: snapshot.schema_version,
+      snapshotId: snapshot?.snapshot_id ?? null,
+      schemaVersion: snapshot?.schema_version ?? premise.schema_version,
       assigned: [{ [LAST_COUNT]: counts[counts.length - 1] ?? 0 }],
     };
     if (this.idempotencyKey !== undefined && hash !== undefined) {

@@ -29,7 +29,13 @@ export type RowOp =
   /** WITH new_values(…) AS (VALUES …) UPDATE ducklake_table_column_stats … FROM new_values … */
   | { op: "column_stats"; rows: Literal[][] }
   /** WITH deleted_row_list(deleted_row_id) AS (VALUES …) UPDATE ducklake_inlined_data_… SET end_snapshot … */
-  | { op: "end_inlined"; table: string; endSnapshot: number; rowIds: number[] };
+  | { op: "end_inlined"; table: string; endSnapshot: number; rowIds: number[] }
+  /** WITH overwritten_tags(tid[, cid], key) AS (VALUES …) UPDATE ducklake_[column_]tag SET end_snapshot … */
+  | { op: "end_tags"; table: "ducklake_tag" | "ducklake_column_tag"; endSnapshot: number; rows: Literal[][] }
+  /** WITH dropped_cols(tid, cid) AS (VALUES …) UPDATE ducklake_column SET end_snapshot … */
+  | { op: "end_columns"; endSnapshot: number; rows: Literal[][] }
+  /** UPDATE ducklake_metadata SET value=? WHERE key=? AND scope IS NULL | scope=? AND scope_id=? */
+  | { op: "option_update"; key: string; value: string; scope: string | null; scopeId: number | null };
 
 /** Most rows one INSERT may carry (DuckLake's largest batches stay far below). */
 export const MAX_ROWS_PER_STATEMENT = 100_000;
@@ -163,6 +169,13 @@ export function unsupported(stmt: Statement): Unsupported {
   );
 }
 
+const TAG_TAIL =
+  'UPDATE "main" . ducklake_tag SET end_snapshot = ? FROM overwritten_tags WHERE object_id = tid AND ducklake_tag . key = overwritten_tags . key AND end_snapshot IS NULL';
+const COLUMN_TAG_TAIL =
+  'UPDATE "main" . ducklake_column_tag SET end_snapshot = ? FROM overwritten_tags WHERE table_id = tid AND column_id = cid AND ducklake_column_tag . key = overwritten_tags . key AND end_snapshot IS NULL';
+const DROPPED_COLUMNS_TAIL =
+  'UPDATE "main" . ducklake_column SET end_snapshot = ? FROM dropped_cols WHERE table_id = tid AND column_id = cid AND end_snapshot IS NULL';
+
 const COLUMN_STATS_TAIL =
   'UPDATE "main" . ducklake_table_column_stats SET contains_null = CAST ( new_contains_null AS BOOLEAN ) , contains_nan = CAST ( new_contains_nan AS BOOLEAN ) , min_value = new_min , max_value = new_max , extra_stats = new_extra_stats FROM new_values WHERE table_id = tid AND column_id = cid';
 
@@ -223,12 +236,37 @@ function parseUpdate(c: Cursor): RowOp {
       nextRowId: next_row_id,
     };
   }
+  if (table === "ducklake_metadata") {
+    c.expect("value", "=");
+    const value = c.literal();
+    c.expect("WHERE", "key", "=");
+    const key = c.literal();
+    c.expect("AND", "scope");
+    let scope: string | null = null;
+    let scopeId: number | null = null;
+    if (c.eat("IS")) c.expect("NULL");
+    else {
+      c.expect("=");
+      const sc = c.literal();
+      c.expect("AND", "scope_id", "=");
+      scopeId = c.int();
+      if (sc.k !== "str") throw c.refuse();
+      scope = sc.v;
+    }
+    c.end();
+    if (value.k !== "str" || key.k !== "str") throw c.refuse();
+    return { op: "option_update", key: key.v, value: value.v, scope, scopeId };
+  }
   c.expect("end_snapshot", "=");
   const endSnapshot = c.int();
-  c.expect("WHERE", "end_snapshot", "IS", "NULL", "AND");
+  c.expect("WHERE");
+  // DuckLake writes the two conditions in either order (DROP TABLE vs SET PARTITIONED BY).
+  const nullFirst = c.eat("end_snapshot");
+  if (nullFirst) c.expect("IS", "NULL", "AND");
   const key = c.ident();
   c.expect("IN");
   const ids = c.idList();
+  if (!nullFirst) c.expect("AND", "end_snapshot", "IS", "NULL");
   c.end();
   return { op: "end", table, endSnapshot, key, ids };
 }
@@ -246,6 +284,24 @@ function parseWith(c: Cursor): RowOp {
   if (cte === "new_values" && tailShape === COLUMN_STATS_TAIL) {
     if (rows.some((r) => r.length !== 7)) throw c.refuse();
     return { op: "column_stats", rows };
+  }
+  const tailEnd = (): number => {
+    const t = tail[7];
+    if (t?.kind !== "number" || !/^[0-9]+$/.test(t.text)) throw c.refuse();
+    return Number(t.text);
+  };
+  const lower = tailShape.toLowerCase();
+  if (cte === "overwritten_tags" && lower === TAG_TAIL.toLowerCase()) {
+    if (rows.some((r) => r.length !== 2)) throw c.refuse();
+    return { op: "end_tags", table: "ducklake_tag", endSnapshot: tailEnd(), rows };
+  }
+  if (cte === "overwritten_tags" && lower === COLUMN_TAG_TAIL.toLowerCase()) {
+    if (rows.some((r) => r.length !== 3)) throw c.refuse();
+    return { op: "end_tags", table: "ducklake_column_tag", endSnapshot: tailEnd(), rows };
+  }
+  if (cte === "dropped_cols" && lower === DROPPED_COLUMNS_TAIL.toLowerCase()) {
+    if (rows.some((r) => r.length !== 2)) throw c.refuse();
+    return { op: "end_columns", endSnapshot: tailEnd(), rows };
   }
   if (cte === "deleted_row_list") {
     c.expect("UPDATE");

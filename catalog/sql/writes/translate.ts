@@ -17,7 +17,7 @@ import {
   quoteName,
   Unsupported,
 } from "../../errors.ts";
-import { Kind, keys, NameSpace } from "../../keys.ts";
+import { Kind, keys, NameSpace, OptionScope } from "../../keys.ts";
 import { DUCKLAKE_TABLES } from "../../reads/ducklake-tables.ts";
 import type {
   ColumnRecord,
@@ -28,6 +28,10 @@ import type {
   InlineFileDeleteRecord,
   InlineRowRecord,
   InlineValue,
+  MacroImpl,
+  MacroParameter,
+  MacroRecord,
+  OptionRecord,
   PartitionRecord,
   SchemaRecord,
   SchemaVersionRecord,
@@ -41,6 +45,7 @@ import type {
   Versioned,
   ViewRecord,
 } from "../../records.ts";
+import { applyVerb } from "../../verbs/apply.ts";
 import type { VerbContext } from "../../verbs/context.ts";
 import {
   readColumnStats,
@@ -51,6 +56,16 @@ import {
 import type { Literal, RowOp } from "./parse.ts";
 
 type Cells = Record<string, Literal>;
+
+/** Options live outside the snapshot protocol: a batch of them alone mints no snapshot. */
+function isOptionOp(op: RowOp): boolean {
+  return op.op === "option_update" || (op.op === "insert" && op.table === "ducklake_metadata");
+}
+
+function optionKey(scope: string | null, scopeId: number | null): Uint8Array {
+  if (scope === null) return keys.current(Kind.option, OptionScope.global, 0);
+  return keys.current(Kind.option, scope === "schema" ? OptionScope.schema : OptionScope.table, scopeId ?? 0);
+}
 
 const INLINED_DATA = /^ducklake_inlined_data_(\d+)_(\d+)$/;
 const INLINED_DELETE = /^ducklake_inlined_delete_(\d+)$/;
@@ -132,7 +147,8 @@ const ENDABLE: Record<string, { kind: Kind; vk: ValueKind; key: string }> = {
 };
 
 export interface Translated {
-  snapshot: SnapshotRecord;
+  /** The snapshot the batch mints; null for a batch of options alone (they mint none). */
+  snapshot: SnapshotRecord | null;
   /** Rows each statement touched, in statement order (the answer is the last one's). */
   counts: number[];
 }
@@ -148,6 +164,9 @@ export class Translator {
   /** ducklake_file_column_stats / file_partition_value rows, by data file, attached to the file's record. */
   private readonly fileStats = new Map<number, FileColumnStats[]>();
   private readonly partitionValues = new Map<number, DataFileRecord["x_partition_values"]>();
+  private readonly macroImpls = new Map<number, MacroImpl[]>();
+  private readonly macroParams = new Map<string, MacroParameter[]>();
+  private readonly partitionColumns = new Map<number, PartitionRecord["x_columns"]>();
   /** Inlined-data tables this batch creates (by name → its data columns). */
   private readonly createdInlined = new Map<string, string[]>();
   /** Per table: the next_row_id at the premise (first read), for the row-id range check. */
@@ -174,7 +193,7 @@ export class Translator {
     const counts: number[] = [];
     for (const op of this.ops) counts.push(await this.apply(op));
     await this.checkRowIds();
-    return { snapshot: this.snapshotRecord(), counts };
+    return { snapshot: this.snap ? this.snapshotRecord() : null, counts };
   }
 
   // --- the snapshot ---------------------------------------------------------------------------------
@@ -201,6 +220,7 @@ export class Translator {
       }
     }
     const s = this.snap;
+    if (s === undefined && this.changes === undefined && this.ops.every(isOptionOp)) return;
     if (s === undefined || this.changes === undefined) {
       throw new Unsupported(
         "a write batch without a ducklake_snapshot and a ducklake_snapshot_changes row (maintenance that mints no snapshot) is not translated yet",
@@ -335,6 +355,47 @@ export class Translator {
   private collectFileChildren(): void {
     for (const op of this.ops) {
       if (op.op !== "insert") continue;
+      if (op.table === "ducklake_macro_impl") {
+        for (const r of cellsOf(op, DUCKLAKE_TABLES.ducklake_macro_impl ?? [])) {
+          const m = int(r.macro_id, "macro_id");
+          const list = this.macroImpls.get(m) ?? [];
+          const type = str(r.type, "type");
+          if (type !== "scalar" && type !== "table")
+            throw bad(`macro type ${quoteName(type)} is not scalar or table`);
+          list.push({
+            impl_id: int(r.impl_id, "impl_id"),
+            dialect: str(r.dialect, "dialect"),
+            sql: str(r.sql, "sql"),
+            type,
+            x_parameters: [],
+          });
+          this.macroImpls.set(m, list);
+        }
+      } else if (op.table === "ducklake_macro_parameters") {
+        for (const r of cellsOf(op, DUCKLAKE_TABLES.ducklake_macro_parameters ?? [])) {
+          const key = `${int(r.macro_id, "macro_id")}/${int(r.impl_id, "impl_id")}`;
+          const list = this.macroParams.get(key) ?? [];
+          list.push({
+            column_id: int(r.column_id, "column_id"),
+            parameter_name: str(r.parameter_name, "parameter_name"),
+            parameter_type: str(r.parameter_type, "parameter_type"),
+            default_value: strOrNull(r.default_value, "default_value"),
+            default_value_type: strOrNull(r.default_value_type, "default_value_type"),
+          });
+          this.macroParams.set(key, list);
+        }
+      } else if (op.table === "ducklake_partition_column") {
+        for (const r of cellsOf(op, DUCKLAKE_TABLES.ducklake_partition_column ?? [])) {
+          const p = int(r.partition_id, "partition_id");
+          const list = this.partitionColumns.get(p) ?? [];
+          list.push({
+            partition_key_index: int(r.partition_key_index, "partition_key_index"),
+            column_id: int(r.column_id, "column_id"),
+            transform: str(r.transform, "transform"),
+          });
+          this.partitionColumns.set(p, list);
+        }
+      }
       if (op.table === "ducklake_file_column_stats") {
         for (const r of cellsOf(op, DUCKLAKE_TABLES.ducklake_file_column_stats ?? [])) {
           const f = int(r.data_file_id, "data_file_id");
@@ -379,6 +440,12 @@ export class Translator {
         return this.updateColumnStats(op);
       case "end_inlined":
         return this.endInlined(op);
+      case "end_tags":
+        return this.endTags(op);
+      case "end_columns":
+        return this.endColumns(op);
+      case "option_update":
+        return this.updateOption(op);
     }
   }
 
@@ -423,6 +490,32 @@ export class Translator {
           break;
         case "ducklake_delete_file":
           await this.insertDeleteFile(r);
+          break;
+        case "ducklake_view":
+          await this.insertView(r);
+          break;
+        case "ducklake_macro":
+          await this.insertMacro(r);
+          break;
+        case "ducklake_macro_impl":
+        case "ducklake_macro_parameters":
+        case "ducklake_partition_column":
+          break; // read up front, embedded in their parent
+        case "ducklake_partition_info":
+          await this.insertPartition(r);
+          break;
+        case "ducklake_tag":
+          await this.insertTag(
+            keys.current(Kind.tag, int(r.object_id, "object_id")),
+            r,
+            int(r.object_id, "object_id"),
+          );
+          break;
+        case "ducklake_column_tag":
+          await this.insertColumnTag(r);
+          break;
+        case "ducklake_metadata":
+          await this.insertOption(r);
           break;
         default:
           throw new Unsupported(`staged rows for ${op.table} are not translated yet`);
@@ -895,6 +988,27 @@ export class Translator {
       }
       return n;
     }
+    if (op.table === "ducklake_schema" && op.key === "schema_id") {
+      for (const id of op.ids) {
+        const rec = await ctx.read<SchemaRecord>(keys.current(Kind.schema, id), ValueKind.schema, "schema");
+        if (!rec) continue;
+        ctx.endVersion(Kind.schema, [id], ValueKind.schema, rec);
+        await ctx.removeNameEntry(NameSpace.schema, 0, rec.schema_name);
+        ctx.droppedSchemaNames.set(id, rec.schema_name);
+        n++;
+      }
+      return n;
+    }
+    if (op.table === "ducklake_macro" && op.key === "macro_id") {
+      for (const id of op.ids) {
+        const rec = await ctx.read<MacroRecord>(keys.current(Kind.macro, id), ValueKind.macro, "macro");
+        if (!rec) continue;
+        ctx.endVersion(Kind.macro, [id], ValueKind.macro, rec);
+        await ctx.removeNameEntry(NameSpace.macro, rec.schema_id, rec.macro_name);
+        n++;
+      }
+      return n;
+    }
     if (op.table === "ducklake_view" && op.key === "view_id") {
       for (const v of op.ids) {
         const rec = await ctx.read<ViewRecord>(keys.current(Kind.view, v), ValueKind.view, "view");
@@ -942,8 +1056,213 @@ export class Translator {
     }
   }
 
-  /** Rows of file stats / partition values that named no data file of this batch. */
-  leftovers(): number[] {
-    return [...this.fileStats.keys(), ...this.partitionValues.keys()];
+  /** Child rows (file stats, partition values and columns, macro impls and parameters) no parent claimed. */
+  leftovers(): string[] {
+    return [
+      ...[...this.fileStats.keys(), ...this.partitionValues.keys()].map((f) => `data file ${f}`),
+      ...[...this.partitionColumns.keys()].map((p) => `partition ${p}`),
+      ...[...this.macroImpls.keys()].map((m) => `macro ${m}`),
+      ...[...this.macroParams.keys()].map((k) => `macro impl ${k}`),
+    ];
+  }
+
+  private async insertView(r: Cells): Promise<void> {
+    const ctx = this.ctx;
+    const id = this.catalogId(int(r.view_id, "view_id"), "view");
+    this.begin(r.begin_snapshot, "view");
+    this.noEnd(r.end_snapshot, "view");
+    const schema = await ctx.schemaById(int(r.schema_id, "schema_id"));
+    const name = str(r.view_name, "view_name");
+    await ctx.ensureRelationNameFree(schema, name);
+    ctx.putVersion<ViewRecord>(Kind.view, [id], ValueKind.view, {
+      view_id: id,
+      view_uuid: str(r.view_uuid, "view_uuid"),
+      begin_snapshot: this.S,
+      end_snapshot: null,
+      schema_id: schema.schema_id,
+      view_name: name,
+      dialect: str(r.dialect, "dialect"),
+      sql: str(r.sql, "sql"),
+      column_aliases: strOrNull(r.column_aliases, "column_aliases"),
+    });
+    await ctx.addNameEntry(NameSpace.relation, schema.schema_id, { name, id, kind: "view" });
+    ctx.createdInSchemaIds.set(schema.schema_name.toLowerCase(), schema.schema_id);
+  }
+
+  private async insertMacro(r: Cells): Promise<void> {
+    const ctx = this.ctx;
+    const id = this.catalogId(int(r.macro_id, "macro_id"), "macro");
+    this.begin(r.begin_snapshot, "macro");
+    this.noEnd(r.end_snapshot, "macro");
+    const schema = await ctx.schemaById(int(r.schema_id, "schema_id"));
+    const name = str(r.macro_name, "macro_name");
+    const existing = await ctx.lookupName(NameSpace.macro, schema.schema_id, name);
+    if (existing)
+      throw new AlreadyExists(`macro ${quoteName(schema.schema_name)}.${quoteName(name)} already exists`);
+    const impls = (this.macroImpls.get(id) ?? []).map((i) => {
+      const key = `${id}/${i.impl_id}`;
+      const params = this.macroParams.get(key) ?? [];
+      this.macroParams.delete(key);
+      return { ...i, x_parameters: params };
+    });
+    this.macroImpls.delete(id);
+    if (impls.length === 0) throw bad(`macro ${id} has no ducklake_macro_impl row`);
+    ctx.putVersion<MacroRecord>(Kind.macro, [id], ValueKind.macro, {
+      macro_id: id,
+      schema_id: schema.schema_id,
+      macro_name: name,
+      begin_snapshot: this.S,
+      end_snapshot: null,
+      x_impls: impls,
+    });
+    await ctx.addNameEntry(NameSpace.macro, schema.schema_id, { name, id, kind: "macro" });
+    ctx.createdInSchemaIds.set(schema.schema_name.toLowerCase(), schema.schema_id);
+  }
+
+  private async insertPartition(r: Cells): Promise<void> {
+    const t = int(r.table_id, "table_id");
+    await this.liveTable(t);
+    const id = this.catalogId(int(r.partition_id, "partition_id"), "partition");
+    this.begin(r.begin_snapshot, "partition");
+    this.noEnd(r.end_snapshot, "partition");
+    const cols = this.partitionColumns.get(id) ?? [];
+    this.partitionColumns.delete(id);
+    for (const c of cols) {
+      if (
+        !(await this.ctx.read<ColumnRecord>(
+          keys.current(Kind.column, t, c.column_id),
+          ValueKind.column,
+          "column",
+        ))
+      ) {
+        throw new NotFound(`partition column ${c.column_id} of table ${t} does not exist`);
+      }
+    }
+    this.ctx.putVersion<PartitionRecord>(Kind.partition, [t, id], ValueKind.partition, {
+      partition_id: id,
+      table_id: t,
+      begin_snapshot: this.S,
+      end_snapshot: null,
+      x_columns: cols.sort((a, b) => a.partition_key_index - b.partition_key_index),
+    });
+  }
+
+  private async insertTag(k: Uint8Array, r: Cells, objectId: number): Promise<void> {
+    this.begin(r.begin_snapshot, "tag");
+    this.noEnd(r.end_snapshot, "tag");
+    const exists =
+      (await this.ctx.read(keys.current(Kind.schema, objectId), ValueKind.schema, "schema")) ??
+      (await this.ctx.read(keys.current(Kind.table, objectId), ValueKind.table, "table")) ??
+      (await this.ctx.read(keys.current(Kind.view, objectId), ValueKind.view, "view"));
+    if (!exists) throw new NotFound(`object id ${objectId} (schema, table or view) does not exist`);
+    const key = str(r.key, "key");
+    const c = (await this.ctx.read<TagContainer>(k, ValueKind.tagContainer, "tag")) ?? { entries: [] };
+    if (c.entries.some((e) => e.key === key && e.end_snapshot === null)) {
+      throw bad(`tag ${quoteName(key)} is still live on object ${objectId}; end it first`);
+    }
+    const entries = [
+      ...c.entries,
+      { key, value: strOrNull(r.value, "value"), begin_snapshot: this.S, end_snapshot: null },
+    ];
+    this.ctx.write(k, ValueKind.tagContainer, { entries } satisfies TagContainer);
+  }
+
+  private async insertColumnTag(r: Cells): Promise<void> {
+    const t = int(r.table_id, "table_id");
+    const c = int(r.column_id, "column_id");
+    await this.liveTable(t);
+    if (!(await this.ctx.read<ColumnRecord>(keys.current(Kind.column, t, c), ValueKind.column, "column"))) {
+      throw new NotFound(`column ${c} of table ${t} does not exist`);
+    }
+    await this.insertTag(keys.current(Kind.columnTag, t, c), r, t);
+  }
+
+  private async endTags(op: Extract<RowOp, { op: "end_tags" }>): Promise<number> {
+    if (op.endSnapshot !== this.S) throw bad(`tags are ended at snapshot ${op.endSnapshot}, not ${this.S}`);
+    let n = 0;
+    for (const row of op.rows) {
+      const column = op.table === "ducklake_column_tag";
+      const id = int(row[0], "tid");
+      const k = column ? keys.current(Kind.columnTag, id, int(row[1], "cid")) : keys.current(Kind.tag, id);
+      const key = str(row[column ? 2 : 1], "key");
+      const c = await this.ctx.read<TagContainer>(k, ValueKind.tagContainer, "tag");
+      if (!c) continue;
+      const live = c.entries.find((e) => e.key === key && e.end_snapshot === null);
+      if (!live) continue;
+      const entries = c.entries
+        .filter((e) => e !== live || e.begin_snapshot !== this.S)
+        .map((e) => (e === live ? { ...e, end_snapshot: this.S } : e));
+      this.ctx.write(k, ValueKind.tagContainer, { entries } satisfies TagContainer);
+      n++;
+    }
+    return n;
+  }
+
+  private async endColumns(op: Extract<RowOp, { op: "end_columns" }>): Promise<number> {
+    if (op.endSnapshot !== this.S)
+      throw bad(`columns are ended at snapshot ${op.endSnapshot}, not ${this.S}`);
+    let n = 0;
+    for (const row of op.rows) {
+      const t = int(row[0], "tid");
+      const c = int(row[1], "cid");
+      await this.liveTable(t);
+      const rec = await this.ctx.read<ColumnRecord>(
+        keys.current(Kind.column, t, c),
+        ValueKind.column,
+        "column",
+      );
+      if (!rec) continue;
+      this.ctx.endVersion(Kind.column, [t, c], ValueKind.column, rec);
+      n++;
+    }
+    return n;
+  }
+
+  /** ducklake_metadata rows are options: the set_option verb applies them, so its validation holds. */
+  private async insertOption(r: Cells): Promise<void> {
+    const key = str(r.key, "key");
+    const value = str(r.value, "value");
+    const scope = strOrNull(r.scope, "scope");
+    const scopeId = intOrNull(r.scope_id, "scope_id");
+    const k = optionKey(scope, scopeId);
+    const prior = await this.ctx.read<OptionRecord>(k, ValueKind.option, "option");
+    if (prior?.values[key] !== undefined) throw bad(`option ${quoteName(key)} is already set at that scope`);
+    await this.setOption(key, value, scope, scopeId);
+  }
+
+  private async updateOption(op: Extract<RowOp, { op: "option_update" }>): Promise<number> {
+    const prior = await this.ctx.read<OptionRecord>(
+      optionKey(op.scope, op.scopeId),
+      ValueKind.option,
+      "option",
+    );
+    if (prior?.values[op.key] === undefined) return 0;
+    await this.setOption(op.key, op.value, op.scope, op.scopeId);
+    return 1;
+  }
+
+  private async setOption(
+    name: string,
+    value: string,
+    scope: string | null,
+    scopeId: number | null,
+  ): Promise<void> {
+    const scopeRef =
+      scope === null
+        ? undefined
+        : scope === "schema"
+          ? { schema: { id: scopeId ?? -1 } }
+          : scope === "table"
+            ? { table: { id: scopeId ?? -1 } }
+            : undefined;
+    if (scope !== null && scopeRef === undefined)
+      throw bad(`option scope ${quoteName(scope)} is not schema or table`);
+    await applyVerb(this.ctx, { op: "set_option", name, value, ...(scopeRef ? { scope: scopeRef } : {}) });
+    const stored = await this.ctx.read<OptionRecord>(optionKey(scope, scopeId), ValueKind.option, "option");
+    if (stored?.values[name] !== value) {
+      throw bad(
+        `option ${quoteName(name)} = ${quoteName(value)} is not in the form DuckLake's set_option stores`,
+      );
+    }
   }
 }

@@ -39,15 +39,7 @@ const FIXTURE = fixture as unknown as {
  * the flush's inlined-delete join, the merge listing, the expire listings. Pinned so that answering one
  * fails this test until it is removed here.
  */
-const NOT_YET = [
-  "WITH inlined_dels AS (",
-  "WITH main_results AS (",
-  "SELECT data.path AS data_path, data.path_is_relative AS data_path_is_relative",
-  "SELECT del.file_id, data.path, data.path_is_relative, del.row_id",
-  "WITH snapshot_ranges AS (",
-  "SELECT data_file_id, table_id, path, path_is_relative FROM",
-  "SELECT delete_file_id, table_id, path, path_is_relative FROM",
-];
+const NOT_YET: string[] = [];
 const notYet = (sql: string): boolean => NOT_YET.some((p) => sql.replace(/\s+/g, " ").trim().startsWith(p));
 
 function typeName(t: SqlType): string {
@@ -101,6 +93,20 @@ function asFixture(r: SqlResult): { columns: [string, string][]; rows: Json[][] 
 }
 
 const sorted = (rows: Json[][]): string[] => rows.map((r) => JSON.stringify(r)).sort();
+
+/**
+ * Deliberate difference (test/catalog/ducklake-golden.test.ts `endedInsteadOfRemoved`): where DuckLake
+ * deletes a superseded delete file's row (a flush merging inlined deletes into a new delete file), the
+ * catalog ends the version instead. The merge listing reads every delete file of the table without a
+ * snapshot filter, so it shows those ended rows too: our extra rows may only be rows whose delete file
+ * has an end snapshot; every other row must match.
+ */
+function withoutEndedDeleteFiles(columns: [string, string][], ours: Json[][], stock: Json[][]): Json[][] {
+  const end = columns.findIndex(([c]) => c === "del_end_snapshot");
+  if (end < 0) return ours;
+  const want = new Set(stock.map((r) => JSON.stringify(r)));
+  return ours.filter((r) => want.has(JSON.stringify(r)) || r[end] === null);
+}
 
 describe("file and row reads answer as stock DuckDB 1.5.5 does", () => {
   it("recognises every captured read of the family (or lists it as not answered yet)", () => {
@@ -161,7 +167,8 @@ describe("file and row reads answer as stock DuckDB 1.5.5 does", () => {
             );
           }
           const ordered = /ORDER BY/i.test(stmt.text) && !/^WITH/i.test(stmt.text);
-          const a = ordered ? got.rows.map((r) => JSON.stringify(r)) : sorted(got.rows);
+          const ours = withoutEndedDeleteFiles(got.columns, got.rows, read.rows ?? []);
+          const a = ordered ? ours.map((r) => JSON.stringify(r)) : sorted(ours);
           const b = ordered ? (read.rows ?? []).map((r) => JSON.stringify(r)) : sorted(read.rows ?? []);
           if (JSON.stringify(a) !== JSON.stringify(b))
             problems.push(`${label}\n  rows ours ${a.join(" ")}\n  stock ${b.join(" ")}`);

@@ -19,7 +19,7 @@ import duckdb_extension_ducklake, duckdb_extension_httpfs, duckdb_extension_quac
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-from sessions import SESSIONS  # noqa: E402
+from sessions import ATTACH as ATTACH_SQL, SESSIONS  # noqa: E402
 
 # QUACK_SESSIONS_MODULE=path/to/file.py runs that file's SESSIONS instead (to probe statements locally).
 if os.environ.get("QUACK_SESSIONS_MODULE"):
@@ -220,6 +220,31 @@ def norm(v, data_dirs=()):
     return UUID_RE.sub("<uuid>", s)
 
 
+def run_parallel(n, sql, setup):
+    """`n` clients at once, each with its own connection and ATTACH, each running `sql` once."""
+    import threading
+    results = [None] * n
+
+    def one(i):
+        con = connect()
+        try:
+            for stmt in setup:
+                con.execute(stmt)
+            results[i] = run_statement(con, sql)
+        except duckdb.Error as e:
+            results[i] = {"ok": False, "class": type(e).__name__, "message": str(e)}
+        finally:
+            con.close()
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return {"ok": all(r["ok"] for r in results), "types": [], "class": "parallel",
+            "rows": sorted(json.dumps(r, sort_keys=True) for r in results), "each": results}
+
+
 def run_statement(con, sql):
     try:
         rel = con.execute(sql)
@@ -238,22 +263,30 @@ def run_session(name, statements, edge_port, take_port, work):
     stock = StockServer(f"{work}/{name}-stock-meta.duckdb", stock_port)
     # Same-length directory names: DuckDB writes the data path into delete files, whose sizes are compared.
     dirs = {"edge": f"{work}/{name}-data-e/", "stock": f"{work}/{name}-data-s/"}
+    secrets = {
+        "edge": f"CREATE SECRET (TYPE quack, TOKEN '{lake}:{DEV_TOKEN}', SCOPE 'quack:127.0.0.1:{edge_port}/{lake}')",
+        "stock": f"CREATE SECRET (TYPE quack, TOKEN '{STOCK_TOKEN}', SCOPE 'quack:127.0.0.1:{stock_port}')",
+    }
     clients = {}
-    clients["edge"] = connect()
-    clients["edge"].execute(
-        f"CREATE SECRET (TYPE quack, TOKEN '{lake}:{DEV_TOKEN}', SCOPE 'quack:127.0.0.1:{edge_port}/{lake}')")
-    clients["stock"] = connect()
-    clients["stock"].execute(f"CREATE SECRET (TYPE quack, TOKEN '{STOCK_TOKEN}', SCOPE 'quack:127.0.0.1:{stock_port}')")
+    for side in ("edge", "stock"):
+        clients[side] = connect()
+        clients[side].execute(secrets[side])
     attach = {"edge": f"ducklake:quack:127.0.0.1:{edge_port}/{lake}", "stock": f"ducklake:quack:127.0.0.1:{stock_port}"}
     diffs = []
     try:
         for i, template in enumerate(statements):
             got = {}
             for side in ("stock", "edge"):
+                if isinstance(template, tuple):  # ("parallel", n, sql): n clients at once
+                    _, n, sql = template
+                    setup = [secrets[side], ATTACH_SQL.replace("{attach}", attach[side]).replace("{data}", dirs[side])]
+                    got[side] = run_parallel(n, sql, setup)
+                    continue
                 sql = template.replace("{attach}", attach[side]).replace("{data}", dirs[side])
                 got[side] = run_statement(clients[side], sql)
             a, b = got["stock"], got["edge"]
-            same = (a["ok"] == b["ok"]) and (
+            parallel_failed = isinstance(template, tuple) and not (a["ok"] and b["ok"])
+            same = not parallel_failed and (a["ok"] == b["ok"]) and (
                 (a["ok"] and a["types"] == b["types"] and a["rows"] == b["rows"]) or
                 (not a["ok"] and a["class"] == b["class"]))
             if not same:

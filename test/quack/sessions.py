@@ -1,6 +1,7 @@
 """DuckLake sessions the conformance suite runs through stock DuckDB 1.5.5 clients against both servers.
 
-Each session is a list of statements run in order by one client; `{attach}` is the side's ATTACH target
+Each session is a list of statements run in order by one client; a tuple `("parallel", n, sql)` runs `sql` from `n` clients at once (each its own connection and
+ATTACH; DuckLake retries a lost commit race). `{attach}` is the side's ATTACH target
 (`ducklake:quack:127.0.0.1:<port>[/<lake>]`) and `{data}` the side's data directory. A session is listed
 here only when it passes against ducklake-edge; statements that do not work yet are named in the report
 of the change that added the suite, not committed as passing.
@@ -60,6 +61,41 @@ SESSIONS = {
         "INSERT INTO lake.t VALUES (3, 'c', 2.5)",
         "SELECT * FROM lake.t ORDER BY id",
     ],
+    "alter-columns": [
+        ATTACH,
+        "CREATE TABLE lake.t (id INTEGER, s VARCHAR, n DOUBLE)",
+        "INSERT INTO lake.t VALUES (1, 'a', 0.5), (2, 'b', 1.5)",
+        "ALTER TABLE lake.t RENAME COLUMN s TO label",
+        "ALTER TABLE lake.t DROP COLUMN n",
+        "ALTER TABLE lake.t ALTER id TYPE BIGINT",
+        "SELECT * FROM lake.t ORDER BY id",
+    ],
+    "views-macros-comments": [
+        ATTACH,
+        "CREATE TABLE lake.t (id INTEGER, s VARCHAR)",
+        "CREATE VIEW lake.v AS SELECT id FROM lake.t",
+        "SELECT * FROM lake.v",
+        "CREATE MACRO lake.add1(x) AS x + 1",
+        "SELECT lake.add1(41)",
+        "COMMENT ON TABLE lake.t IS 'hello'",
+        "COMMENT ON COLUMN lake.t.id IS 'the id'",
+        "DROP VIEW lake.v",
+    ],
+    "partitioned": [
+        ATTACH,
+        "CREATE TABLE lake.t (id INTEGER, s VARCHAR)",
+        "ALTER TABLE lake.t SET PARTITIONED BY (id)",
+        "INSERT INTO lake.t VALUES (1, 'a'), (2, 'b')",
+        "SELECT * FROM lake.t ORDER BY id",
+    ],
+    "drop-schema": [
+        ATTACH,
+        "CREATE SCHEMA lake.s",
+        "CREATE TABLE lake.s.x (i INTEGER)",
+        "DROP TABLE lake.s.x",
+        "DROP SCHEMA lake.s",
+        "SELECT schema_name FROM duckdb_schemas() WHERE database_name = 'lake' ORDER BY 1",
+    ],
     "drop-table": [
         ATTACH,
         "CREATE TABLE lake.t (id INTEGER, s VARCHAR)",
@@ -113,5 +149,13 @@ SESSIONS = {
         "INSERT INTO lake.big SELECT i, 'v' || i FROM range(5000) r(i)",
         "SELECT count(*), sum(i), min(s), max(s) FROM lake.big",
         "SELECT * FROM lake.big WHERE i = 4321",
+    ],
+    # Several clients at once: four clients insert the same row concurrently; every commit lands once.
+    "concurrent-inserts": [
+        ATTACH,
+        "CREATE TABLE lake.t (id INTEGER, s VARCHAR)",
+        ("parallel", 4, "INSERT INTO lake.t VALUES (1, 'x')"),
+        "SELECT count(*), min(id), max(s) FROM lake.t",
+        "SELECT count(*) FROM lake.snapshots()",
     ],
 }

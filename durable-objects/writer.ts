@@ -239,7 +239,7 @@ export class Writer {
 
   /**
    * A Quack request holding write statements: DuckLake's commit batch, translated into one staged-row
-   * member of the same commit core as verb commits (decision 0230), or a new lake's initialization batch.
+   * member of the same commit core as verb commits (docs/decisions/0230-sql-write-translation.md), or a new lake's initialization batch.
    * Answers once the batch is durable and published, with the last statement's result.
    */
   async sqlWrite(raw: unknown): Promise<SqlWriteAnswer> {

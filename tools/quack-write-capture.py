@@ -1,28 +1,62 @@
 #!/usr/bin/env python3
 """Captures DuckLake 1.5.5's client-side commit batches over Quack, with stock's resulting rows.
 
-Runs stock DuckDB 1.5.5 as a Quack server (the shared capture kit's server.py, port 9240 by default) and
-a stock DuckDB + DuckLake client against it, one fresh lake per scenario. For every step it records each
+Runs stock DuckDB 1.5.5 as a Quack server (this script in `--serve` mode, on 127.0.0.1, port 9240 by
+default) and a stock DuckDB + DuckLake client against it, one fresh lake per scenario. For every step it records each
 request the client sent that holds a write statement (in order), and, after the step, every
 `ducklake_*` table and every inlined data/delete table of the server's metadata database as rows.
 Writes test/fixtures/quack/writes.json, which test/catalog/sql/writes.test.ts replays through the
 writer's sqlWrite and compares row by row.
 
-    python3 tools/quack-write-capture.py [--check] [--kit /work/shared/quack-capture] [--port 9240]
+    python3 -m pip install -r tools/requirements-quack.txt
+    python3 tools/quack-write-capture.py [--check] [--port 9240]
 
 --check re-captures and compares with the committed fixture (ids, SQL shapes and rows; values DuckDB
 mints freshly — UUIDs, file names, times, the data path — are compared by shape only).
 """
-import argparse, json, os, re, shutil, subprocess, sys, tempfile
+import argparse, glob, json, os, re, shutil, subprocess, sys, tempfile
+
+import duckdb
+import duckdb_extension_ducklake, duckdb_extension_httpfs, duckdb_extension_quack
+
+
+def ext(mod, name):
+    return glob.glob(os.path.dirname(mod.__file__) + f"/extensions/v{duckdb.__version__}/{name}.duckdb_extension")[0]
+
+
+EXT = {"ducklake": ext(duckdb_extension_ducklake, "ducklake"), "quack": ext(duckdb_extension_quack, "quack"),
+       "httpfs": ext(duckdb_extension_httpfs, "httpfs")}
+
+
+def connect(path=":memory:", load=("ducklake",)):
+    con = duckdb.connect(path, config={"allow_unsigned_extensions": "true", "autoinstall_known_extensions": "false",
+                                       "autoload_known_extensions": "false"})
+    for e in load:
+        con.execute(f"LOAD '{EXT[e]}'")
+    return con
+
+
+if len(sys.argv) == 4 and sys.argv[1] == "--serve":
+    # Server mode: a stock Quack server over META on PORT; stdin 'sql <query>' answers JSON, 'quit' ends.
+    con = connect(sys.argv[2], load=("httpfs", "quack"))
+    print(con.execute(f"CALL quack_serve('quack:127.0.0.1:{int(sys.argv[3])}', token => 'probe-token')").fetchall(),
+          flush=True)
+    print("serving", flush=True)
+    for line in sys.stdin:
+        cmd = line.strip().split(" ", 1)
+        if cmd[0] == "sql":
+            try:
+                print(json.dumps(con.execute(cmd[1]).fetchall(), default=str), flush=True)
+            except Exception as e:
+                print("ERR", e, flush=True)
+        elif cmd[0] == "quit":
+            break
+    sys.exit(0)
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--check", action="store_true")
-ap.add_argument("--kit", default="/work/shared/quack-capture")
 ap.add_argument("--port", type=int, default=9240)
 args = ap.parse_args()
-sys.path.insert(0, args.kit)
-from common import connect  # noqa: E402
-import duckdb  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "test/fixtures/quack/writes.json")
@@ -83,7 +117,7 @@ def is_write(sql):
 def run(name, steps, work):
     meta, data = f"{work}/meta.duckdb", f"{work}/data/"
     os.makedirs(data)
-    srv = subprocess.Popen([sys.executable, f"{args.kit}/server.py", meta, str(args.port)],
+    srv = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--serve", meta, str(args.port)],
                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, start_new_session=True)
     try:
         srv.stdout.readline(); srv.stdout.readline()

@@ -135,7 +135,7 @@ async function attempt(
         staged.set(i, s);
       } catch (e) {
         // A staged-row member whose rows were stamped against an older head declines with CommitConflict:
-        // its own lost race, which must not poison the other members (decision 0230).
+        // its own lost race, which must not poison the other members (docs/decisions/0230-sql-write-translation.md).
         if (!isMemberError(e) && !(e instanceof CommitConflict)) throw e;
         errors.set(i, e);
       }

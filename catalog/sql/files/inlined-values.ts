@@ -154,7 +154,7 @@ function timestampUnits(text: string, digits: number, type: string, zoned: boole
   return days * 86_400n * per + time - off * per;
 }
 
-const INTERVAL_PART = /(-?\d+)\s*(years?|mons?|months?|days?)/g;
+const INTERVAL_PART = /(-?\d+)\s*(years?|months?|mons?|days?)\b/g;
 
 function interval(text: string, type: string): SqlValue {
   let months = 0;

@@ -4,7 +4,7 @@
  * (snapshot 0, `created_schema:"main"`, the global metadata, the `main` schema). The lake is created by
  * the catalog's own bootstrap (`catalog/bootstrap.ts`) with the batch's `data_path`; every other value
  * the batch carries must be exactly the bootstrap's, so the lake is row-equal to what DuckLake would
- * have written (`created_by` excepted: it names this writer, see catalog/README.md). Decision 0231.
+ * have written (`created_by` excepted: it names this writer, see catalog/README.md). Decision record docs/decisions/0231-lake-creation-data-path.md.
  */
 import { DUCKLAKE_VERSION } from "../../bootstrap.ts";
 import { InvalidRequest, Unsupported } from "../../errors.ts";

@@ -3,7 +3,7 @@
  * It stages into its own layer against the premise the group hands it, like a verb member, so it shares
  * the batch, the head check, conflict classification, durability and publication. Its rows were stamped
  * by DuckLake against the head it read; staged on any other premise they are refused as a lost race
- * (CommitConflict) — re-deriving them on a new head is the rebase of a later change (decision 0230).
+ * (CommitConflict) — re-deriving them on a new head is the rebase of a later change (docs/decisions/0230-sql-write-translation.md).
  */
 
 import { encodeValue, ValueKind } from "../../codec.ts";

@@ -2,7 +2,7 @@
  * A Quack write request, planned: its statements parsed into row operations on the `ducklake_*` tables
  * (`parse.ts`), then either a new lake's initialization batch (`init.ts`) or one staged-row member of
  * the commit core (`member.ts`). Planning reads nothing: a statement shape not translated is refused by
- * name before the request joins the coalescer (decision 0230).
+ * name before the request joins the coalescer (docs/decisions/0230-sql-write-translation.md).
  */
 import type { SelfStagedMember, StagedResult } from "../../commit/member.ts";
 import { InvalidRequest } from "../../errors.ts";

@@ -1,5 +1,5 @@
 /**
- * DuckLake's staged rows → the catalog's records, against the premise snapshot (decision 0230: translate,
+ * DuckLake's staged rows → the catalog's records, against the premise snapshot (docs/decisions/0230-sql-write-translation.md: translate,
  * don't author). Every id, counter and schema_version is DuckLake's value, stored verbatim, but each is
  * checked against the premise before it is trusted: the snapshot id is head + 1 (else the commit lost a
  * race: CommitConflict), catalog and file ids come from the ranges the new snapshot's counters allocate,
@@ -231,7 +231,7 @@ export class Translator {
     }
     const p = this.premise;
     if (s.snapshot_id !== p.snapshot_id + 1) {
-      // The rows were stamped against an older head: the race is lost, nothing is written (decision 0230).
+      // The rows were stamped against an older head: the race is lost, nothing is written (docs/decisions/0230-sql-write-translation.md).
       throw new CommitConflict(
         `the batch's snapshot ${s.snapshot_id} was built on snapshot ${s.snapshot_id - 1}, but snapshot ${p.snapshot_id} is the head`,
       );

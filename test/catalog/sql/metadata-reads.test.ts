@@ -25,7 +25,7 @@ import type { ReadView } from "../../../storage/api.ts";
 import captured from "../../fixtures/quack/captured-reads.json";
 import golden from "../../fixtures/quack/metadata-reads.json";
 import { SCENARIO_COMMITS } from "../ducklake-golden-scenarios.ts";
-import { fresh, settle } from "../support.ts";
+import { fresh, ReadCounter, settle } from "../support.ts";
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 interface Entry {
@@ -216,6 +216,28 @@ describe("metadata read templates answer as stock DuckDB 1.5.5 does", () => {
       expect(problems).toEqual([]);
     });
   }
+
+  it("statements of one request share their loads (ctx.memo); per-table lookups read only that table", async () => {
+    const view = await build("ddl");
+    if (!view) throw new Error("no lake");
+    const load = ENTRIES.find((e) => e.scenario === "ddl" && e.template === "catalog.tables_and_columns");
+    const lookup = ENTRIES.find((e) => e.scenario === "ddl" && e.template === "stats.table");
+    if (!load || !lookup) throw new Error("fixture lacks the ddl entries");
+    const [stmt] = splitStatements(sqlOf(load));
+    const [one] = splitStatements(sqlOf(lookup));
+    if (!stmt || !one) throw new Error("no statement");
+    const counter = new ReadCounter();
+    const ctx: SqlReadContext = { view: counter.wrapView(view), memo: new Map() };
+    await answerRead(ctx, stmt);
+    const first = counter.reads;
+    expect(first).toBeGreaterThan(0);
+    await answerRead(ctx, stmt);
+    expect(counter.reads).toBe(first);
+    // One table's stats: two prefix scans (table stats, column stats), whatever the lake holds.
+    counter.reset();
+    await answerRead({ view: counter.wrapView(view), memo: new Map() }, one);
+    expect([counter.gets, counter.scans]).toEqual([0, 2]);
+  });
 
   it("with no lake yet, only the ATTACH probes answer; every other template is NotFound", async () => {
     const ctx: SqlReadContext = { view: null, memo: new Map() };

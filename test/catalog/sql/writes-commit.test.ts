@@ -188,3 +188,92 @@ describe("lake creation over Quack", () => {
     expect(absent.ok ? "ok" : absent.error.code).toBe("NotFound");
   });
 });
+
+describe("rows DuckLake would never send are refused, and nothing is written", () => {
+  const TABLE_ROW =
+    /INSERT INTO "main"\.ducklake_table VALUES \(2, ('[^']+'), 2, NULL, 1, 't', 't\/', true\)/;
+  const cases: [string, (sql: string) => string, string][] = [
+    [
+      "a table id outside the range the snapshot allocates",
+      (s) =>
+        s.replace(
+          TABLE_ROW,
+          "INSERT INTO \"main\".ducklake_table VALUES (7, $1, 2, NULL, 1, 't', 't/', true)",
+        ),
+      "InvalidRequest",
+    ],
+    [
+      "a row begun at another snapshot",
+      (s) =>
+        s.replace(
+          TABLE_ROW,
+          "INSERT INTO \"main\".ducklake_table VALUES (2, $1, 1, NULL, 1, 't', 't/', true)",
+        ),
+      "InvalidRequest",
+    ],
+    [
+      "a table in a schema that does not exist",
+      (s) =>
+        s.replace(
+          TABLE_ROW,
+          "INSERT INTO \"main\".ducklake_table VALUES (2, $1, 2, NULL, 9, 't', 't/', true)",
+        ),
+      "NotFound",
+    ],
+    [
+      "next_catalog_id going backwards",
+      (s) =>
+        s.replace(
+          "ducklake_snapshot VALUES (2, NOW(), 2, 3, 0)",
+          "ducklake_snapshot VALUES (2, NOW(), 2, 1, 0)",
+        ),
+      "InvalidRequest",
+    ],
+    [
+      "a schema_version that skips",
+      (s) =>
+        s.replace(
+          "ducklake_snapshot VALUES (2, NOW(), 2, 3, 0)",
+          "ducklake_snapshot VALUES (2, NOW(), 5, 3, 0)",
+        ),
+      "InvalidRequest",
+    ],
+    [
+      "snapshot_changes for another snapshot",
+      (s) => s.replace("ducklake_snapshot_changes VALUES (2,", "ducklake_snapshot_changes VALUES (4,"),
+      "InvalidRequest",
+    ],
+  ];
+  for (const [what, mutate, code] of cases) {
+    it(what, async () => {
+      const { lake, position } = await lakeAt("refuse", [CREATE_SCHEMA]);
+      const sql = mutate(CREATE_TABLE);
+      expect(sql).not.toBe(CREATE_TABLE);
+      const r = await write(lake, sql);
+      expect(r.ok ? "ok" : r.error.code).toBe(code);
+      const h = await rpc(lake).head(lake);
+      expect(h.ok && h.value.position).toBe(position);
+    });
+  }
+
+  it("a second table of the same name, and inlined row ids beyond next_row_id", async () => {
+    const { lake, position } = await lakeAt("refuse2", [CREATE_SCHEMA, CREATE_TABLE]);
+    const dup = [
+      'INSERT INTO "main".ducklake_snapshot VALUES (3, NOW(), 3, 4, 0)',
+      "INSERT INTO \"main\".ducklake_table VALUES (3, '01a230f0-0000-7000-8000-000000000000', 3, NULL, 1, 'T', 't/', true)",
+      'INSERT INTO "main".ducklake_snapshot_changes VALUES (3, \'created_table:"s"."T"\', NULL, NULL, NULL)',
+    ].join(";");
+    const r = await write(lake, dup);
+    expect(r.ok ? "ok" : r.error.code).toBe("AlreadyExists");
+    const short = INSERT_INLINED.replace(
+      "ducklake_table_stats VALUES (2, 3, 3, 0)",
+      "ducklake_table_stats VALUES (2, 3, 2, 0)",
+    );
+    expect(short).not.toBe(INSERT_INLINED);
+    const r2 = await write(lake, short);
+    expect(r2.ok ? "ok" : r2.error.code).toBe("InvalidRequest");
+    if (!r2.ok) expect(r2.error.message).toContain("row ids");
+    const h = await rpc(lake).head(lake);
+    expect(h.ok && h.value.position).toBe(position);
+  });
+});

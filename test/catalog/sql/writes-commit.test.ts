@@ -11,7 +11,7 @@ import type { SqlWriteAnswer, SqlWriteRequest } from "../../../catalog/sql/write
 import type { Envelope } from "../../../durable-objects/envelope.ts";
 import type { HeadAnswer } from "../../../durable-objects/writer.ts";
 import { openLatest } from "../../../storage/index.ts";
-import { lakeName, realBucket, rigLake, stub } from "../../durable-objects/support.ts";
+import { lakeName, realBucket, rigLake, stub, walPuts } from "../../durable-objects/support.ts";
 import fixture from "../../fixtures/quack/writes.json";
 
 interface Step {
@@ -275,5 +275,38 @@ describe("rows DuckLake would never send are refused, and nothing is written", (
     if (!r2.ok) expect(r2.error.message).toContain("row ids");
     const h = await rpc(lake).head(lake);
     expect(h.ok && h.value.position).toBe(position);
+  });
+});
+
+describe("staged-row and verb commits share the writer's coalescer", () => {
+  it("a SQL write and verb commits arriving together land as consecutive snapshots in few segments", async () => {
+    const lake = lakeName("mixed");
+    const rig = rigLake(lake, { tunables: { flushSpacingMs: 1000 } });
+    ok(await write(lake, INIT, { mayCreateLake: true }));
+    ok(await write(lake, CREATE_SCHEMA));
+    rig.bucket.resetCounters();
+    const s = stub(lake) as unknown as {
+      commit(
+        lake: string,
+        verbs: unknown,
+      ): Promise<Envelope<{ snapshotId: number | null; position: number }>>;
+    };
+    // The SQL batch is stamped for snapshot 2, so it must stage first: it is sent first.
+    const sqlAnswer = write(lake, CREATE_TABLE);
+    const verbAnswers = [0, 1, 2].map((i) =>
+      s.commit(lake, [{ op: "create_table", name: `v${i}`, columns: [{ name: "x", type: "int64" }] }]),
+    );
+    const [q, ...vs] = await Promise.all([sqlAnswer, ...verbAnswers]);
+    const sql = ok(q as Envelope<SqlWriteAnswer>);
+    const snaps = vs.map((v) => (v.ok ? v.value.snapshotId : -1)).sort();
+    expect(snaps).toEqual([3, 4, 5]);
+    expect(walPuts(rig.bucket, lake)).toBeLessThanOrEqual(2);
+    const rows = await allRows(lake, Math.max(sql.position, ...vs.map((v) => (v.ok ? v.value.position : 0))));
+    expect((rows.ducklake_table as { table_name: string }[]).map((t) => t.table_name).sort()).toEqual([
+      "t",
+      "v0",
+      "v1",
+      "v2",
+    ]);
   });
 });

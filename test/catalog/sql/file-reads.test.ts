@@ -70,6 +70,39 @@ const stat = (column: string, min: string, max: string) => ({
   max,
 });
 const OWN_COMMITS: Record<string, CommitRequest[]> = {
+  rotate: [
+    {
+      verbs: [
+        {
+          op: "create_table",
+          name: "t",
+          columns: [
+            { name: "id", type: "int32" },
+            { name: "s", type: "varchar" },
+          ],
+        },
+      ],
+    },
+    {
+      verbs: [
+        {
+          op: "inline_insert",
+          table: { name: "t" },
+          rows: [
+            { id: 1, s: "a" },
+            { id: 2, s: "b" },
+          ],
+        },
+      ],
+    },
+    {
+      verbs: [
+        { op: "add_column", table: { name: "t" }, column: { name: "note", type: "varchar", default: "n" } },
+      ],
+    },
+    { verbs: [{ op: "inline_insert", table: { name: "t" }, rows: [{ id: 3, s: "c", note: "z" }] }] },
+    { verbs: [{ op: "inline_delete", table: { name: "t" }, rowIds: [1] }] },
+  ],
   typed: [
     {
       verbs: [

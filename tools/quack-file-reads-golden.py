@@ -332,20 +332,34 @@ CAPTURE_DIRS = [
 ]
 
 
+def shape(sql):
+    """A statement with literals as ?, inlined table names as _N and whitespace collapsed (one per form)."""
+    t = re.sub(r"'(?:[^']|'')*'", "?", sql)
+    t = re.sub(r"ducklake_inlined_data_\d+_\d+", "ducklake_inlined_data_N_N", t)
+    t = re.sub(r"ducklake_inlined_delete_\d+", "ducklake_inlined_delete_N", t)
+    t = re.sub(r"(?<![\w.])-?\d+(\.\d+)?(?![\w])", "?", t)
+    return re.sub(r"\s+", " ", t).strip()
+
+
 def captured():
-    """Every read of this family that a captured stock session sent (templates-*.json), one example each."""
+    """Every distinct form of a family read that the captured stock sessions sent (capture.json), one
+    example each, with the template name templates.py gave it."""
     base = next((d for d in CAPTURE_DIRS if d and os.path.exists(os.path.join(d, "templates-client-commit.json"))), None)
     if base is None:
         sys.exit("no quack-capture templates found; set QUACK_CAPTURES to shared/quack-capture/captures")
     out, seen = [], set()
     for mode in ("client-commit", "server-commit"):
-        with open(os.path.join(base, f"templates-{mode}.json")) as f:
-            doc = json.load(f)
-        for t in doc["statement_templates"]:
-            example = re.sub(r"\s+", " ", t["example"]).strip()
-            if t["kind"] == "read" and is_family_read(example) and t["template"] not in seen:
-                seen.add(t["template"])
-                out.append({"template": t["template"], "example": example})
+        with open(os.path.join(base, mode, "capture.json")) as f:
+            rows = json.load(f)
+        for r in rows:
+            if r["message_type"] != "PREPARE_REQUEST" or not r["query"]:
+                continue
+            for stmt in split_statements(r["query"]):
+                example = re.sub(r"\s+", " ", stmt).strip()
+                key = shape(example)
+                if is_family_read(example) and key not in seen:
+                    seen.add(key)
+                    out.append({"step": r["step"], "example": example})
     return out
 
 

@@ -131,6 +131,22 @@ OWN_SCENARIOS = {
         "DELETE FROM lake.main.tv WHERE i = 2",
     ],
 }
+OWN_SCENARIOS["rotate"] = [
+    "CREATE TABLE lake.main.t (id INTEGER, s VARCHAR)",
+    "INSERT INTO lake.main.t VALUES (1, 'a'), (2, 'b')",
+    "ALTER TABLE lake.main.t ADD COLUMN note VARCHAR DEFAULT 'n'",
+    "INSERT INTO lake.main.t VALUES (3, 'c', 'z')",
+    "DELETE FROM lake.main.t WHERE id = 2",
+]
+READS["rotate"] = {
+    2: ["SELECT * FROM lake.main.t ORDER BY id"],
+    4: [
+        "SELECT * FROM lake.main.t ORDER BY id",
+        "SELECT * FROM lake.main.t WHERE id = 3",
+        "SELECT * FROM lake.main.t AT (VERSION => 2) ORDER BY id",
+        "SELECT * FROM ducklake_table_changes('lake', 'main', 't', 1, {head}) ORDER BY ALL",
+    ],
+}
 READS["typed"] = {
     3: [
         "SELECT * FROM lake.main.tv ORDER BY i",
@@ -159,6 +175,25 @@ VARIANTS = {
             ("<= '2026-01-07'", "<= '2026-01-01'"),
             ("> 3))))", "> 30))))"),
         ]
+    },
+}
+
+# Captured template instances DuckLake sends only in maintenance this tool cannot replay as verbs (the
+# expire listings) or states it does not reach here (the whole-table inlined count): run on the
+# metadata database as they are, after the given statement.
+EXTRA = {
+    "flush": {
+        6: ['SELECT COUNT(*) FROM "main".ducklake_inlined_data_1_1'],
+    },
+    "deletes": {
+        5: [
+            'SELECT data_file_id, table_id, path, path_is_relative FROM "main".ducklake_data_file WHERE (end_snapshot '
+            'IS NOT NULL AND NOT EXISTS( SELECT snapshot_id FROM "main".ducklake_snapshot WHERE snapshot_id >= '
+            "begin_snapshot AND snapshot_id < end_snapshot ))",
+            'SELECT delete_file_id, table_id, path, path_is_relative FROM "main".ducklake_delete_file WHERE (end_snapshot '
+            'IS NOT NULL AND NOT EXISTS( SELECT snapshot_id FROM "main".ducklake_snapshot WHERE snapshot_id >= '
+            "begin_snapshot AND snapshot_id < end_snapshot ))",
+        ],
     },
 }
 
@@ -238,7 +273,7 @@ def answer(srv, sql):
         return {"error": str(e)}
 
 
-def run(name, statements, reads, variants):
+def run(name, statements, reads, variants, extra):
     tmp = tempfile.mkdtemp(prefix="quack-file-reads-")
     try:
         srv = connect(f"{tmp}/meta.duckdb", ("httpfs", "quack"))
@@ -274,6 +309,8 @@ def run(name, statements, reads, variants):
             run_client(sql, -1)
         for i, sql in enumerate(statements):
             run_client(sql, i)
+            for x in extra.get(i, []):
+                out.append({"after": i, "sent_by": "(run directly)", "sql": x, **answer(srv, x)})
             for r in reads.get(i, []):
                 before = cli.execute("SELECT max(snapshot_id) FROM lake.snapshots()").fetchone()[0]
                 run_client(r, i)
@@ -295,20 +332,34 @@ CAPTURE_DIRS = [
 ]
 
 
+def shape(sql):
+    """A statement with literals as ?, inlined table names as _N and whitespace collapsed (one per form)."""
+    t = re.sub(r"'(?:[^']|'')*'", "?", sql)
+    t = re.sub(r"ducklake_inlined_data_\d+_\d+", "ducklake_inlined_data_N_N", t)
+    t = re.sub(r"ducklake_inlined_delete_\d+", "ducklake_inlined_delete_N", t)
+    t = re.sub(r"(?<![\w.])-?\d+(\.\d+)?(?![\w])", "?", t)
+    return re.sub(r"\s+", " ", t).strip()
+
+
 def captured():
-    """Every read of this family that a captured stock session sent (templates-*.json), one example each."""
+    """Every distinct form of a family read that the captured stock sessions sent (capture.json), one
+    example each, with the template name templates.py gave it."""
     base = next((d for d in CAPTURE_DIRS if d and os.path.exists(os.path.join(d, "templates-client-commit.json"))), None)
     if base is None:
         sys.exit("no quack-capture templates found; set QUACK_CAPTURES to shared/quack-capture/captures")
     out, seen = [], set()
     for mode in ("client-commit", "server-commit"):
-        with open(os.path.join(base, f"templates-{mode}.json")) as f:
-            doc = json.load(f)
-        for t in doc["statement_templates"]:
-            example = re.sub(r"\s+", " ", t["example"]).strip()
-            if t["kind"] == "read" and is_family_read(example) and t["template"] not in seen:
-                seen.add(t["template"])
-                out.append({"template": t["template"], "example": example})
+        with open(os.path.join(base, mode, "capture.json")) as f:
+            rows = json.load(f)
+        for r in rows:
+            if r["message_type"] != "PREPARE_REQUEST" or not r["query"]:
+                continue
+            for stmt in split_statements(r["query"]):
+                example = re.sub(r"\s+", " ", stmt).strip()
+                key = shape(example)
+                if is_family_read(example) and key not in seen:
+                    seen.add(key)
+                    out.append({"step": r["step"], "example": example})
     return out
 
 
@@ -318,7 +369,7 @@ def main():
         "duckdb": duckdb.__version__,
         "captured": captured(),
         "scenarios": [
-            run(name, OWN_SCENARIOS.get(name) or golden.SCENARIOS[name], reads, VARIANTS.get(name, {}))
+            run(name, OWN_SCENARIOS.get(name) or golden.SCENARIOS[name], reads, VARIANTS.get(name, {}), EXTRA.get(name, {}))
             for name, reads in READS.items()
         ],
     }

@@ -77,6 +77,19 @@ SCENARIOS = {
         ("create_table_2", ["CREATE TABLE lake.main.doomed (x INTEGER)", "INSERT INTO lake.main.doomed VALUES (1)"]),
         ("drop_table", ["DROP TABLE lake.main.doomed"]),
     ],
+    "types": BASE + [
+        ("create_typed", ["CREATE TABLE lake.s.ty (b BOOLEAN, i BIGINT, d DOUBLE, dt DATE, ts TIMESTAMP, "
+                          "tz TIMESTAMPTZ, u UUID, bl BLOB, dc DECIMAL(18,3), hi HUGEINT, f FLOAT, v VARCHAR)"]),
+        ("insert_typed", ["INSERT INTO lake.s.ty VALUES (true, -5, 1.5e10, DATE '2024-01-02', "
+                          "TIMESTAMP '2024-01-02 03:04:05.123456', TIMESTAMPTZ '2024-01-02 03:04:05+00', "
+                          "'01a2306c-6959-7768-90ea-009ba88b2458', '\\x01ab'::BLOB, 12.345, "
+                          "170141183460469231731687303715884105727, 'nan'::FLOAT, 'semi;colon ''quoted'''), "
+                          "(NULL, NULL, -0.25, NULL, NULL, NULL, NULL, NULL, -0.001, -1, 'inf'::FLOAT, NULL)"]),
+    ],
+    "nested": BASE + [
+        ("create_nested", ["CREATE TABLE lake.s.n (l INTEGER[], st STRUCT(a INTEGER, b VARCHAR))"]),
+        ("insert_nested", ["INSERT INTO lake.s.n VALUES ([1, 2], {'a': 1, 'b': 'x'})"]),
+    ],
     "view": BASE + [("create_view", ["CREATE VIEW lake.s.v AS SELECT id FROM lake.s.t"])],
     "macro": BASE + [("create_macro", ["CREATE MACRO lake.s.plus1(a) AS a + 1"])],
     "comment": BASE + [("comment", ["COMMENT ON TABLE lake.s.t IS 'hello'"]),
@@ -114,6 +127,17 @@ def is_write(sql):
     return any(str(s.type).split(".")[-1] not in READ_TYPES for s in stmts)
 
 
+def finite(v):
+    """NaN and infinities as DuckDB's text ('nan', 'inf', '-inf'): the fixture stays strict JSON."""
+    if isinstance(v, float) and (v != v or v in (float("inf"), float("-inf"))):
+        return "nan" if v != v else ("inf" if v > 0 else "-inf")
+    if isinstance(v, list):
+        return [finite(x) for x in v]
+    if isinstance(v, dict):
+        return {k: finite(x) for k, x in v.items()}
+    return v
+
+
 def run(name, steps, work):
     meta, data = f"{work}/meta.duckdb", f"{work}/data/"
     os.makedirs(data)
@@ -133,7 +157,7 @@ def run(name, steps, work):
                 line = server(f"sql SELECT to_json(list(qd_row)) FROM (SELECT * FROM \"main\".{t} ORDER BY ALL) qd_row")
                 if line.startswith("ERR"):
                     raise RuntimeError(line)
-                out[t] = json.loads(json.loads(line)[0][0] or "[]")
+                out[t] = finite(json.loads(json.loads(line)[0][0] or "[]"))
             return out
 
         con = connect(load=("httpfs", "quack", "ducklake"))
@@ -191,5 +215,5 @@ if args.check:
     print("fixture matches a fresh capture")
 else:
     with open(OUT, "w") as f:
-        json.dump(result, f, indent=1)
+        json.dump(result, f, indent=1, allow_nan=False)
     print("wrote", OUT)

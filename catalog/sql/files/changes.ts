@@ -5,7 +5,6 @@
  * table has an inlined-delete table — files with inlined deletes in the range, their deletions listed).
  * Each answers the SQL as written: the literals select rows, the joins are done here.
  */
-import { InvalidRequest } from "../../errors.ts";
 import type { DataFileRecord, DeleteFileRecord } from "../../records.ts";
 import type { Statement } from "../lexer.ts";
 import type { ReadTemplate, SqlReadContext } from "../reads.ts";
@@ -204,10 +203,7 @@ async function deleted(ctx: SqlReadContext, stmt: Statement, inlined: boolean): 
 const deletedTemplate = (name: string, shape: string, inlined: boolean): ReadTemplate => ({
   name,
   matches: (s) => s === shape,
-  answer: (ctx, stmt) => {
-    if (!stmt.tokens.length) throw new InvalidRequest("empty statement");
-    return deleted(ctx, stmt, inlined);
-  },
+  answer: (ctx, stmt) => deleted(ctx, stmt, inlined),
 });
 
 export const CHANGES_READS: readonly ReadTemplate[] = [

@@ -4,7 +4,6 @@
  * files once), and the inlined table a statement names (stock's missing-table error when it does not exist).
  */
 import { InvalidRequest, MissingRelation } from "../../errors.ts";
-import { resolveSnapshot } from "../../head.ts";
 import { type InlinedTable, inlinedTableNamed } from "../../reads/inlined-tables.ts";
 import { type TableFileRows, tableFileRows } from "../../reads/table-files.ts";
 import { literalsOf, type Statement, shapeOf, tokenize } from "../lexer.ts";
@@ -55,13 +54,6 @@ async function memo<T>(ctx: SqlReadContext, key: string, load: () => Promise<T>)
   return value;
 }
 
-/** The cut's head snapshot id, or null when the lake does not exist yet. */
-export function headOf(ctx: SqlReadContext): Promise<number | null> {
-  const view = ctx.view;
-  if (!view) return Promise.resolve(null);
-  return memo(ctx, "files:head", async () => (await resolveSnapshot(view)).snapshot_id);
-}
-
 /** One table's data and delete file rows at the cut's head (empty before the lake exists). */
 export function filesOf(ctx: SqlReadContext, tableId: number): Promise<TableFileRows> {
   const view = ctx.view;
@@ -70,7 +62,7 @@ export function filesOf(ctx: SqlReadContext, tableId: number): Promise<TableFile
 }
 
 /** An inlined-data or inlined-delete table at the cut's head, or null when it does not exist. */
-export function inlinedOf(ctx: SqlReadContext, name: string): Promise<InlinedTable | null> {
+function inlinedOf(ctx: SqlReadContext, name: string): Promise<InlinedTable | null> {
   const view = ctx.view;
   if (!view) return Promise.resolve(null);
   return memo(ctx, `files:inlined:${name}`, () => inlinedTableNamed(view, name));
@@ -109,7 +101,11 @@ export function big(n: number | null | undefined): SqlValue {
   return n === null || n === undefined ? null : BigInt(n);
 }
 
-/** DuckLake's visibility rule `S >= begin_snapshot AND (S < end_snapshot OR end_snapshot IS NULL)`. */
-export function visible(rec: { begin_snapshot: number; end_snapshot: number | null }, s: number): boolean {
-  return s >= rec.begin_snapshot && (rec.end_snapshot === null || s < rec.end_snapshot);
+/**
+ * DuckLake's visibility rule as its SQL spells it, `S >= begin_snapshot AND (S2 < end_snapshot OR
+ * end_snapshot IS NULL)`, with each literal taken from its own slot (they are equal in every template).
+ */
+export function visibleAt(s: number, s2: number = s) {
+  return (rec: { begin_snapshot: number; end_snapshot: number | null }): boolean =>
+    s >= rec.begin_snapshot && (rec.end_snapshot === null || s2 < rec.end_snapshot);
 }

@@ -11,7 +11,7 @@ import type { DataFileRecord, DeleteFileRecord, FileColumnStats } from "../../re
 import { literalsOf, type Statement, shapeOf, type Token } from "../lexer.ts";
 import type { ReadTemplate, SqlReadContext } from "../reads.ts";
 import { type SqlColumn, type SqlResult, type SqlValue, T } from "../result.ts";
-import { at, big, col, filesOf, shapeOfSql } from "./common.ts";
+import { at, big, col, filesOf, shapeOfSql, visibleAt } from "./common.ts";
 import { type StatsPredicate, statsPredicate } from "./stats-filter.ts";
 
 const SCAN_SQL = `SELECT data.data_file_id, data.path AS data_path, data.path_is_relative AS data_path_is_relative, data.file_size_bytes AS data_file_size_bytes, data.footer_size AS data_footer_size, data.row_id_start, data.begin_snapshot, data.partial_max, data.mapping_id, del.path AS del_path, del.path_is_relative AS del_path_is_relative, del.file_size_bytes AS del_file_size_bytes, del.footer_size AS del_footer_size, del.format AS del_format
@@ -34,6 +34,8 @@ LEFT JOIN (
     ) del USING (data_file_id)
 WHERE data.table_id=1 AND 2 >= data.begin_snapshot AND (2 < data.end_snapshot OR data.end_snapshot IS NULL)`;
 
+/** Every listing reads `FROM "main".ducklake_data_file data`: a cheap test before parsing. */
+const FROM_DATA_FILE = shapeOfSql(`FROM "main".ducklake_data_file data`);
 const STATS_CTE_TAIL = shapeOfSql(
   `FROM "main".ducklake_file_column_stats WHERE column_id = 1 AND table_id = 1`,
 );
@@ -266,18 +268,11 @@ async function answer(ctx: SqlReadContext, p: Parsed): Promise<SqlResult> {
   const s2 = at(lits, 5);
   const data = await filesOf(ctx, dataTable);
   const dels = (await filesOf(ctx, delTable)).delete_files.filter(
-    (d) =>
-      d.table_id === delTable &&
-      delS >= d.begin_snapshot &&
-      (d.end_snapshot === null || delS2 < d.end_snapshot),
+    (d) => d.table_id === delTable && visibleAt(delS, delS2)(d),
   );
   const rows: SqlValue[][] = [];
   for (const f of data.data_files) {
-    if (
-      f.table_id !== dataTable ||
-      !(s >= f.begin_snapshot && (f.end_snapshot === null || s2 < f.end_snapshot))
-    )
-      continue;
+    if (f.table_id !== dataTable || !visibleAt(s, s2)(f)) continue;
     const pass = p.filters.every((flt) => {
       const stats = flt.tableId === f.table_id ? statsOf(f, flt.columnId) : [];
       return stats.length === 0 || stats.some(flt.predicate);
@@ -293,7 +288,7 @@ async function answer(ctx: SqlReadContext, p: Parsed): Promise<SqlResult> {
 function template(listing: Listing): ReadTemplate {
   return {
     name: listing.name,
-    matches: (_shape, stmt) => parse(stmt)?.listing === listing,
+    matches: (shape, stmt) => shape.includes(FROM_DATA_FILE) && parse(stmt)?.listing === listing,
     answer: (ctx, stmt) => {
       const p = parse(stmt);
       if (!p) throw new InvalidRequest(`statement is not ${listing.name}`);

@@ -19,6 +19,7 @@ import {
   intLiterals,
   requireInlined,
   shapeOfSql,
+  visibleAt,
 } from "./common.ts";
 import { sqlValueOf } from "./inlined-values.ts";
 
@@ -43,7 +44,7 @@ const TAILS: Tail[] = [
     shape: shapeOfSql(
       `${FROM} 2 >= begin_snapshot AND (2 < end_snapshot OR end_snapshot IS NULL) ORDER BY row_id`,
     ),
-    cond: (r, l) => at(l, 0) >= begin(r) && (end(r) === null || at(l, 1) < (end(r) as number)),
+    cond: (r, l) => visibleAt(at(l, 0), at(l, 1))({ begin_snapshot: begin(r), end_snapshot: end(r) }),
     order: "row_id",
   },
   {
@@ -194,10 +195,8 @@ const endedPositions: ReadTemplate = {
 export const INLINED_DATA_READS: readonly ReadTemplate[] = [
   ...TAILS.map(rowsTemplate),
   countTemplate("inlined.count", COUNT_ALL, () => true),
-  countTemplate(
-    "inlined.count_at",
-    COUNT_AT,
-    (r, l) => at(l, 0) >= begin(r) && (end(r) === null || at(l, 1) < (end(r) as number)),
+  countTemplate("inlined.count_at", COUNT_AT, (r, l) =>
+    visibleAt(at(l, 0), at(l, 1))({ begin_snapshot: begin(r), end_snapshot: end(r) }),
   ),
   endedPositions,
 ];

@@ -7,7 +7,16 @@ import { InvalidRequest } from "../../errors.ts";
 import type { Row } from "../../reads/ducklake-tables.ts";
 import type { ReadTemplate, SqlReadContext } from "../reads.ts";
 import { type SqlValue, T } from "../result.ts";
-import { at, col, filesOf, inlinedNameIn, intLiterals, requireInlined, shapeOfSql } from "./common.ts";
+import {
+  at,
+  col,
+  filesOf,
+  inlinedNameIn,
+  intLiterals,
+  requireInlined,
+  shapeOfSql,
+  visibleAt,
+} from "./common.ts";
 
 const num = (v: Row[string] | undefined): number => (typeof v === "number" ? v : Number.NaN);
 
@@ -87,11 +96,6 @@ const COUNT_NO_INLINED = shapeOfSql(`${COUNT_BASE}0`);
 const COUNT_INLINED = shapeOfSql(
   `${COUNT_BASE}COALESCE((SELECT COUNT(*) FROM "main".ducklake_inlined_delete_1 del JOIN "main".ducklake_data_file data ON del.file_id = data.data_file_id WHERE del.begin_snapshot <= 2 AND data.table_id = 1 AND 2 >= data.begin_snapshot AND (2 < data.end_snapshot OR data.end_snapshot IS NULL)), 0)`,
 );
-
-function visibleAt(s: number, s2: number) {
-  return (r: { begin_snapshot: number; end_snapshot: number | null }): boolean =>
-    s >= r.begin_snapshot && (r.end_snapshot === null || s2 < r.end_snapshot);
-}
 
 async function rowCount(
   ctx: SqlReadContext,

@@ -18,6 +18,8 @@ import {
   intLiterals,
   requireInlined,
   shapeOfSql,
+  tableIdOfInlined,
+  visibleAt,
 } from "./common.ts";
 
 const FLUSH_DELETES = shapeOfSql(
@@ -33,10 +35,8 @@ const flushDeletes: ReadTemplate = {
     const lits = intLiterals(stmt);
     const [t, s, s2] = [0, 1, 2].map((k) => at(lits, k)) as [number, number, number];
     // Data file ids are lake-wide; the inlined-delete table's own table holds its files.
-    const own = await filesOf(ctx, Number(/_(\d+)$/.exec(name)?.[1]));
-    const dels = (await filesOf(ctx, t)).delete_files.filter(
-      (d) => d.table_id === t && s >= d.begin_snapshot && (d.end_snapshot === null || s2 < d.end_snapshot),
-    );
+    const own = await filesOf(ctx, tableIdOfInlined(name));
+    const dels = (await filesOf(ctx, t)).delete_files.filter((d) => d.table_id === t && visibleAt(s, s2)(d));
     const rows: SqlValue[][] = [];
     for (const r of table.rows) {
       const fileId = Number(r.file_id);

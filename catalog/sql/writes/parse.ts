@@ -2,7 +2,8 @@
  * DuckLake's write statements over the `ducklake_*` tables, parsed into row operations. Only the
  * statement forms DuckLake 1.5.5's client-side commit sends are accepted (the templates of
  * `test/fixtures/quack/` captures); anything else is refused with its shape. Literals are DuckDB's:
- * numbers, strings, NULL, true/false, `NOW()` and `UUID()` (server-side values), `'…'::TYPE` casts.
+ * numbers, strings, NULL, true/false, `NOW()` and `UUID()` (server-side values), `'…'::TYPE` and
+ * `CAST('…' AS TYPE)` casts (the literal's text is the value).
  */
 import { InvalidRequest, Unsupported } from "../../errors.ts";
 import { type Statement, shapeOf, type Token } from "../lexer.ts";
@@ -101,6 +102,19 @@ class Cursor {
       const n = this.next();
       if (n.kind !== "number") throw this.refuse();
       lit = { k: "num", text: `-${n.text}` };
+    } else if (t.kind === "op" && (t.text === "[" || t.text === "{")) {
+      // DuckLake writes LIST and STRUCT values of inlined rows as literals; the catalog's inlined rows hold
+      // scalars only so far.
+      throw new Unsupported(
+        `inlined rows with ${t.text === "[" ? "LIST" : "STRUCT"} values are not translated yet: ${shapeOf(this.stmt.tokens).slice(0, 300)}`,
+      );
+    } else if (t.kind === "word" && t.value.toUpperCase() === "CAST" && this.eat("(")) {
+      // CAST('...' AS TYPE): DuckLake's form for dates, times, UUIDs, blobs and special floats.
+      lit = this.literal();
+      this.expect("AS");
+      this.typeText();
+      this.expect(")");
+      if (lit.k === "now" || lit.k === "uuid") throw this.refuse();
     } else if (t.kind === "word") {
       const w = t.value.toUpperCase();
       if (w === "NULL") lit = { k: "null" };

@@ -11,7 +11,7 @@ import type { SqlWriteAnswer, SqlWriteRequest } from "../../../catalog/sql/write
 import type { Envelope } from "../../../durable-objects/envelope.ts";
 import type { HeadAnswer } from "../../../durable-objects/writer.ts";
 import { openLatest } from "../../../storage/index.ts";
-import { lakeName, realBucket, rigLake, stub } from "../../durable-objects/support.ts";
+import { lakeName, realBucket, rigLake, stub, walPuts } from "../../durable-objects/support.ts";
 import fixture from "../../fixtures/quack/writes.json";
 
 interface Step {
@@ -186,5 +186,127 @@ describe("lake creation over Quack", () => {
     expect(r.ok ? "ok" : r.error.code).toBe("Unsupported");
     const absent = await rpc(lake).head(lake);
     expect(absent.ok ? "ok" : absent.error.code).toBe("NotFound");
+  });
+});
+
+describe("rows DuckLake would never send are refused, and nothing is written", () => {
+  const TABLE_ROW =
+    /INSERT INTO "main"\.ducklake_table VALUES \(2, ('[^']+'), 2, NULL, 1, 't', 't\/', true\)/;
+  const cases: [string, (sql: string) => string, string][] = [
+    [
+      "a table id outside the range the snapshot allocates",
+      (s) =>
+        s.replace(
+          TABLE_ROW,
+          "INSERT INTO \"main\".ducklake_table VALUES (7, $1, 2, NULL, 1, 't', 't/', true)",
+        ),
+      "InvalidRequest",
+    ],
+    [
+      "a row begun at another snapshot",
+      (s) =>
+        s.replace(
+          TABLE_ROW,
+          "INSERT INTO \"main\".ducklake_table VALUES (2, $1, 1, NULL, 1, 't', 't/', true)",
+        ),
+      "InvalidRequest",
+    ],
+    [
+      "a table in a schema that does not exist",
+      (s) =>
+        s.replace(
+          TABLE_ROW,
+          "INSERT INTO \"main\".ducklake_table VALUES (2, $1, 2, NULL, 9, 't', 't/', true)",
+        ),
+      "NotFound",
+    ],
+    [
+      "next_catalog_id going backwards",
+      (s) =>
+        s.replace(
+          "ducklake_snapshot VALUES (2, NOW(), 2, 3, 0)",
+          "ducklake_snapshot VALUES (2, NOW(), 2, 1, 0)",
+        ),
+      "InvalidRequest",
+    ],
+    [
+      "a schema_version that skips",
+      (s) =>
+        s.replace(
+          "ducklake_snapshot VALUES (2, NOW(), 2, 3, 0)",
+          "ducklake_snapshot VALUES (2, NOW(), 5, 3, 0)",
+        ),
+      "InvalidRequest",
+    ],
+    [
+      "snapshot_changes for another snapshot",
+      (s) => s.replace("ducklake_snapshot_changes VALUES (2,", "ducklake_snapshot_changes VALUES (4,"),
+      "InvalidRequest",
+    ],
+  ];
+  for (const [what, mutate, code] of cases) {
+    it(what, async () => {
+      const { lake, position } = await lakeAt("refuse", [CREATE_SCHEMA]);
+      const sql = mutate(CREATE_TABLE);
+      expect(sql).not.toBe(CREATE_TABLE);
+      const r = await write(lake, sql);
+      expect(r.ok ? "ok" : r.error.code).toBe(code);
+      const h = await rpc(lake).head(lake);
+      expect(h.ok && h.value.position).toBe(position);
+    });
+  }
+
+  it("a second table of the same name, and inlined row ids beyond next_row_id", async () => {
+    const { lake, position } = await lakeAt("refuse2", [CREATE_SCHEMA, CREATE_TABLE]);
+    const dup = [
+      'INSERT INTO "main".ducklake_snapshot VALUES (3, NOW(), 3, 4, 0)',
+      "INSERT INTO \"main\".ducklake_table VALUES (3, '01a230f0-0000-7000-8000-000000000000', 3, NULL, 1, 'T', 't/', true)",
+      'INSERT INTO "main".ducklake_snapshot_changes VALUES (3, \'created_table:"s"."T"\', NULL, NULL, NULL)',
+    ].join(";");
+    const r = await write(lake, dup);
+    expect(r.ok ? "ok" : r.error.code).toBe("AlreadyExists");
+    const short = INSERT_INLINED.replace(
+      "ducklake_table_stats VALUES (2, 3, 3, 0)",
+      "ducklake_table_stats VALUES (2, 3, 2, 0)",
+    );
+    expect(short).not.toBe(INSERT_INLINED);
+    const r2 = await write(lake, short);
+    expect(r2.ok ? "ok" : r2.error.code).toBe("InvalidRequest");
+    if (!r2.ok) expect(r2.error.message).toContain("row ids");
+    const h = await rpc(lake).head(lake);
+    expect(h.ok && h.value.position).toBe(position);
+  });
+});
+
+describe("staged-row and verb commits share the writer's coalescer", () => {
+  it("a SQL write and verb commits arriving together land as consecutive snapshots in few segments", async () => {
+    const lake = lakeName("mixed");
+    const rig = rigLake(lake, { tunables: { flushSpacingMs: 1000 } });
+    ok(await write(lake, INIT, { mayCreateLake: true }));
+    ok(await write(lake, CREATE_SCHEMA));
+    rig.bucket.resetCounters();
+    const s = stub(lake) as unknown as {
+      commit(
+        lake: string,
+        verbs: unknown,
+      ): Promise<Envelope<{ snapshotId: number | null; position: number }>>;
+    };
+    // The SQL batch is stamped for snapshot 2, so it must stage first: it is sent first.
+    const sqlAnswer = write(lake, CREATE_TABLE);
+    const verbAnswers = [0, 1, 2].map((i) =>
+      s.commit(lake, [{ op: "create_table", name: `v${i}`, columns: [{ name: "x", type: "int64" }] }]),
+    );
+    const [q, ...vs] = await Promise.all([sqlAnswer, ...verbAnswers]);
+    const sql = ok(q as Envelope<SqlWriteAnswer>);
+    const snaps = vs.map((v) => (v.ok ? v.value.snapshotId : -1)).sort();
+    expect(snaps).toEqual([3, 4, 5]);
+    expect(walPuts(rig.bucket, lake)).toBeLessThanOrEqual(2);
+    const rows = await allRows(lake, Math.max(sql.position, ...vs.map((v) => (v.ok ? v.value.position : 0))));
+    expect((rows.ducklake_table as { table_name: string }[]).map((t) => t.table_name).sort()).toEqual([
+      "t",
+      "v0",
+      "v1",
+      "v2",
+    ]);
   });
 });

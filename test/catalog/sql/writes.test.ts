@@ -45,6 +45,9 @@ const TRANSLATED: Record<string, string[]> = {
     "create_table_2",
     "drop_table",
   ],
+  types: ["attach_new", "create_schema", "create_table", "create_typed", "insert_typed"],
+  // LIST/STRUCT inlined values: the catalog's inlined rows hold scalars only so far.
+  nested: ["attach_new", "create_schema", "create_table", "create_nested"],
   view: ["attach_new", "create_schema", "create_table", "create_view"],
   macro: ["attach_new", "create_schema", "create_table", "create_macro"],
   comment: ["attach_new", "create_schema", "create_table", "comment", "comment_again", "comment_column"],

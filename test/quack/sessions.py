@@ -126,6 +126,15 @@ SESSIONS = {
         "INSERT INTO lake.ty VALUES (NULL, NULL, NULL, NULL, NULL, NULL, NULL)",
         "SELECT * FROM lake.ty ORDER BY a NULLS LAST",
     ],
+    # Inlined values DuckLake writes with a CAST.
+    "cast-types": [
+        ATTACH,
+        "CREATE TABLE lake.ty (d DATE, e TIMESTAMP, g UUID, h BLOB, l TIMESTAMPTZ)",
+        "INSERT INTO lake.ty VALUES (DATE '2024-01-02', TIMESTAMP '2024-01-02 03:04:05', "
+        "'0190e6ae-8b5c-7d2a-9f3e-0123456789ab', '\\x01'::BLOB, TIMESTAMPTZ '2024-01-02 03:04:05+00')",
+        "INSERT INTO lake.ty VALUES (NULL, NULL, NULL, NULL, NULL)",
+        "SELECT * FROM lake.ty ORDER BY d NULLS LAST",
+    ],
     # Parquet data and delete files (above the inlining limit), then an update through them.
     "file-delete-update": [
         ATTACH,

@@ -6,9 +6,10 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { SqlResult, SqlValue } from "../../../catalog/sql/result.ts";
-import { prepareResponse } from "../../../worker/quack/handler.ts";
+import { handleQuack, prepareResponse } from "../../../worker/quack/handler.ts";
 import {
   decodeEnvelope,
+  encodeEnvelope,
   MAX_MESSAGE_BYTES,
   type Message,
   MessageType,
@@ -16,6 +17,7 @@ import {
 import { FETCH_CHUNKS, ResultStore } from "../../../worker/quack/results.ts";
 import { openSession, resumeSession } from "../../../worker/quack/session.ts";
 import { quackRecipe } from "../../../worker/routes/quack.ts";
+import writes from "../../fixtures/quack/writes.json";
 import { call, TOKENS } from "../../support/http.ts";
 import { connect, connectRequest, post, prepare } from "./client.ts";
 
@@ -143,6 +145,49 @@ describe("PREPARE", () => {
   });
 });
 
+describe("a lake that does not exist yet", () => {
+  const EXISTS_PROBE =
+    "SELECT COUNT(*) FROM information_schema.tables WHERE table_name = 'ducklake_metadata' AND table_schema = 'main'";
+  const initBatch = (): string => {
+    const scenario = Object.values(writes.scenarios)[0] as { steps: { writes: string[] }[] };
+    const batch = scenario.steps[0]?.writes[0];
+    if (!batch?.includes("CREATE TABLE")) throw new Error("no captured initialization batch");
+    return batch;
+  };
+
+  it("an admin's ATTACH sees an empty database, then DuckLake's initialization batch creates the lake", async () => {
+    expect((await call("/v1/lakes/qw-fresh")).status).toBe(404);
+    const id = await connect(`qw-fresh:${TOKENS.adminAll}`);
+    const probe = await prepare(id, EXISTS_PROBE);
+    expect(probe.type === MessageType.PREPARE_RESPONSE && probe.results[0]?.columns[0]).toEqual([0n]);
+    const init = await prepare(id, initBatch());
+    expect(init.type, init.type === MessageType.ERROR_RESPONSE ? init.message : "").toBe(
+      MessageType.PREPARE_RESPONSE,
+    );
+    expect((await call("/v1/lakes/qw-fresh")).status).toBe(200);
+    const again = await prepare(id, EXISTS_PROBE);
+    expect(again.type === MessageType.PREPARE_RESPONSE && again.results[0]?.columns[0]).toEqual([1n]);
+  });
+
+  it("any other token is refused at CONNECTION with what to do", async () => {
+    const tokens = JSON.stringify({ "t-ghost-writer-0123456789": { lakes: ["ghost"], scope: "write" } });
+    const body = encodeEnvelope({
+      header: { type: MessageType.CONNECTION_REQUEST, connectionId: "", clientQueryId: 1n },
+      message: connectRequest("ghost:t-ghost-writer-0123456789"),
+    });
+    const out = await handleQuack({
+      env: { ...env, AUTH_TOKENS: tokens },
+      body,
+      requestId: "t",
+      now: Date.now(),
+      results: new ResultStore(),
+    });
+    expect(errorText(decodeEnvelope(out.body).message)).toMatch(
+      /lake 'ghost' does not exist: create it with PUT \/v1\/lakes\/ghost, or ATTACH it with an admin token/,
+    );
+  });
+});
+
 describe("FETCH paging", () => {
   it("sends 12 chunks per response, holds the rest, and answers FETCH page by page", async () => {
     const id = await connect(`sales:${TOKENS.readSales}`);
@@ -153,9 +198,7 @@ describe("FETCH paging", () => {
     if (first.type !== MessageType.PREPARE_RESPONSE) throw new Error("not a PREPARE_RESPONSE");
     expect(first.needsMoreFetch).toBe(true);
     expect(first.results.length).toBe(FETCH_CHUNKS);
-    const { handleQuack } = await import("../../../worker/quack/handler.ts");
     const fetchOnce = async (): Promise<Message> => {
-      const { encodeEnvelope } = await import("../../../worker/quack/messages.ts");
       const body = encodeEnvelope({
         header: { type: MessageType.FETCH_REQUEST, connectionId: id, clientQueryId: 1n },
         message: { type: MessageType.FETCH_REQUEST, uuid: first.resultUuid },

@@ -11,6 +11,8 @@ export interface Env {
   DEV_TOKEN?: string;
   /** Secret: JSON map of token -> { lakes: string[] | ["*"], scope: "read" | "write" | "admin" }. */
   AUTH_TOKENS?: string;
+  /** Optional secret signing Quack connection ids (decision 0202); unset, a key derived from the tokens. */
+  QUACK_SESSION_SECRET?: string;
   MAX_BODY_BYTES?: string;
   /** Largest data-file upload accepted, in bytes. */
   MAX_DATA_FILE_BYTES?: string;

@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, normalize } from "node:path";
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
 
@@ -15,10 +16,26 @@ export default defineConfig({
     cloudflareTest({
       wrangler: { configPath: "./wrangler.toml" },
       miniflare: {
+        // Test output for checks that run outside workerd (tools/ducklake-dump-check.py reads the dumps
+        // test/worker/ducklake-dump.test.ts writes): PUT /<relative path> writes under test-output/.
+        serviceBindings: {
+          TEST_OUTPUT: async (request: Request): Promise<Response> => {
+            const rel = normalize(decodeURIComponent(new URL(request.url).pathname)).replace(/^\/+/, "");
+            if (rel.startsWith("..") || request.method !== "PUT")
+              return new Response("refused", { status: 400 });
+            const path = join("test-output", rel);
+            mkdirSync(dirname(path), { recursive: true });
+            writeFileSync(path, Buffer.from(await request.arrayBuffer()));
+            return new Response("ok");
+          },
+        },
         // Tests exercise auth with known tokens; the deployed config never sees these.
         bindings: {
           // The deployed config, so a test can prove it never enables the dev token.
           TEST_WRANGLER_TOML: readFileSync("./wrangler.toml", "utf8"),
+          // What `npm start` runs, so a test can prove it (and only it) enables the dev token.
+          TEST_PACKAGE_JSON: readFileSync("./package.json", "utf8"),
+          TEST_START_SCRIPT: readFileSync("./tools/start.mjs", "utf8"),
           // The README walkthrough's Parquet file (written by DuckDB; tools/make-fixture.py) and its stats.
           TEST_ORDERS_PARQUET_B64: readFileSync("./test/fixtures/orders-1.parquet").toString("base64"),
           TEST_ORDERS_STATS: readFileSync("./test/fixtures/orders-1.json", "utf8"),

@@ -39,9 +39,9 @@ function fileVerb(i: number): Verb {
     op: "register_data_file",
     table: { name: "orders" },
     file: {
-      // Outside the lake's data prefix: registration needs no upload, and readers only plan.
-      path: `s3://bench-external/orders/part-${i}.parquet`,
-      pathIsRelative: false,
+      // Inside the lake's data path (the catalog's rule); committed straight through the catalog, so no
+      // upload is checked, and readers only plan.
+      path: `part-${i}.parquet`,
       recordCount: 1000,
       fileSizeBytes: 64_000,
       columnStats: [

@@ -22,13 +22,31 @@ export type { CommitResult, GroupOutcome, MemberResult } from "./commit/group.ts
 export type { GroupMember, SelfStagedMember } from "./commit/member.ts";
 export * from "./errors.ts";
 export { type CatalogState, catalogAt } from "./reads/catalog-at.ts";
+export {
+  DEFAULT_DUCKLAKE_PAGE_ROWS,
+  type DucklakePage,
+  ducklakePage,
+  isDucklakeTableName,
+  MAX_DUCKLAKE_PAGE_ROWS,
+} from "./reads/ducklake-dump.ts";
 export { DUCKLAKE_TABLES, ducklakeTable, type Row } from "./reads/ducklake-tables.ts";
 export { type FileTarget, fileTargets } from "./reads/file-targets.ts";
 export { type ScanPlan, tableFilesAt } from "./reads/files-at.ts";
-export { type InlinedTable, inlinedTableNamed, inlinedTablesAt } from "./reads/inlined-tables.ts";
+export {
+  type InlinedRow,
+  type InlinedTable,
+  inlinedTableNamed,
+  inlinedTablesAt,
+} from "./reads/inlined-tables.ts";
+export { FILTER_OPS, type FilterOp, pruneFiles, type StatsFilter } from "./reads/prune.ts";
 export { head, listSnapshots, type SnapshotInfo } from "./reads/snapshots.ts";
 export { type TableFileRows, tableFileRows } from "./reads/table-files.ts";
 export type { Assigned } from "./verbs/context.ts";
+export {
+  MAX_INLINED_DELETES_PER_COMMIT,
+  MAX_INLINED_ROWS_PER_COMMIT,
+  MAX_INLINED_ROWS_PER_TABLE,
+} from "./verbs/ops/inline.ts";
 export { type CommitRequest, CommitRequestSchema, type Verb, VerbSchema } from "./verbs/schema.ts";
 
 export interface CatalogOptions {

@@ -264,9 +264,12 @@ export interface TableMetaRecord {
   next_column_id: number;
   /** The snapshot whose inlined file delete created `ducklake_inlined_delete_<table_id>` (DuckLake keeps it). */
   x_inlined_delete_since?: number;
+  /** Inlined rows the table holds (not yet flushed), for the per-table cap; absent ⇒ count them once. */
+  x_inlined_rows?: number;
 }
 
-export type InlineValue = string | number | boolean | null;
+/** An inlined value in its stored form: catalog/values/ owns the form per type. */
+export type InlineValue = string | number | boolean | null | InlineValue[] | { [key: string]: InlineValue };
 
 /** One inlined row (a row of `ducklake_inlined_data_<tid>_<sv>`). */
 export interface InlineRowRecord {

@@ -68,15 +68,8 @@ export function isNumericType(type: string): boolean {
   return NUMERIC.test(type);
 }
 
-/** Orders two DuckLake stats strings for a column type (numbers numerically, others as text). */
-export function compareStat(type: string, a: string, b: string): number {
-  if (isNumericType(type)) {
-    const x = Number(a);
-    const y = Number(b);
-    if (!Number.isNaN(x) && !Number.isNaN(y)) return x - y;
-  }
-  return a < b ? -1 : a > b ? 1 : 0;
-}
+/** Stats order lives in stat-order.ts (exact for integers and decimals). */
+export { compareStat } from "./stat-order.ts";
 
 const DUCKDB_NAMES: Record<string, string> = {
   boolean: "BOOLEAN",

@@ -2,6 +2,7 @@
  * The lake writer's own typed errors. Everything else a caller sees comes from catalog/ (validation,
  * conflicts) or storage/ (Fenced, Corruption) unchanged.
  */
+import { NotFound, quoteName } from "../catalog/errors.ts";
 import { CodedError } from "../storage/errors.ts";
 
 /**
@@ -25,6 +26,37 @@ export class Unavailable extends CodedError {
     super(
       `the lake writer is unavailable: ${detail}; nothing was written by this request - retry shortly`,
       options,
+    );
+  }
+}
+
+/**
+ * The lake was deleted (its marker is in R2). Answered as `NotFound` to every read, write and head; the
+ * writer keeps the time so a repeated delete can answer what the first one did.
+ */
+export class LakeWasDeleted extends NotFound {
+  constructor(
+    lake: string,
+    readonly deletedAt: number,
+  ) {
+    super(`lake ${quoteName(lake)} was deleted at ${new Date(deletedAt).toISOString()}`);
+  }
+}
+
+/**
+ * A create named a lake that was deleted and whose objects still await removal: the name is not free
+ * yet. The message says when the objects become removable (ISO 8601); the name is free once the removal
+ * that follows has finished.
+ */
+export class LakeDeletedPendingRemoval extends CodedError {
+  readonly code = "LakeDeletedPendingRemoval";
+  constructor(
+    lake: string,
+    readonly deletedAt: number,
+    readonly removeAfter: number,
+  ) {
+    super(
+      `lake ${quoteName(lake)} was deleted at ${new Date(deletedAt).toISOString()}; its objects are kept until ${new Date(removeAfter).toISOString()} and removed after that, and the name can be created again once they are gone`,
     );
   }
 }

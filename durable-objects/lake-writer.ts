@@ -10,8 +10,8 @@ import type { CommitResult } from "../catalog/index.ts";
 import { InvalidRequest, type MemberResult, quoteName } from "../catalog/index.ts";
 import type { SqlWriteAnswer, SqlWriteRequest } from "../catalog/sql/writes/contract.ts";
 import type { CheckpointInfo } from "../storage/api.ts";
-import { StoreUnavailable } from "../storage/errors.ts";
 import type { Env } from "../worker/env.ts";
+import { AlarmScheduler } from "./alarm.ts";
 import { systemClock } from "./clock.ts";
 import { type Envelope, enveloped } from "./envelope.ts";
 import { DEFAULT_TUNABLES } from "./options.ts";
@@ -73,10 +73,19 @@ export class LakeWriter extends DurableObject<Env> {
   private boundLake: string | undefined;
   private aborting: string | undefined;
   private readonly registry: ObjectRegistry;
+  private readonly alarms: AlarmScheduler;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.registry = new ObjectRegistry(ctx.storage);
+    this.alarms = new AlarmScheduler(ctx.storage, Date.now, (e) =>
+      log("warn", { msg: "could not schedule the alarm", error: String(e) }),
+    );
+  }
+
+  /** Resolves once every alarm request so far is applied (tests read the alarm after it). */
+  alarmsScheduled(): Promise<void> {
+    return this.alarms.settled();
   }
 
   async status(lake: string): Promise<Envelope<WriterStatus>> {
@@ -150,17 +159,20 @@ export class LakeWriter extends DurableObject<Env> {
     return this.call(lake, async (w) => w.configure(options));
   }
 
-  /** Background work in small, idempotent slices: deleted-lake removal, idempotency-key sweep. */
+  /**
+   * Background work in small, idempotent slices: deleted-lake removal, idempotency-key sweep, store
+   * maintenance. The writer re-arms a failed pass itself (with backoff), so the alarm never throws: a
+   * runtime retry on top would only double the work.
+   */
   override async alarm(): Promise<void> {
     const rec = this.registry.get();
     if (rec === undefined) return;
     try {
       await this.writerFor(rec.lake).background();
     } catch (e) {
-      // A bucket that is briefly unreachable is worth the runtime's alarm retry; anything else is logged.
-      if (e instanceof StoreUnavailable) throw e;
-      log("error", { msg: "background work failed", lake: rec.lake, error: String(e) });
+      log("error", { msg: "background work could not start", lake: rec.lake, error: String(e) });
     }
+    await this.alarms.settled();
   }
 
   private async call<T>(lake: string, fn: (w: Writer) => Promise<T>, count = true): Promise<Envelope<T>> {
@@ -179,6 +191,8 @@ export class LakeWriter extends DurableObject<Env> {
     if (bound !== undefined && bound !== lake) {
       throw new InvalidRequest(`this writer serves lake ${quoteName(bound)}, not ${quoteName(lake)}`);
     }
+    // A deleted lake whose objects are gone is served afresh: its name may be created again.
+    if (this.writer?.removed) this.writer = undefined;
     if (this.writer === undefined) {
       const setup = writerSetup(lake);
       this.boundLake = lake;
@@ -194,21 +208,12 @@ export class LakeWriter extends DurableObject<Env> {
           setup.onAbort?.(reason, this.writer?.stats);
           this.abortWhenAnswered(reason);
         },
-        scheduleBackground: (delayMs) => this.scheduleAlarm(delayMs),
+        scheduleBackground: (delayMs) => this.alarms.schedule(delayMs),
         log,
         ...(setup.afterSubmitStep ? { afterSubmitStep: setup.afterSubmitStep } : {}),
       });
     }
     return this.writer;
-  }
-
-  private scheduleAlarm(delayMs: number): void {
-    const at = Date.now() + Math.max(0, delayMs);
-    const storage = this.ctx.storage;
-    void (async () => {
-      const current = await storage.getAlarm();
-      if (current === null || current > at) await storage.setAlarm(at);
-    })().catch((e: unknown) => log("warn", { msg: "could not schedule the alarm", error: String(e) }));
   }
 
   /** Every pending caller has been given its answer; end the instance once those answers are out. */

@@ -25,6 +25,15 @@ export interface WriterTunables {
   backgroundIdleDelayMs: number;
   /** A deleted lake's objects are removed after this grace period. */
   deleteGraceMs: number;
+  /**
+   * How long a delete waits for commits already admitted to be answered before it gives up (Unavailable,
+   * the lake unchanged). 30 s: far above a healthy commit (a PUT or two), well under a client's patience.
+   */
+  deleteDrainBoundMs: number;
+  /** First re-arm delay after a failed background pass; doubles per consecutive failure. */
+  backgroundRetryBaseMs: number;
+  /** Ceiling of that backoff: a bucket away for hours is retried at least this often, never given up. */
+  backgroundRetryMaxMs: number;
   /** How long an idempotency key is honoured, in ms (the catalog's default when unset: 24 h). */
   idempotencyTtlMs?: number;
   /** The store's background-work tuning (memtable flush, compaction, GC); storage's defaults when unset. */
@@ -42,4 +51,7 @@ export const DEFAULT_TUNABLES: WriterTunables = {
   backgroundSliceDelayMs: 1_000,
   backgroundIdleDelayMs: 60_000,
   deleteGraceMs: 24 * 60 * 60_000,
+  deleteDrainBoundMs: 30_000,
+  backgroundRetryBaseMs: 1_000,
+  backgroundRetryMaxMs: 15 * 60_000,
 };

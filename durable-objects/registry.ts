@@ -15,6 +15,8 @@ export interface LakeRecord {
   flushSpacingMs?: number;
   /** True when commits happened since the last background pass. */
   dirty?: boolean;
+  /** Consecutive failed background passes (drives the re-arm backoff); 0 or absent after a success. */
+  backgroundFailures?: number;
 }
 
 export interface LakeRegistry {

@@ -28,12 +28,12 @@ import {
 import type { SqlWriteAnswer, SqlWriteRequest } from "../catalog/sql/writes/contract.ts";
 import { planSqlWrite } from "../catalog/sql/writes/plan.ts";
 import type { Bucket, CheckpointInfo, CheckpointWriter, MaintenanceReport, Store } from "../storage/api.ts";
-import { CodedError, Fenced, OpenRaced, StoreUnavailable } from "../storage/errors.ts";
+import { CodedError, Fenced, LakeDeleted, OpenRaced, StoreUnavailable } from "../storage/errors.ts";
 import { LakeStore, openWriter } from "../storage/index.ts";
 import { lakeState, markLakeDeleted, removeDeletedLake } from "../storage/lakes.ts";
 import type { Clock } from "./clock.ts";
 import { Coalescer, type Settled } from "./coalescer.ts";
-import { CommitOutcomeUnknown, Unavailable } from "./errors.ts";
+import { CommitOutcomeUnknown, LakeDeletedPendingRemoval, LakeWasDeleted, Unavailable } from "./errors.ts";
 import type { WriterTunables } from "./options.ts";
 import { FlushPacer } from "./pacer.ts";
 import type { LakeRecord, LakeRegistry } from "./registry.ts";
@@ -87,6 +87,8 @@ export interface DeleteAnswer {
 export interface WriterStats {
   open: boolean;
   terminal: string | null;
+  /** True while a delete drains admitted commits and writes its marker. */
+  deleting: boolean;
   flushSpacingMs: number;
   batches: number;
   batchedRequests: number;
@@ -126,6 +128,8 @@ class MemberFailed extends CodedError {
 }
 
 const SWEEP_LIMIT = 500;
+/** Objects of a deleted lake one background pass removes before it re-arms (one R2 list page). */
+const REMOVAL_SLICE_OBJECTS = 1000;
 /** Store maintenance steps one background pass may run before it yields to the next alarm. */
 const MAINTENANCE_STEPS = 4;
 /** A takeover this soon after the previous writer's last manifest write is reported as a misconfiguration. */
@@ -168,7 +172,14 @@ export class Writer {
   private session: Session | undefined;
   private opening: Promise<Session> | undefined;
   private terminal: CodedError | undefined;
-  private deleting = false;
+  /** The delete in progress: admission is closed while it drains and writes the marker. */
+  private deletion: Promise<DeleteAnswer> | undefined;
+  /** Set once this instance has seen the lake's deletion marker land (ms since the epoch). */
+  private deletedAt: number | undefined;
+  /** True while a delete drains and writes its marker: new work is refused as Unavailable. */
+  private draining = false;
+  /** True once a deleted lake's objects are all removed: the host serves the name with a fresh writer. */
+  removed = false;
   private backgroundArmed = false;
   private maintenanceArmed = false;
   private swept = 0;
@@ -199,6 +210,7 @@ export class Writer {
     return {
       open: this.session !== undefined,
       terminal: this.terminal?.code ?? null,
+      deleting: this.draining,
       flushSpacingMs: this.session?.pacer.spacing ?? this.spacing(),
       batches: c.batches,
       batchedRequests: c.members,
@@ -274,6 +286,9 @@ export class Writer {
     if (options.dataPath !== undefined) {
       options = { ...options, dataPath: normalizeDataPath(options.dataPath) };
     }
+    this.throwIfDeleting();
+    const known = this.host.registry.get();
+    if (known?.state === "deleted") throw this.deletedError(true, known.deletedAt);
     if (this.opening) {
       const existing = await this.opening.then(
         () => true,
@@ -289,23 +304,120 @@ export class Writer {
     return { lake: this.host.lake, ...(await this.durableHead(s)) };
   }
 
-  /** Stops the writer, marks the lake deleted in R2 and schedules removal of its objects after the grace. */
-  async deleteLake(): Promise<DeleteAnswer> {
-    const s = await this.ready();
-    if (this.deleting) throw new NotFound(`lake ${quoteName(this.host.lake)} is already being deleted`);
-    this.deleting = true;
-    this.coalescer.shutdown(new NotFound(`lake ${quoteName(this.host.lake)} is being deleted`));
-    // Submitted commits finish (they may already be durable); nothing new is admitted.
-    await Promise.all([...this.tickets].map((t) => t.done));
+  /**
+   * Deletes the lake: closes admission, lets admitted commits finish (bounded by `deleteDrainBoundMs`),
+   * then, holding the submission slot, makes every applied batch durable and writes the deletion marker;
+   * only once the marker has landed does it stop the store and schedule removal. A step that fails
+   * before the marker landed reopens admission and leaves the lake exactly as it was. A marker write
+   * whose outcome is unknown is resolved by reading the lake state; if even that fails the instance
+   * ends, and the next one learns the truth from R2. Concurrent deletes share one attempt; a delete of a
+   * lake already marked deleted answers what the first did (and re-arms its removal).
+   * Why this order: docs/decisions/0110-lake-deletion-order.md.
+   */
+  deleteLake(): Promise<DeleteAnswer> {
+    this.deletion ??= this.runDelete().finally(() => {
+      this.deletion = undefined;
+    });
+    return this.deletion;
+  }
+
+  private async runDelete(): Promise<DeleteAnswer> {
+    this.throwIfStopped();
+    const known = this.host.registry.get();
+    if (known?.state === "deleted") return this.deletedAnswer(known.deletedAt ?? this.host.now());
+    let s: Session;
+    try {
+      s = await this.ready();
+    } catch (e) {
+      if (e instanceof LakeWasDeleted) return this.deletedAnswer(e.deletedAt);
+      throw e;
+    }
+    let deletedAt: number;
+    this.draining = true;
+    try {
+      await this.drain();
+      deletedAt = await this.coalescer.exclusive(() => this.writeMarker(s));
+    } finally {
+      this.draining = false;
+    }
+    // The marker has landed: from here on nothing may be written, and every step is local.
+    this.deletedAt = deletedAt;
+    this.coalescer.shutdown(new LakeWasDeleted(this.host.lake, deletedAt));
     s.pacer.close();
-    await s.store.close();
-    const deletedAt = await markLakeDeleted(this.host.bucket, this.host.lake, this.host.now());
-    const rec = this.host.registry.get();
-    this.host.registry.put({ ...rec, lake: this.host.lake, state: "deleted", deletedAt, dirty: false });
-    const removeAfter = deletedAt + this.host.tunables.deleteGraceMs;
+    await s.store.close().catch((e: unknown) => {
+      this.host.log("warn", {
+        msg: "closing a deleted lake's store failed",
+        lake: this.host.lake,
+        error: String(e),
+      });
+    });
+    const answer = this.deletedAnswer(deletedAt);
+    this.host.log("info", { msg: "lake deleted", ...answer });
+    return answer;
+  }
+
+  /** Waits for every admitted commit to be answered, up to the drain bound; nothing new is admitted. */
+  private async drain(): Promise<void> {
+    const pending = [...this.tickets].map((t) => t.done);
+    if (pending.length === 0) return;
+    const bound = this.host.tunables.deleteDrainBoundMs;
+    let cancel = (): void => {};
+    const timedOut = new Promise<"timeout">((resolve) => {
+      cancel = this.host.clock.after(bound, () => resolve("timeout"));
+    });
+    try {
+      const r = await Promise.race([Promise.all(pending).then(() => "drained" as const), timedOut]);
+      if (r === "timeout") {
+        throw new Unavailable(
+          `lake ${quoteName(this.host.lake)} was not deleted: ${pending.length} admitted commit(s) were still in flight after the ${bound} ms drain bound (deleteDrainBoundMs); the lake is unchanged, retry the delete`,
+        );
+      }
+    } finally {
+      cancel();
+    }
+    if (this.terminal) throw this.terminal;
+  }
+
+  /** In the submission slot: flush what is applied, then write the marker (resolving a lost answer). */
+  private async writeMarker(s: Session): Promise<number> {
+    const { bucket, lake } = this.host;
+    try {
+      // Every applied batch is durable before the marker hides the WAL from readers.
+      await s.store.flush();
+    } catch (e) {
+      throw this.durabilityFailed(e);
+    }
+    try {
+      return await markLakeDeleted(bucket, lake, this.host.now());
+    } catch (e) {
+      let state: Awaited<ReturnType<typeof lakeState>>;
+      try {
+        state = await lakeState(bucket, lake);
+      } catch (probe) {
+        // Whether the marker landed cannot be known here: this instance must not write again. The next
+        // activation's open reads R2 and finds the lake live or deleted.
+        const err = new Unavailable(
+          `could not learn whether lake ${quoteName(lake)} was marked deleted (${String(e)}; then ${String(probe)}); retry the delete`,
+        );
+        this.terminate(err);
+        throw err;
+      }
+      if (state.state === "deleted") return state.deletedAt;
+      throw new Unavailable(
+        `the deletion marker of lake ${quoteName(lake)} could not be written (${String(e)}), so the lake was not deleted and is unchanged; retry the delete`,
+        { cause: e },
+      );
+    }
+  }
+
+  /** Records the deletion, (re-)arms removal for the end of the grace period, and answers it. */
+  private deletedAnswer(deletedAt: number): DeleteAnswer {
+    const { lake, registry, tunables } = this.host;
+    const rec = registry.get();
+    registry.put({ ...rec, lake, state: "deleted", deletedAt, dirty: false });
+    const removeAfter = deletedAt + tunables.deleteGraceMs;
     this.host.scheduleBackground(Math.max(0, removeAfter - this.host.now()));
-    this.host.log("info", { msg: "lake deleted", lake: this.host.lake, deletedAt, removeAfter });
-    return { lake: this.host.lake, deletedAt, removeAfter };
+    return { lake, deletedAt, removeAfter };
   }
 
   /** Per-lake flush spacing; applies to the next flush planned and survives restarts. */
@@ -354,6 +466,41 @@ export class Writer {
    *  - the store's own maintenance (memtable flush, a compaction step, GC) while it says it is due.
    */
   async background(): Promise<void> {
+    try {
+      await this.backgroundPass();
+    } catch (e) {
+      this.backgroundFailed(e);
+      return;
+    }
+    const rec = this.host.registry.get();
+    if (rec?.backgroundFailures) this.host.registry.put({ ...rec, backgroundFailures: 0 });
+  }
+
+  /**
+   * Any failure of a pass re-arms it with exponential backoff (base `backgroundRetryBaseMs`, doubling,
+   * at most `backgroundRetryMaxMs`) and says so: removal of a deleted lake and maintenance must never stop
+   * for good because the bucket was away once. The count lives in the registry, so it survives restarts.
+   * See docs/decisions/0111-background-retry-and-alarm.md.
+   */
+  private backgroundFailed(e: unknown): void {
+    const { registry, tunables } = this.host;
+    const rec = registry.get();
+    const failures = (rec?.backgroundFailures ?? 0) + 1;
+    if (rec !== undefined) registry.put({ ...rec, backgroundFailures: failures });
+    const delayMs = backgroundRetryDelay(tunables, failures);
+    this.host.scheduleBackground(delayMs);
+    this.host.log("warn", {
+      msg: "background work failed; re-armed with backoff",
+      lake: this.host.lake,
+      state: rec?.state ?? "unknown",
+      failures,
+      retryInMs: delayMs,
+      code: e instanceof CodedError ? e.code : null,
+      error: e instanceof Error ? e.message : String(e),
+    });
+  }
+
+  private async backgroundPass(): Promise<void> {
     const rec = this.host.registry.get();
     if (rec === undefined) return;
     if (rec.state === "deleted") return this.removeDeleted(rec);
@@ -434,10 +581,11 @@ export class Writer {
     const p = await removeDeletedLake(this.host.bucket, this.host.lake, {
       now,
       graceMs: this.host.tunables.deleteGraceMs,
-      maxObjects: 1000,
+      maxObjects: REMOVAL_SLICE_OBJECTS,
     });
     if (p.done) {
       this.host.registry.delete();
+      this.removed = true;
       this.host.log("info", { msg: "deleted lake removed", lake: this.host.lake, objects: p.deletedObjects });
     } else {
       this.host.scheduleBackground(this.host.tunables.backgroundSliceDelayMs);
@@ -594,6 +742,15 @@ export class Writer {
     }
   }
 
+  /** While a delete is in progress its outcome is not known yet: the caller retries and learns it. */
+  private throwIfDeleting(): void {
+    if (this.draining) {
+      throw new Unavailable(
+        `lake ${quoteName(this.host.lake)} is being deleted; retry to learn whether the delete completed`,
+      );
+    }
+  }
+
   /** The open session, opening it on first use; concurrent first requests share one open. */
   private ready(): Promise<Session> {
     try {
@@ -601,8 +758,14 @@ export class Writer {
     } catch (e) {
       return Promise.reject(e);
     }
-    if (this.deleting)
-      return Promise.reject(new NotFound(`lake ${quoteName(this.host.lake)} is being deleted`));
+    if (this.deletedAt !== undefined) {
+      return Promise.reject(new LakeWasDeleted(this.host.lake, this.deletedAt));
+    }
+    try {
+      this.throwIfDeleting();
+    } catch (e) {
+      return Promise.reject(e);
+    }
     this.opening ??= this.open(false, {});
     return this.settleOpen();
   }
@@ -625,10 +788,29 @@ export class Writer {
     create: boolean,
     options: { dataPath?: string; flushSpacingMs?: number },
   ): Promise<Session> {
-    const { lake, bucket, registry, clock } = this.host;
-    const t0 = clock.now();
+    const { lake, bucket, registry } = this.host;
     const rec = registry.get();
     if (rec?.state === "deleted") throw this.deletedError(create, rec.deletedAt);
+    try {
+      return await this.openSession(create, options, rec);
+    } catch (e) {
+      if (!(e instanceof LakeDeleted)) throw e;
+      // The registry still said live but R2 holds the marker (a delete whose answer was lost): learn its
+      // time, record it and re-arm removal, so the lake is fully deleted from now on.
+      const st = await lakeState(bucket, lake);
+      if (st.state !== "deleted") throw e;
+      this.deletedAnswer(st.deletedAt);
+      throw this.deletedError(create, st.deletedAt);
+    }
+  }
+
+  private async openSession(
+    create: boolean,
+    options: { dataPath?: string; flushSpacingMs?: number },
+    rec: LakeRecord | undefined,
+  ): Promise<Session> {
+    const { lake, bucket, registry, clock } = this.host;
+    const t0 = clock.now();
     if (rec?.state === "live") {
       if (create) throw new AlreadyExists(`lake ${quoteName(lake)} already exists`);
     } else {
@@ -642,7 +824,7 @@ export class Writer {
         );
       });
       if (st.state === "deleted") {
-        registry.put({ lake, state: "deleted", deletedAt: st.deletedAt });
+        this.deletedAnswer(st.deletedAt);
         throw this.deletedError(create, st.deletedAt);
       }
       if (st.state === "absent" && !create)
@@ -682,11 +864,9 @@ export class Writer {
   /** A deleted lake answers NotFound, except to a create, which learns when the name is free again. */
   private deletedError(create: boolean, deletedAt: number | undefined): CodedError {
     const { lake, tunables } = this.host;
-    if (!create) return new NotFound(`lake ${quoteName(lake)} was deleted`);
-    const free = new Date((deletedAt ?? this.host.now()) + tunables.deleteGraceMs).toISOString();
-    return new AlreadyExists(
-      `lake ${quoteName(lake)} was deleted and its objects are kept until ${free}; the name is free once they are removed`,
-    );
+    const at = deletedAt ?? this.host.now();
+    if (!create) return new LakeWasDeleted(lake, at);
+    return new LakeDeletedPendingRemoval(lake, at, at + tunables.deleteGraceMs);
   }
 
   private async openStore(heldEpoch: number | undefined): Promise<Store> {
@@ -800,6 +980,15 @@ export class Writer {
       oldestMs: Math.round(r.oldestMs),
     });
   }
+}
+
+/** Backoff after the nth consecutive background failure: base doubling, capped. */
+export function backgroundRetryDelay(
+  t: Pick<WriterTunables, "backgroundRetryBaseMs" | "backgroundRetryMaxMs">,
+  failures: number,
+): number {
+  const exp = Math.min(Math.max(failures, 1) - 1, 30);
+  return Math.min(t.backgroundRetryMaxMs, t.backgroundRetryBaseMs * 2 ** exp);
 }
 
 function checkSpacing(ms: number): void {

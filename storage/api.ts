@@ -63,6 +63,15 @@ export interface CommitHandle {
 }
 
 /**
+ * Writes that depend on the position the batch is about to get (a record of that position, say).
+ * `Transaction.commit` calls it synchronously once the position is fixed, before the conflict check;
+ * its writes join the batch (replacing buffered writes of the same key), so they are checked and applied
+ * with it. It is not called for a transaction with no buffered writes (that one commits trivially).
+ * Why: docs/decisions/0112-idempotent-replay-position.md.
+ */
+export type PositionStamp = (position: Position) => readonly Mutation[];
+
+/**
  * A snapshot-isolated transaction: a ReadView taken at begin plus buffered writes. Reads see the
  * transaction's own buffered writes first.
  */
@@ -75,7 +84,7 @@ export interface Transaction extends ReadView {
    * by another commit or plain batch applied after it began. A transaction with no writes commits
    * trivially and returns a handle at its begin position that is already durable if that was.
    */
-  commit(): CommitHandle;
+  commit(stamp?: PositionStamp): CommitHandle;
   /** Releases the transaction (and its hold on conflict-detection history). Idempotent. */
   abort(): void;
 }

@@ -51,6 +51,27 @@ export interface LatencyRule extends Match {
   ms: number | ((random: () => number) => number);
 }
 
+export interface GateRule extends Match {
+  /** Hold only the nth matching call (1-based), counted from when the gate was added (default: every one). */
+  nth?: number;
+}
+
+/**
+ * A gate holds matching calls before they reach the bucket until it is released: tests order events with
+ * it instead of sleeping. `reached` resolves once the first call is held, so a test knows the call is
+ * in flight (and exactly where) before it acts.
+ */
+export interface Gate {
+  /** Resolves when the first matching call is held at the gate. */
+  readonly reached: Promise<void>;
+  /** Calls held so far (including released ones). */
+  readonly held: number;
+  /** Resolves once `n` calls have been held (all at once, while the gate is closed). */
+  whenHeld(n: number): Promise<void>;
+  /** Lets every held call, and every later matching one, through; removes the gate. */
+  release(): void;
+}
+
 /** The error every injected failure throws. */
 export class InjectedFault extends Error {
   readonly code: string;
@@ -59,6 +80,16 @@ export class InjectedFault extends Error {
     this.name = code;
     this.code = code;
   }
+}
+
+interface ArmedGate {
+  rule: GateRule;
+  seen: number;
+  held: number;
+  open: Promise<void>;
+  release: () => void;
+  reach: () => void;
+  waiters: { n: number; resolve: () => void }[];
 }
 
 interface ArmedFault {
@@ -90,6 +121,7 @@ export class FaultBucket implements Bucket {
   readonly random: () => number;
   private faults: ArmedFault[] = [];
   private latencies: LatencyRule[] = [];
+  private gates: ArmedGate[] = [];
   private crashBudget: number | undefined;
   private isCrashed = false;
 
@@ -117,6 +149,36 @@ export class FaultBucket implements Bucket {
     };
   }
 
+  /** Holds matching calls until released (see `Gate`); a crash or fault rule still applies after release. */
+  hold(rule: GateRule = {}): Gate {
+    let release!: () => void;
+    let reach!: () => void;
+    const open = new Promise<void>((r) => {
+      release = r;
+    });
+    const reached = new Promise<void>((r) => {
+      reach = r;
+    });
+    const armed: ArmedGate = { rule, seen: 0, held: 0, open, release, reach, waiters: [] };
+    this.gates.push(armed);
+    return {
+      reached,
+      get held() {
+        return armed.held;
+      },
+      whenHeld: (n) =>
+        armed.held >= n
+          ? Promise.resolve()
+          : new Promise<void>((resolve) => {
+              armed.waiters.push({ n, resolve });
+            }),
+      release: () => {
+        this.gates = this.gates.filter((g) => g !== armed);
+        armed.release();
+      },
+    };
+  }
+
   /**
    * After `n` more writes (put/delete calls) land, the process "crashes": the next write does not land
    * and every later call of any kind fails with InjectedCrash.
@@ -129,10 +191,12 @@ export class FaultBucket implements Bucket {
     return this.isCrashed;
   }
 
-  /** Removes all fault and latency rules and any pending crash (a crash that happened stays). */
+  /** Removes all fault and latency rules and any pending crash (a crash that happened stays); opens every gate. */
   clearFaults(): void {
     this.faults = [];
     this.latencies = [];
+    for (const g of this.gates) g.release();
+    this.gates = [];
     this.crashBudget = undefined;
   }
 
@@ -190,6 +254,23 @@ export class FaultBucket implements Bucket {
     if (this.isCrashed) {
       rec.outcome = "crashed";
       throw new InjectedFault(`${op} ${key}: the bucket client crashed earlier`, "InjectedCrash");
+    }
+    for (const g of [...this.gates]) {
+      if (!matches(g.rule, op, key)) continue;
+      g.seen++;
+      if (g.rule.nth !== undefined && g.seen !== g.rule.nth) continue;
+      g.held++;
+      g.reach();
+      for (const w of g.waiters.filter((x) => x.n <= g.held)) w.resolve();
+      g.waiters = g.waiters.filter((x) => x.n > g.held);
+      await g.open;
+      if (this.isCrashed) {
+        rec.outcome = "crashed";
+        throw new InjectedFault(
+          `${op} ${key}: the bucket client crashed while this call was held`,
+          "InjectedCrash",
+        );
+      }
     }
     let wait = 0;
     for (const l of this.latencies) {

@@ -10,7 +10,7 @@
  * marker instead once the lake is deleted, so no read path pays an extra request to learn it.
  */
 import type { Bucket, BucketObject, BucketObjectBody } from "./api.ts";
-import { Corruption } from "./errors.ts";
+import { CodedError, Corruption, StoreUnavailable } from "./errors.ts";
 import { checkLakeName, deletedMarkerKey, lakePrefix, walPrefix } from "./keys.ts";
 
 export type LakeState = { state: "absent" } | { state: "live" } | { state: "deleted"; deletedAt: number };
@@ -24,6 +24,25 @@ export function lakeStateFromListing(lake: string, first: BucketObject | undefin
   const at = Number(first.customMetadata?.deletedAt);
   return { state: "deleted", deletedAt: Number.isFinite(at) ? at : first.uploaded.getTime() };
 }
+
+/**
+ * Runs one raw bucket call; a failure that is not already typed becomes StoreUnavailable naming what was
+ * being done, so callers (the writer's delete and its background removal) can tell a bucket that is
+ * briefly away from a bug (docs/decisions/0111-background-retry-and-alarm.md). `outcome` says what the caller can assume about a failed write.
+ */
+async function bucketCall<T>(what: string, outcome: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (e instanceof CodedError) throw e;
+    throw new StoreUnavailable(`${what} failed (${e instanceof Error ? e.message : String(e)}); ${outcome}`, {
+      cause: e,
+    });
+  }
+}
+
+const RESUMABLE = "what was removed stays removed; the next removal pass resumes";
+const READ_FAILED = "nothing was changed; retry when the bucket is reachable";
 
 interface DeletedMarker {
   format: 1;
@@ -52,25 +71,36 @@ function parseMarker(lake: string, text: string): DeletedMarker {
 /** One single-key list. */
 export async function lakeState(bucket: Bucket, lake: string): Promise<LakeState> {
   checkLakeName(lake);
-  const wal = await bucket.list({ prefix: walPrefix(lake), limit: 1, include: ["customMetadata"] });
+  const wal = await bucketCall(`listing the WAL head of lake ${lake}`, READ_FAILED, () =>
+    bucket.list({ prefix: walPrefix(lake), limit: 1, include: ["customMetadata"] }),
+  );
   return lakeStateFromListing(lake, wal.objects[0]);
 }
 
 /**
  * Marks a lake deleted. Idempotent: a second call keeps the first deletion time. Returns that time.
- * The caller must already have stopped the lake's writer.
+ * The caller must already have stopped the lake's writer. A failure is StoreUnavailable and the marker
+ * may or may not have landed: the caller learns which with `lakeState`.
  */
 export async function markLakeDeleted(bucket: Bucket, lake: string, now: number): Promise<number> {
   checkLakeName(lake);
+  const key = deletedMarkerKey(lake);
   const body: DeletedMarker = { format: 1, lake, deletedAt: now };
-  const put = await bucket.put(deletedMarkerKey(lake), JSON.stringify(body), {
-    onlyIf: { etagDoesNotMatch: "*" },
-    customMetadata: { deletedAt: String(now) },
-  });
+  const unknown = "the marker may or may not have landed; read the lake state to learn which";
+  const put = await bucketCall(`writing the deleted-lake marker ${key}`, unknown, () =>
+    bucket.put(key, JSON.stringify(body), {
+      onlyIf: { etagDoesNotMatch: "*" },
+      customMetadata: { deletedAt: String(now) },
+    }),
+  );
   if (put) return now;
-  const existing = await bucket.get(deletedMarkerKey(lake));
-  if (!existing) return markLakeDeleted(bucket, lake, now);
-  return parseMarker(lake, await bodyText(existing)).deletedAt;
+  // The marker exists (an earlier delete, or this one's lost acknowledgement): keep its time.
+  const existing = await bucketCall(`reading the deleted-lake marker ${key}`, READ_FAILED, async () => {
+    const o = await bucket.get(key);
+    return o === null ? null : bodyText(o);
+  });
+  if (existing === null) return markLakeDeleted(bucket, lake, now);
+  return parseMarker(lake, existing).deletedAt;
 }
 
 export interface LakePage {
@@ -83,12 +113,14 @@ export async function listLakeNames(
   bucket: Bucket,
   options: { cursor?: string; limit?: number } = {},
 ): Promise<LakePage> {
-  const page = await bucket.list({
-    prefix: "lakes/",
-    delimiter: "/",
-    limit: Math.min(Math.max(options.limit ?? 100, 1), 1000),
-    ...(options.cursor ? { cursor: options.cursor } : {}),
-  });
+  const page = await bucketCall("listing the lakes", READ_FAILED, () =>
+    bucket.list({
+      prefix: "lakes/",
+      delimiter: "/",
+      limit: Math.min(Math.max(options.limit ?? 100, 1), 1000),
+      ...(options.cursor ? { cursor: options.cursor } : {}),
+    }),
+  );
   const lakes = (page.delimitedPrefixes ?? [])
     .map((p) => p.slice("lakes/".length, -1))
     .filter((name) => name.length > 0);
@@ -104,7 +136,8 @@ export interface RemovalProgress {
 /**
  * Removes up to `maxObjects` of a deleted lake's objects (the marker only when nothing else remains).
  * Refuses unless the lake is marked deleted and the grace period has passed. Safe to run repeatedly and
- * concurrently: deletes are idempotent.
+ * concurrently: deletes are idempotent. A bucket failure is StoreUnavailable; whatever was removed before
+ * it stays removed and the next call resumes.
  */
 export async function removeDeletedLake(
   bucket: Bucket,
@@ -119,21 +152,27 @@ export async function removeDeletedLake(
   let deleted = 0;
   let cursor: string | undefined;
   while (budget > 0) {
-    const page = await bucket.list({
-      prefix: lakePrefix(lake),
-      limit: Math.min(1000, budget + 1),
-      ...(cursor ? { cursor } : {}),
-    });
+    const page = await bucketCall(`listing the objects of deleted lake ${lake}`, READ_FAILED, () =>
+      bucket.list({
+        prefix: lakePrefix(lake),
+        limit: Math.min(1000, budget + 1),
+        ...(cursor ? { cursor } : {}),
+      }),
+    );
     const keys = page.objects.map((o) => o.key).filter((k) => k !== marker);
     const batch = keys.slice(0, budget);
     if (batch.length > 0) {
-      await bucket.delete(batch);
+      await bucketCall(`removing ${batch.length} objects of deleted lake ${lake}`, RESUMABLE, () =>
+        bucket.delete(batch),
+      );
       deleted += batch.length;
       budget -= batch.length;
     }
     if (!page.truncated) {
       if (batch.length === keys.length) {
-        await bucket.delete(marker);
+        await bucketCall(`removing the deleted-lake marker ${marker}`, RESUMABLE, () =>
+          bucket.delete(marker),
+        );
         return { deletedObjects: deleted, done: true };
       }
       break;

@@ -188,8 +188,18 @@ export class LakeStore implements Store, TxnHost, CheckpointWriter {
     return this.apply(batch);
   }
 
-  commitTransaction(begin: Position, mutations: Mutation[]): CommitHandle {
+  nextPosition(): Position {
+    return this.appliedPosition + 1;
+  }
+
+  commitTransaction(begin: Position, mutations: Mutation[], expected?: Position): CommitHandle {
     this.throwIfTerminal();
+    if (expected !== undefined && expected !== this.appliedPosition + 1) {
+      // A stamp recorded a position this batch would not get: refuse rather than store a false record.
+      throw new Error(
+        `invariant: a stamped transaction expected position ${expected} but the next is ${this.appliedPosition + 1}`,
+      );
+    }
     // Check and apply with no await in between: nothing else can land in the gap.
     for (const m of mutations) {
       if (this.lastWrites.writtenAfter(keyString(m.key), begin)) {

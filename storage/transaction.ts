@@ -9,6 +9,7 @@ import type {
   KeyValue,
   Mutation,
   Position,
+  PositionStamp,
   ScanRange,
   SortedEntry,
   Transaction,
@@ -23,7 +24,9 @@ import type { Cut } from "./read-view.ts";
 /** What a transaction needs from its store. */
 export interface TxnHost {
   /** Conflict check + apply, synchronously; throws TransactionConflict. */
-  commitTransaction(begin: Position, mutations: Mutation[]): CommitHandle;
+  commitTransaction(begin: Position, mutations: Mutation[], expected?: Position): CommitHandle;
+  /** The position the next applied batch gets. */
+  nextPosition(): Position;
   /** Handle for a commit with no writes: at `begin`, durable when that position is. */
   handleAt(begin: Position): CommitHandle;
   release(txn: Txn): void;
@@ -65,14 +68,24 @@ export class Txn implements Transaction {
     this.writes.set(checkKey(key).slice(), null);
   }
 
-  commit(): CommitHandle {
+  commit(stamp?: PositionStamp): CommitHandle {
     this.open("commit");
     this.done = true;
     try {
       if (this.writes.size === 0) return this.host.handleAt(this.cut.position);
+      // No await from here to the apply: the position handed to the stamp is the one the batch gets.
+      const expected = stamp ? this.host.nextPosition() : undefined;
+      if (stamp && expected !== undefined) {
+        for (const m of stamp(expected)) {
+          this.writes.set(
+            checkKey(m.key).slice(),
+            m.value === undefined ? null : checkValue(m.value).slice(),
+          );
+        }
+      }
       const mutations: Mutation[] = [];
       for (const [key, v] of this.writes.entries()) mutations.push({ key, value: v ?? undefined });
-      return this.host.commitTransaction(this.cut.position, mutations);
+      return this.host.commitTransaction(this.cut.position, mutations, expected);
     } finally {
       this.host.release(this);
     }

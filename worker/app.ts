@@ -10,7 +10,7 @@ import { CodedError } from "../storage/errors.ts";
 import type { AppEnv } from "./app-env.ts";
 import { ApiError, publicCode, retryAfterForCode, statusForCode } from "./errors.ts";
 import { log } from "./log.ts";
-import { lakeName, maxBody, requestContext } from "./middleware.ts";
+import { lakeName, maxBody, noDotSegments, requestContext } from "./middleware.ts";
 import { registerCheckpointRoutes } from "./routes/checkpoints.ts";
 import { registerCommitRoutes } from "./routes/commits.ts";
 import { registerDataRoutes } from "./routes/data.ts";
@@ -30,6 +30,17 @@ function describeZodError(error: ZodError, target: string): string {
   return `invalid ${target}: ${parts.join("; ")}`;
 }
 
+/**
+ * RFC 6750's challenge on 401 (and on 403, naming the missing scope), so HTTP clients can tell "send a
+ * token" from "this token may not" without reading the body.
+ */
+function bearerChallenge(code: string, presented: boolean): string | undefined {
+  const realm = 'Bearer realm="ducklake-edge"';
+  if (code === "Unauthorized") return presented ? `${realm}, error="invalid_token"` : realm;
+  if (code === "Forbidden") return `${realm}, error="insufficient_scope"`;
+  return undefined;
+}
+
 export function errorResponse(c: Context<AppEnv>, rawCode: string, message: string): Response {
   const code = publicCode(rawCode);
   const status = statusForCode(code);
@@ -37,7 +48,11 @@ export function errorResponse(c: Context<AppEnv>, rawCode: string, message: stri
   const headers: Record<string, string> = { "content-type": "application/json; charset=utf-8" };
   const retryAfter = retryAfterForCode(code);
   if (retryAfter !== undefined) headers["retry-after"] = String(retryAfter);
+  const challenge = bearerChallenge(code, c.req.header("authorization") !== undefined);
+  if (challenge !== undefined) headers["www-authenticate"] = challenge;
   const body = JSON.stringify({ error: { code, message, requestId: c.get("requestId") ?? "unknown" } });
+  // Stated, so a HEAD answer (whose body is dropped) still tells the client how long the GET's would be.
+  headers["content-length"] = String(new TextEncoder().encode(body).byteLength);
   return new Response(body, { status, headers });
 }
 
@@ -55,6 +70,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   });
 
   app.use("*", requestContext);
+  app.use("*", noDotSegments);
   app.use("/v1/*", maxBody);
   app.use("/v1/lakes/:lake", lakeName);
   app.use("/v1/lakes/:lake/*", lakeName);

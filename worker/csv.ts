@@ -1,14 +1,19 @@
-/** RFC 4180 CSV for the ducklake_* table dumps: header row, quoted where needed, NULL as an empty field. */
-export type Cell = string | number | boolean | null;
-
-function field(v: Cell): string {
+/**
+ * RFC 4180 CSV for the ducklake_* table pages: header line, fields quoted where needed, CRLF. Cells are
+ * DuckDB's texts (catalog/values/ renders them); NULL is an empty field and an empty string `""`, which
+ * is how DuckDB's CSV reader tells them apart.
+ */
+function field(v: string | null): string {
   if (v === null) return "";
-  const s = String(v);
-  return /[",\r\n]/.test(s) || s === "" ? `"${s.replaceAll('"', '""')}"` : s;
+  return /[",\r\n]/.test(v) || v === "" ? `"${v.replaceAll('"', '""')}"` : v;
 }
 
-export function toCsv(columns: readonly string[], rows: readonly Record<string, Cell>[]): string {
-  const lines = [columns.map((c) => field(c)).join(",")];
-  for (const r of rows) lines.push(columns.map((c) => field(r[c] ?? null)).join(","));
-  return `${lines.join("\r\n")}\r\n`;
+/** The header line of a CSV page. */
+export function csvHeader(columns: readonly string[]): string {
+  return `${columns.map((c) => field(c)).join(",")}\r\n`;
+}
+
+/** One CSV line of DuckDB texts. */
+export function csvLine(texts: readonly (string | null)[]): string {
+  return `${texts.map((t) => field(t)).join(",")}\r\n`;
 }

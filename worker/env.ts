@@ -19,6 +19,9 @@ export interface Env {
   LOG_LEVEL?: string;
   /** Tests only: the text of wrangler.toml, injected by vitest.config.ts. */
   TEST_WRANGLER_TOML?: string;
+  /** Tests only: package.json and tools/start.mjs (what `npm start` runs), injected by vitest.config.ts. */
+  TEST_PACKAGE_JSON?: string;
+  TEST_START_SCRIPT?: string;
   /** Tests only: the walkthrough's Parquet fixture (base64) and its stats JSON. */
   TEST_ORDERS_PARQUET_B64?: string;
   TEST_ORDERS_STATS?: string;

@@ -15,6 +15,8 @@ const STATUS_BY_CODE: Record<string, number> = {
   CheckpointExpired: 404,
   MethodNotAllowed: 405,
   AlreadyExists: 409,
+  // A create naming a deleted lake whose objects await removal: the name is not free yet (not "exists").
+  LakeDeletedPendingRemoval: 409,
   CommitConflict: 409,
   IdempotencyKeyReused: 409,
   Constraint: 409,

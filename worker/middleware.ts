@@ -3,6 +3,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "./app-env.ts";
 import { authenticate, authorize, type Scope } from "./auth.ts";
+import { dotSegmentIn, rawPathOf } from "./data-path.ts";
 import { ApiError } from "./errors.ts";
 import { isLakeName } from "./lake-name.ts";
 import { log } from "./log.ts";
@@ -31,6 +32,22 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
     },
     c.env?.LOG_LEVEL,
   );
+};
+
+/**
+ * A path with a dot segment (`..`, `%2e%2e`, `.%2E`, ...) is refused before routing: resolved, it could
+ * name another lake's route (docs/decisions/0102-data-paths.md). Runtimes and proxies that resolve such
+ * segments before the Worker runs deliver the resolved path, which is then authorised as what it names.
+ */
+export const noDotSegments: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const seg = dotSegmentIn(rawPathOf(c.req.raw.url));
+  if (seg !== null) {
+    throw new ApiError(
+      "InvalidRequest",
+      `the request path holds the dot segment '${seg}'; paths must name objects directly`,
+    );
+  }
+  await next();
 };
 
 /** A bad lake name is refused here, before any route could reach a Durable Object. */

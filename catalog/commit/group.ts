@@ -21,7 +21,7 @@ import { keys } from "../keys.ts";
 import type { SnapshotRecord } from "../records.ts";
 import { Staging } from "../staging.ts";
 import { backoffDelay, MAX_COMMIT_ATTEMPTS, sleep } from "./backoff.ts";
-import { lookupIdempotency } from "./idempotency.ts";
+import { lookupIdempotency, stampedIdempotency } from "./idempotency.ts";
 import {
   type GroupMember,
   isSelfStaged,
@@ -151,15 +151,22 @@ async function attempt(
         encodeValue(ValueKind.head, { snapshot_id: current.snapshot_id, batch_count: head.batch_count + 1 }),
       );
     }
+    // Each recorded key is restamped with the position this batch gets, so a replay answers it exactly.
+    const stamp = (position: number) =>
+      [...staged.values()].flatMap((s) =>
+        s.idempotency ? [stampedIdempotency(s.idempotency, { ...s.result }, position)] : [],
+      );
     let handle: ReturnType<Transaction["commit"]>;
     try {
-      handle = tx.commit();
+      handle = tx.commit(stamp);
       committed = true;
     } catch (e) {
       if (!isTransactionConflict(e)) throw e;
       return { kind: "lost", premise, staged };
     }
-    for (const [i, s] of staged) results[i] = { ok: true, value: { ...s.result, position: handle.position } };
+    for (const [i, s] of staged) {
+      results[i] = { ok: true, value: { ...s.result, position: s.replayedPosition ?? handle.position } };
+    }
     for (const [i, e] of errors) results[i] = failure(e);
     return { kind: "landed", outcome: finish(results, handle.durable) };
   } finally {

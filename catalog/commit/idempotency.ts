@@ -2,7 +2,16 @@
  * Idempotency keys: `{request hash, result, expiry}` recorded in the commit's own batch. A replay with the
  * same request returns the recorded result and stages nothing; a different request under the key is
  * refused. Only successes are recorded. Expired records are removed by `sweepIdempotencyKeys`.
+ *
+ * The recorded result includes the batch's store position, which is only fixed at the commit itself: the
+ * member stages the record without it (so the key is written, and conflict-checked, with the batch), and
+ * the group restamps it with the position through the transaction's commit stamp. A replay answers that
+ * position, not the position at the time of the replay. Records written before positions were recorded
+ * have none; their replays answer the replay's own position, as they always did.
+ * See docs/decisions/0112-idempotent-replay-position.md.
  */
+
+import type { Mutation } from "../../storage/api.ts";
 import { decodeValue, encodeValue, ValueKind } from "../codec.ts";
 import { keys } from "../keys.ts";
 import type { IdempotencyRecord } from "../records.ts";
@@ -46,15 +55,47 @@ export async function lookupIdempotency(st: Staging, key: string): Promise<Idemp
   return rec.key === key ? rec : undefined;
 }
 
+/** What a member recorded under its key, enough to restamp the record once the position is known. */
+export interface IdempotencyEntry {
+  slot: [number, number];
+  key: string;
+  hash: string;
+  expiresAt: number;
+}
+
 export async function recordIdempotency(
   st: Staging,
   key: string,
   hash: string,
   result: unknown,
   expiresAt: number,
-): Promise<void> {
-  const [h1, h2] = await idempotencySlot(key);
+): Promise<IdempotencyEntry> {
+  const slot = await idempotencySlot(key);
+  const [h1, h2] = slot;
   const rec: IdempotencyRecord = { key, request_hash: hash, expires_at: expiresAt, result };
   st.put(keys.idempotency(h1, h2), encodeValue(ValueKind.idempotency, rec));
   st.put(keys.idempotencyExpiry(expiresAt, h1, h2), encodeValue(ValueKind.idempotencyExpiry, { key }));
+  return { slot, key, hash, expiresAt };
+}
+
+/** The record again, now with the batch's position in its result (the commit stamp's write). */
+export function stampedIdempotency(
+  entry: IdempotencyEntry,
+  result: Record<string, unknown>,
+  position: number,
+): Mutation {
+  const [h1, h2] = entry.slot;
+  const rec: IdempotencyRecord = {
+    key: entry.key,
+    request_hash: entry.hash,
+    expires_at: entry.expiresAt,
+    result: { ...result, position },
+  };
+  return { key: keys.idempotency(h1, h2), value: encodeValue(ValueKind.idempotency, rec) };
+}
+
+/** The position a recorded result carries, if it was recorded with one. */
+export function recordedPosition(result: unknown): number | undefined {
+  const p = (result as { position?: unknown } | null)?.position;
+  return typeof p === "number" && Number.isSafeInteger(p) ? p : undefined;
 }

@@ -14,7 +14,13 @@ import { applyVerb } from "../verbs/apply.ts";
 import { type Assigned, VerbContext, type VerbEnv } from "../verbs/context.ts";
 import { registerInlinedTable, writeSchemaVersionRow } from "../verbs/ops/tables.ts";
 import type { CommitRequest } from "../verbs/schema.ts";
-import { lookupIdempotency, recordIdempotency, requestHash } from "./idempotency.ts";
+import {
+  type IdempotencyEntry,
+  lookupIdempotency,
+  recordedPosition,
+  recordIdempotency,
+  requestHash,
+} from "./idempotency.ts";
 
 /** What a successful member returns (the position is added once its batch is applied). */
 export interface StagedResult {
@@ -31,6 +37,10 @@ export interface StagedMember {
   result: StagedResult;
   /** The snapshot this member minted, if any. */
   snapshot: SnapshotRecord | null;
+  /** The key this member records, restamped with the batch position at commit. */
+  idempotency?: IdempotencyEntry;
+  /** A replay's recorded position (answered instead of the batch's). */
+  replayedPosition?: number;
 }
 
 export interface MemberEnv extends VerbEnv {
@@ -102,11 +112,14 @@ export async function stageMember(
           `key ${quoteName(req.idempotencyKey)} was used for a different request; use a fresh key for a new request`,
         );
       }
+      const { position: _recorded, ...recorded } = prior.result as StagedResult & { position?: unknown };
+      const position = recordedPosition(prior.result);
       return {
         layer,
         ctx: undefined,
-        result: { ...(prior.result as StagedResult), replayed: true },
+        result: { ...recorded, replayed: true },
         snapshot: null,
+        ...(position !== undefined ? { replayedPosition: position } : {}),
       };
     }
   }
@@ -143,7 +156,14 @@ export async function stageMember(
     assigned,
   };
   if (req.idempotencyKey !== undefined && hash !== undefined) {
-    await recordIdempotency(layer, req.idempotencyKey, hash, result, env.now() + env.idempotencyTtlMs);
+    const idempotency = await recordIdempotency(
+      layer,
+      req.idempotencyKey,
+      hash,
+      result,
+      env.now() + env.idempotencyTtlMs,
+    );
+    return { layer, ctx, result, snapshot, idempotency };
   }
   return { layer, ctx, result, snapshot };
 }

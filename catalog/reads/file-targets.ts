@@ -6,6 +6,7 @@
  */
 import type { ReadView } from "../../storage/api.ts";
 import { decodeValue, ValueKind } from "../codec.ts";
+import { joinPath } from "../file-paths.ts";
 import { foldName, Kind, keys, NameSpace, OptionScope } from "../keys.ts";
 import type { OptionRecord, SchemaRecord, TableRecord } from "../records.ts";
 import { pathFor } from "../verbs/context.ts";
@@ -22,9 +23,7 @@ export interface FileTarget {
   fileSizeBytes: number;
 }
 
-function join(base: string, rel: string): string {
-  return base === "" || base.endsWith("/") ? `${base}${rel}` : `${base}/${rel}`;
-}
+const join = joinPath;
 
 async function record<T>(
   view: ReadView,

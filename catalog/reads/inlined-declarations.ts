@@ -10,7 +10,7 @@ import { resolveSnapshot } from "../head.ts";
 import { Kind, keys } from "../keys.ts";
 import type { ColumnRecord, InlinedTableRecord, TableMetaRecord } from "../records.ts";
 import { duckdbTypeName } from "../types.ts";
-import { typeTree } from "./inlined-tables.ts";
+import { topLevel } from "./inlined-tables.ts";
 import { scanAll, versionsAt } from "./versions.ts";
 
 /** Table name → `[column name, DuckDB type]` in declaration order. */
@@ -36,7 +36,7 @@ export async function inlinedDeclarationsAt(
       ["row_id", "BIGINT"],
       ["begin_snapshot", "BIGINT"],
       ["end_snapshot", "BIGINT"],
-      ...typeTree(cols, null).map((c): [string, string] => [c.name, duckdbTypeName(c)]),
+      ...topLevel(cols).map((c): [string, string] => [c.name, duckdbTypeName(c)]),
     ];
   }
   const metas = await scanAll<TableMetaRecord>(

@@ -58,6 +58,10 @@ export class VerbContext {
   /** Tables whose ducklake_schema_versions row / inlined-table rotation this commit owes. */
   readonly schemaVersionTables = new Set<number>();
   readonly inlineRotationTables = new Set<number>();
+  /** Rows this commit inlined so far (bounded by MAX_INLINED_ROWS_PER_COMMIT). */
+  inlinedRows = 0;
+  /** Inlined deletes this commit staged so far (bounded by MAX_INLINED_DELETES_PER_COMMIT). */
+  inlinedDeletes = 0;
 
   constructor(
     readonly st: Staging,

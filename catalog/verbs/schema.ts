@@ -4,9 +4,18 @@
  * name, or by id.
  */
 import { z } from "zod";
+import { MAX_NAME_LENGTH, nameProblem } from "../name-rules.ts";
 
 const id = z.number().int().nonnegative();
-const name = z.string().min(1).max(1024);
+/** Every name and name reference in a verb: the one name rule (catalog/name-rules.ts). */
+const name = z
+  .string()
+  .min(1)
+  .max(MAX_NAME_LENGTH)
+  .superRefine((value, ctx) => {
+    const problem = nameProblem(value);
+    if (problem !== null) ctx.addIssue({ code: "custom", message: problem });
+  });
 
 /** A schema by name, or `{id}`. */
 export const SchemaRefSchema = z.union([name, z.object({ id })]);
@@ -85,7 +94,11 @@ export const OptionScopeSchema = z
   .union([z.object({ schema: SchemaRefSchema }), z.object({ table: RelationRefSchema })])
   .optional();
 
-const inlineValue = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+/**
+ * Any JSON value (nested types take arrays/objects); catalog/values/ checks it against its column's type.
+ * `unknown` rather than a recursive JSON schema, which the OpenAPI generator cannot describe.
+ */
+const inlineValue = z.unknown();
 
 export const VerbSchema = z.discriminatedUnion("op", [
   z.object({ op: z.literal("create_schema"), name }),

@@ -194,7 +194,16 @@ async function compareState(
         asCells(
           name,
           t.columns.map(([c]) => c),
-          t.rows,
+          // The goldens inline scalars only; a nested value would compare as its JSON text.
+          t.rows.map(
+            (r): Row =>
+              Object.fromEntries(
+                Object.entries(r).map(([k, v]) => [
+                  k,
+                  typeof v === "object" && v !== null ? JSON.stringify(v) : v,
+                ]),
+              ),
+          ),
         ),
       );
       const want = sortRows(golden[name] ?? []);

@@ -57,7 +57,8 @@ const MATRIX: [Verb, boolean, boolean, boolean, string | null][] = [
   [{ op: "set_table_stats", table: t, recordCount: 11 }, false, true, false, null],
   [{ op: "set_column_stats", table: t, column: "id", min: "0", max: "9" }, false, true, false, null],
   [
-    { op: "add_column", table: t, column: { name: "c", type: "varchar" } },
+    // int32, so the later type change is a widening DuckLake allows (int32 → int64).
+    { op: "add_column", table: t, column: { name: "c", type: "int32" } },
     true,
     true,
     true,

@@ -4,13 +4,13 @@
  * takeover and fencing, interrupted and concurrent genesis. After each, every caller has an answer and
  * the lake, reopened from R2, holds whole commits only.
  */
-import { evictDurableObject } from "cloudflare:test";
+import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { catalogAt, head, openCatalog } from "../../catalog/index.ts";
 import type { Envelope } from "../../durable-objects/envelope.ts";
 import type { SubmitStep } from "../../durable-objects/writer.ts";
 import { openWriter } from "../../storage/index.ts";
-import { afterAbort, createTable, lakeName, realBucket, rigLake, stub, unwrap } from "./support.ts";
+import { afterAbort, createTable, lakeName, realBucket, rigLake, stub, until, unwrap } from "./support.ts";
 
 const code = (e: Envelope<unknown>): string => (e.ok ? "ok" : e.error.code);
 
@@ -79,14 +79,18 @@ describe("the submitting task interrupted", () => {
     const s = stub(lake);
     unwrap(await s.createLake(lake, {}));
     unwrap(await s.commit(lake, createTable("warm"), { idempotencyKey: "key-warm" }));
-    rig.bucket.delay({ op: "put", prefix: `lakes/${lake}/wal/`, ms: 150 });
+    // The next segment PUT is held before it reaches the bucket (and never let through): the batch it
+    // carries is submitted and in flight, so no caller can have been acknowledged when the object goes.
+    const gate = rig.bucket.hold({ op: "put", prefix: `lakes/${lake}/wal/`, nth: 1 });
     const names = Array.from({ length: 8 }, (_, i) => `e${i}`);
     const pending = answers(names.map((n) => s.commit(lake, createTable(n), { idempotencyKey: `key-${n}` })));
-    await new Promise((r) => setTimeout(r, 60));
-    await evictDurableObject(s);
+    await until(lake, () => gate.held > 0, "a segment PUT in flight");
+    // The instance is lost now, mid-batch (eviction proper waits for in-flight requests to finish).
+    await runInDurableObject(s, (_i, state) => state.abort("evicted mid-batch")).catch(() => {});
     const got = await pending;
-    expect(got).toHaveLength(names.length);
-    rig.bucket.clearFaults();
+    // The interruption happened: a segment was in flight, and not one of the eight was acknowledged.
+    expect(gate.held).toBe(1);
+    expect(got).toEqual(names.map(() => "rpc-error"));
     await redrive(lake, ["warm", ...names]);
     await evictDurableObject(stub(lake));
     const state = await reopen(lake);
@@ -168,11 +172,13 @@ describe("RFC 0011 writer crash cases", () => {
     const s = stub(lake);
     unwrap(await s.createLake(lake, {}));
     unwrap(await s.commit(lake, createTable("before")));
-    rig.bucket.delay({ op: "put", prefix: `lakes/${lake}/wal/`, ms: 300 });
+    // The commit's segment PUT is held at the gate while another writer takes the lake over.
+    const gate = rig.bucket.hold({ op: "put", prefix: `lakes/${lake}/wal/`, nth: 1 });
     const inFlight = s.commit(lake, createTable("during"));
-    await new Promise((r) => setTimeout(r, 50));
+    await until(lake, () => gate.held > 0, "the commit's segment PUT in flight");
     const other = await openWriter(realBucket(), lake, { identity: "another-deployment" });
     const seen = await head(other.snapshot());
+    gate.release();
     const answer = await inFlight;
     expect(code(answer)).toBe("Fenced");
     expect(seen.snapshot_id).toBe(1);

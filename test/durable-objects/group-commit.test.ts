@@ -66,7 +66,7 @@ describe("lake writer lifecycle", () => {
     const cold = await stub(lake).head(lake);
     expect(cold.ok ? "ok" : cold.error.code).toBe("NotFound");
     const recreate = await stub(lake).createLake(lake, {});
-    expect(recreate.ok ? "ok" : recreate.error.code).toBe("AlreadyExists");
+    expect(recreate.ok ? "ok" : recreate.error.code).toBe("LakeDeletedPendingRemoval");
   });
 });
 

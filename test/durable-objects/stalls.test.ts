@@ -3,10 +3,7 @@
  * up as an unknown outcome at the bound, answers every pending caller, releases the slot and aborts.
  */
 import { describe, expect, it } from "vitest";
-import { afterAbort, createTable, lakeName, rigLake, stub, unwrap } from "./support.ts";
-
-/** Longest timer the runtime accepts: a PUT delayed this long never answers within a test. */
-const NEVER = 2 ** 31 - 1;
+import { afterAbort, createTable, lakeName, rigLake, stub, until, unwrap } from "./support.ts";
 
 describe("a bucket that never answers", () => {
   it("reports stalls, answers CommitOutcomeUnknown after the bound, releases the slot and aborts", async () => {
@@ -17,11 +14,12 @@ describe("a bucket that never answers", () => {
     const s = stub(lake);
     unwrap(await s.createLake(lake, {}));
     unwrap(await s.commit(lake, createTable("warm")));
-    rig.bucket.delay({ op: "put", ms: NEVER });
+    // Every PUT is held and never let through (until the test clears the faults).
+    const gate = rig.bucket.hold({ op: "put" });
     // The first commit is applied and waits on a segment PUT that never returns; the second cannot be
     // admitted to the store past the capacity limit, so it holds the slot until the bound.
     const first = s.commit(lake, createTable("a"));
-    await new Promise((r) => setTimeout(r, 20));
+    await until(lake, () => gate.held > 0, "the first commit's segment PUT in flight");
     const second = s.commit(lake, createTable("b"));
     const [a, b] = await Promise.all([first, second]);
     expect(a.ok ? "ok" : a.error.code).toBe("CommitOutcomeUnknown");

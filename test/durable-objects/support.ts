@@ -87,18 +87,50 @@ export const appendFile = (table: string, path: string, rows: number): CommitReq
 ];
 
 /**
- * Calls the lake's object after its previous instance aborted itself. A request that reaches the
- * doomed instance in the moment between its answers and its abort is refused by the runtime (the Worker
- * reports that as Unavailable and the client retries); so does this helper, once.
+ * Calls the lake's object after its previous instance asked to end itself. The runtime ends it a moment
+ * later (the host aborts once every answer is out); until then the doomed instance still answers, as
+ * terminal. So this asks for the writer's status, one RPC at a time, until an instance that is not
+ * terminal answers (bounded), then makes the call; a call refused while the old instance goes away is
+ * retried once. No sleeps.
  */
 export async function afterAbort<T = { snapshotId: number | null; replayed?: boolean }>(
   lake: string,
   call: (s: DurableObjectStub<LakeWriter>) => Promise<unknown>,
 ): Promise<Envelope<T>> {
-  await new Promise((r) => setTimeout(r, 50));
+  await until(
+    lake,
+    async () => {
+      const st = await stub(lake)
+        .status(lake)
+        .catch(() => undefined);
+      return st?.ok === true && (st.value.writer?.terminal ?? null) === null;
+    },
+    "a fresh writer instance",
+  );
   try {
     return (await call(stub(lake))) as Envelope<T>;
   } catch {
     return (await call(stub(lake))) as Envelope<T>;
   }
 }
+
+/**
+ * Checks `cond` once per round trip to the lake's object, until it holds (e.g. a fault-bucket gate holds
+ * a call). A gate's own `reached` promise resolves inside the object's I/O context, which the test may
+ * not continue in; polling through the stub keeps the test in its own. Bounded; never a sleep.
+ */
+export async function until(
+  lake: string,
+  cond: () => boolean | Promise<boolean>,
+  what: string,
+): Promise<void> {
+  for (let i = 0; i < UNTIL_POLLS; i++) {
+    if (await cond()) return;
+    await stub(lake)
+      .status(lake)
+      .catch(() => undefined);
+  }
+  throw new Error(`gave up waiting for ${what} after ${UNTIL_POLLS} round trips`);
+}
+
+const UNTIL_POLLS = 500;

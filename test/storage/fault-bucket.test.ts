@@ -86,4 +86,25 @@ describe("fault-injecting bucket", () => {
     expect(samples).toHaveLength(2);
     for (const ms of samples) expect(ms).toBeGreaterThanOrEqual(1);
   });
+
+  it("a gate holds matching calls before the bucket until released, then lets them through", async () => {
+    const p = `${lakeName("fb")}/`;
+    const fb = new FaultBucket(realBucket());
+    const gate = fb.hold({ op: "put", prefix: `${p}g/`, nth: 2 });
+    await fb.put(`${p}g/1`, "x");
+    const second = fb.put(`${p}g/2`, "x");
+    await gate.reached;
+    expect(gate.held).toBe(1);
+    // Held before it reached the bucket: nothing is stored yet, and other calls are not held.
+    expect(await realBucket().head(`${p}g/2`)).toBeNull();
+    await fb.put(`${p}g/3`, "x");
+    gate.release();
+    expect((await second)?.key).toBe(`${p}g/2`);
+    expect(await realBucket().head(`${p}g/2`)).not.toBeNull();
+    const all = fb.hold({ op: "get", prefix: `${p}g/` });
+    const gets = [fb.get(`${p}g/1`), fb.get(`${p}g/2`)];
+    await all.whenHeld(2);
+    fb.clearFaults();
+    expect((await Promise.all(gets)).map((o) => o?.key)).toEqual([`${p}g/1`, `${p}g/2`]);
+  });
 });

@@ -1,5 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { StoreUnavailable } from "../../storage/errors.ts";
+import { FaultBucket } from "../../storage/fault-bucket.ts";
 import { LakeDeleted, openWriter } from "../../storage/index.ts";
 import {
   deletedMarkerKey,
@@ -92,5 +94,28 @@ describe("lake registry", () => {
     } while (cursor);
     expect(seen).toEqual(expect.arrayContaining(["reg-l1", "reg-l2", "reg-l3"]));
     expect(new Set(seen).size).toBe(seen.length);
+  });
+
+  it("a failed bucket call in removal or marking is StoreUnavailable, and a resumed removal finishes", async () => {
+    const lake = "reg-fault";
+    const store = await openWriter(env.BUCKET, lake);
+    await store.close();
+    const fb = new FaultBucket(env.BUCKET);
+    fb.fail({ op: "put", nth: 1 });
+    await expect(markLakeDeleted(fb, lake, 10)).rejects.toBeInstanceOf(StoreUnavailable);
+    expect(fb.count({ outcome: "error" })).toBe(1);
+    expect(await lakeState(env.BUCKET, lake)).toEqual({ state: "live" });
+    expect(await markLakeDeleted(fb, lake, 10)).toBe(10);
+    for (const op of ["list", "delete"] as const) {
+      fb.fail({ op, nth: 1 });
+      await expect(removeDeletedLake(fb, lake, { now: 10 + HOUR, graceMs: HOUR })).rejects.toBeInstanceOf(
+        StoreUnavailable,
+      );
+      expect(fb.count({ op, outcome: "error" })).toBe(1);
+    }
+    expect(await removeDeletedLake(fb, lake, { now: 10 + HOUR, graceMs: HOUR })).toMatchObject({
+      done: true,
+    });
+    expect(await lakeState(env.BUCKET, lake)).toEqual({ state: "absent" });
   });
 });

@@ -73,16 +73,18 @@ describe("publication: the newest segment names the newest cut", () => {
         inFlight--;
       }
     };
-    fb.delay({ op: "put", ms: 5 });
+    const gate = fb.hold({ op: "put", nth: 1 });
     fb.resetCounters();
     st.write([{ key: b("k0"), value: b("v") }]);
     const flushes: Promise<void>[] = [st.flush()];
-    // Wait until the first segment PUT is in flight, then pile up more batches and flushes behind it.
-    while (inFlight === 0) await new Promise((r) => setTimeout(r, 0));
+    // The first segment PUT is held in flight; pile up more batches and flushes behind it, then let it go.
+    await gate.reached;
+    expect(inFlight).toBe(1);
     for (let i = 1; i < 10; i++) {
       st.write([{ key: b(`k${i}`), value: b("v") }]);
       flushes.push(st.flush());
     }
+    gate.release();
     await Promise.all(flushes);
     expect(maxInFlight).toBe(1);
     expect(st.durablePosition).toBe(10);

@@ -20,7 +20,8 @@ describe("recovery", () => {
   it("replays the whole tail in id order, fetching at most six segments at once", async () => {
     const lake = await lakeWithTail(20);
     const fb = new FaultBucket(realBucket());
-    fb.delay({ op: "get", prefix: walPrefix(lake), ms: 3 });
+    // Segment GETs are held until as many as recovery may run at once are in flight, then let go.
+    const gate = fb.hold({ op: "get", prefix: walPrefix(lake) });
     let inFlight = 0;
     let max = 0;
     const get = fb.get.bind(fb);
@@ -33,7 +34,11 @@ describe("recovery", () => {
         inFlight--;
       }
     };
-    const st = await open(fb, lake);
+    const opening = open(fb, lake);
+    await gate.whenHeld(RECOVERY_CONCURRENCY);
+    expect(inFlight).toBe(RECOVERY_CONCURRENCY);
+    gate.release();
+    const st = await opening;
     expect(max).toBe(RECOVERY_CONCURRENCY);
     expect(RECOVERY_CONCURRENCY).toBe(6);
     expect(st.position).toBe(19);

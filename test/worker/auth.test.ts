@@ -102,4 +102,35 @@ describe("deny by default; the dev token only with the explicit dev setting", ()
     expect(toml).not.toMatch(/^DEV_TOKEN\s*=/m);
     expect(toml).not.toMatch(/^AUTH_TOKENS\s*=/m);
   });
+
+  it("npm start alone serves the documented dev token; the deployed configuration still denies it", async () => {
+    const pkg = JSON.parse(env.TEST_PACKAGE_JSON ?? "{}") as { scripts: Record<string, string> };
+    expect(pkg.scripts.start).toBe("node tools/start.mjs");
+    // The deploy script sets nothing: deployed settings come from wrangler.toml and secrets only.
+    expect(pkg.scripts.deploy).toBe("wrangler deploy");
+    const script = env.TEST_START_SCRIPT ?? "";
+    expect(script).toContain('"dev",');
+    expect(script).toContain('"--local",');
+    expect(script).toContain('"DEV_AUTH:enabled",');
+    // Everything after `npm start --` reaches wrangler dev.
+    expect(script).toContain("...process.argv.slice(2)");
+    const token = /const DEV_TOKEN = "([^"]+)";/.exec(script)?.[1] ?? "";
+    // The token the README's walkthrough uses.
+    expect(token).toBe("dev-token-change-me");
+    expect(script).toMatch(/`DEV_TOKEN:\$\{DEV_TOKEN\}`/);
+    const grant = await authenticate({ DEV_AUTH: "enabled", DEV_TOKEN: token }, `Bearer ${token}`);
+    expect(grant).toEqual({ lakes: "*", scope: "admin" });
+    // With wrangler.toml's own value the same token is refused.
+    const deployed = /^DEV_AUTH = "([^"]*)"$/m.exec(env.TEST_WRANGLER_TOML ?? "")?.[1];
+    expect(deployed).toBe("disabled");
+    expect(await codeOf(authenticate({ DEV_AUTH: deployed, DEV_TOKEN: token }, `Bearer ${token}`))).toBe(
+      "Unauthorized",
+    );
+  });
+
+  it("local runs need no network: no Request.cf fetch from npm start, no wrangler telemetry", () => {
+    // Miniflare fetches a Request.cf sample unless this is "false" (offline: two ENOTFOUND stack traces).
+    expect(env.TEST_START_SCRIPT ?? "").toContain('CLOUDFLARE_CF_FETCH_ENABLED: "false"');
+    expect(env.TEST_WRANGLER_TOML ?? "").toMatch(/^send_metrics = false$/m);
+  });
 });

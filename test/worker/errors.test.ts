@@ -10,6 +10,7 @@ const EXPECTED_STATUS: Record<string, number> = {
   Forbidden: 403,
   NotFound: 404,
   AlreadyExists: 409,
+  LakeDeletedPendingRemoval: 409,
   CommitConflict: 409,
   PayloadTooLarge: 413,
   CommitOutcomeUnknown: 500,

@@ -69,7 +69,16 @@ describe("lake lifecycle, commits and reads over HTTP", () => {
 
     const del = await call("/v1/lakes/flow-a", { method: "DELETE" });
     expect(del.status).toBe(202);
+    const deleted = (await del.json()) as { deletedAt: number; removeAfter: number };
     await expectError(await call("/v1/lakes/flow-a"), 404, "NotFound");
+    // A create on the deleted name says what is true: deleted, and when its objects become removable.
+    const recreate = await expectError(
+      await call("/v1/lakes/flow-a", { method: "PUT" }),
+      409,
+      "LakeDeletedPendingRemoval",
+    );
+    expect(recreate.error.message).toContain(new Date(deleted.removeAfter).toISOString());
+    expect(recreate.error.message).not.toMatch(/already exists/);
   });
 
   it("a repeated Idempotency-Key replays the first result; a different body under it is refused", async () => {

@@ -597,7 +597,15 @@ const TYPES = ["int32", "int64", "varchar", "double", "boolean"];
 
 const columnType = fc.oneof({ arbitrary: fc.constantFrom(...TYPES), weight: 9 }, fc.constant("not_a_type"));
 const columnDef = fc.record({ name: fc.constantFrom(...COLUMNS), type: columnType });
-let fileSeq = 0;
+/**
+ * Registered files must exist inside the lake's data path, so each sequence lake gets a pool of uploaded
+ * objects that register_data_file verbs pick from (by absolute path, which must still lie in the lake).
+ */
+const POOL_FILES = 4;
+const POOL_FILE = new TextEncoder().encode("PAR1 fuzz pool file PAR1");
+const poolKey = (lake: string, i: number): string => `lakes/${lake}/data/pool/f-${i}.parquet`;
+const poolUrl = (lake: string, i: number): string =>
+  `r2://${env.BUCKET_NAME ?? "ducklake-edge"}/${poolKey(lake, i)}`;
 
 const w = <T>(weight: number, arbitrary: fc.Arbitrary<T>) => ({ weight, arbitrary });
 
@@ -621,6 +629,7 @@ const blindVerb = fc.constantFrom<unknown>(
 
 /** What a lake holds at its head, read back over HTTP, so the next verbs can aim at real entities. */
 interface LakeShape {
+  lake: string;
   schemas: string[];
   tables: { schema: string; name: string; columns: string[] }[];
   views: { schema: string; name: string }[];
@@ -639,6 +648,7 @@ async function shapeOf(lake: string): Promise<LakeShape> {
     `/v1/lakes/${lake}/ducklake/ducklake_data_file`,
   );
   return {
+    lake,
     schemas: catalog.schemas.map((x) => x.schema_name),
     tables: catalog.tables.map((t) => ({
       schema: t.schema_name,
@@ -695,18 +705,18 @@ function aimedVerb(shape: LakeShape): fc.Arbitrary<unknown> {
         .record({
           t: table,
           recordCount: fc.nat({ max: 1000 }),
-          fileSizeBytes: fc.nat({ max: 100_000 }),
+          pooled: fc.nat({ max: POOL_FILES - 1 }),
           min: fc.nat({ max: 50 }),
           span: fc.nat({ max: 50 }),
         })
-        .map(({ t, recordCount, fileSizeBytes, min, span }) => ({
+        .map(({ t, recordCount, pooled, min, span }) => ({
           op: "register_data_file",
           table: { schema: t.schema, name: t.name },
           file: {
-            path: `s3://fuzz-external/f-${fileSeq++}.parquet`,
+            path: poolUrl(shape.lake, pooled),
             pathIsRelative: false,
             recordCount,
-            fileSizeBytes,
+            fileSizeBytes: POOL_FILE.length,
             columnStats: t.columns
               .slice(0, 2)
               .map((column) => ({ column, min: String(min), max: String(min + span) })),
@@ -1000,6 +1010,7 @@ describe("fuzzing the HTTP API", () => {
       fc.asyncProperty(fc.integer({ min: 6, max: 16 }), fc.gen(), async (steps, g) => {
         const lake = `fuzz-seq-${lakeSeq++}`;
         expect((await request(`/v1/lakes/${lake}`, { method: "PUT" })).status).toBe(201);
+        for (let i = 0; i < POOL_FILES; i++) await env.BUCKET.put(poolKey(lake, i), POOL_FILE);
         let head = 0;
         for (let step = 0; step < steps; step++) {
           const verbs = g(verbListFor, await shapeOf(lake));

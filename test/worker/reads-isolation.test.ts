@@ -43,9 +43,8 @@ const SEED_COMMITS: Verb[][] = [
       op: "register_data_file",
       table: { name: "orders" },
       file: {
-        // Outside the lake's data prefix, so the commit needs no upload (external storage).
-        path: "s3://external-bucket/orders/a.parquet",
-        pathIsRelative: false,
+        // Put in place by seedFiles() before the commits (a registered file must exist in the lake).
+        path: "a.parquet",
         recordCount: 10,
         fileSizeBytes: 1000,
         columnStats: [{ column: "id", min: "0", max: "9", nullCount: 0, valueCount: 10 }],
@@ -55,8 +54,7 @@ const SEED_COMMITS: Verb[][] = [
       op: "register_data_file",
       table: { name: "orders" },
       file: {
-        path: "s3://external-bucket/orders/b.parquet",
-        pathIsRelative: false,
+        path: "b.parquet",
         recordCount: 5,
         fileSizeBytes: 500,
         columnStats: [{ column: "id", min: "10", max: "14", nullCount: 0, valueCount: 5 }],
@@ -69,6 +67,12 @@ const SEED_COMMITS: Verb[][] = [
     { op: "inline_insert", table: { name: "orders" }, rows: [{ id: 15, region: "eu", amount: "1.00" }] },
   ],
 ];
+
+/** The objects SEED_COMMITS register, with the sizes they state. */
+async function seedFiles(lake: string): Promise<void> {
+  await env.BUCKET.put(`lakes/${lake}/data/main/orders/a.parquet`, new Uint8Array(1000));
+  await env.BUCKET.put(`lakes/${lake}/data/main/orders/b.parquet`, new Uint8Array(500));
+}
 
 interface Fixture {
   lake: string;
@@ -193,6 +197,7 @@ async function commit(lake: string, verbs: Verb[]): Promise<{ snapshotId: number
 /** A lake created and written through the HTTP API, i.e. through its Durable Object. */
 async function viaWriter(lake: string): Promise<Fixture & { after: number }> {
   expect((await call(`/v1/lakes/${lake}`, { method: "PUT" })).status).toBe(201);
+  await seedFiles(lake);
   const snapshots = [0];
   let position = 0;
   let checkpoint = "";
@@ -225,6 +230,7 @@ async function withoutWriter(lake: string): Promise<Fixture & { checkpoint: stri
   const store = await openWriter(bucket, lake);
   const catalog = await openCatalog(store, { dataPath: `r2://ducklake-edge/lakes/${lake}/data/` });
   await store.flush();
+  await seedFiles(lake);
   const snapshots = [0];
   let position = 0;
   let checkpoint = "";

@@ -25,6 +25,25 @@ describe("request validation", () => {
     expect(body.error.message).toContain("verbs.0");
   });
 
+  it.each([
+    ["a schema named with a lone surrogate", { op: "create_schema", name: "\ud800" }],
+    [
+      "a table name containing NUL",
+      { op: "create_table", name: "t\u0000x", columns: [{ name: "a", type: "int32" }] },
+    ],
+    [
+      "a column name containing a line feed",
+      { op: "create_table", name: "t", columns: [{ name: "a\nb", type: "int32" }] },
+    ],
+  ])("%s is a 400 InvalidRequest and nothing is committed", async (_what, verb) => {
+    await call("/v1/lakes/val-names", { method: "PUT" });
+    const res = await call("/v1/lakes/val-names/commits", { method: "POST", body: { verbs: [verb] } });
+    const body = await expectError(res, 400, "InvalidRequest");
+    expect(body.error.message).toMatch(/control characters|valid Unicode text/);
+    const snaps = (await (await call("/v1/lakes/val-names/snapshots")).json()) as { snapshots: unknown[] };
+    expect(snaps.snapshots).toHaveLength(1);
+  });
+
   it("an unknown field is refused rather than ignored", async () => {
     await call("/v1/lakes/val-c", { method: "PUT" });
     const res = await call("/v1/lakes/val-c/commits", {

@@ -7,13 +7,21 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../app-env.ts";
-import { checkDataPath, dataObjectKey } from "../data-path.ts";
+import { checkDataPath, dataObjectKey, rawPathOf } from "../data-path.ts";
 import { ApiError, invalid, notFound } from "../errors.ts";
 import { requireLiveLake } from "../lakes.ts";
 import { requireScope } from "../middleware.ts";
+import { CACHE_LIFETIME_MS } from "../object-cache.ts";
 import { bearerSecurity, ErrorEnvelopeSchema, lakeRouteErrors } from "../schemas/common.ts";
 
 const DEFAULT_MAX_DATA_FILE = 100 * 1024 * 1024;
+/**
+ * Data answers are bearer-authenticated, so only the client's own cache may keep them (`private`), per
+ * token (`Vary: Authorization`), and for less than a deleted lake's grace period, so a lake re-created
+ * under the same name can never be answered from the old one's bytes. They never enter the Workers cache.
+ * Decision: docs/decisions/0100-data-caching.md.
+ */
+export const DATA_CACHE_CONTROL = `private, max-age=${CACHE_LIFETIME_MS / 1000}`;
 export const DATA_ROUTE = "/v1/lakes/:lake/data/*";
 
 const UploadedSchema = z
@@ -22,7 +30,8 @@ const UploadedSchema = z
 
 function dataPathOf(c: Context<AppEnv>, lake: string): string {
   const prefix = `/v1/lakes/${lake}/data/`;
-  const raw = new URL(c.req.url).pathname;
+  // As sent: new URL() would resolve dot segments (docs/decisions/0102-data-paths.md).
+  const raw = rawPathOf(c.req.raw.url);
   if (!raw.startsWith(prefix)) throw invalid("data path is missing");
   return checkDataPath(raw.slice(prefix.length));
 }
@@ -80,8 +89,8 @@ async function download(c: Context<AppEnv>): Promise<Response> {
     etag: object.httpEtag,
     "accept-ranges": "bytes",
     "content-type": "application/octet-stream",
-    // Data files never change once written.
-    "cache-control": "public, max-age=31536000, immutable",
+    "cache-control": DATA_CACHE_CONTROL,
+    vary: "authorization",
   });
   if (isHead || !("body" in object)) {
     headers.set("content-length", String(object.size));

@@ -61,7 +61,8 @@ const LakeListSchema = z
 
 const conflict = {
   409: {
-    description: "AlreadyExists: the lake exists, or a deleted lake of that name is still being removed",
+    description:
+      "AlreadyExists: the lake exists; LakeDeletedPendingRemoval: a lake of that name was deleted and its objects are kept until the time the message gives (ISO 8601), after which they are removed and the name is free",
     content: { "application/json": { schema: ErrorEnvelopeSchema } },
   },
 };

@@ -7,19 +7,25 @@ import type { Context } from "hono";
 import {
   type CatalogState,
   catalogAt,
+  DEFAULT_DUCKLAKE_PAGE_ROWS,
   DUCKLAKE_TABLES,
-  ducklakeTable,
+  ducklakePage,
   head,
+  isDucklakeTableName,
   listSnapshots,
+  MAX_DUCKLAKE_PAGE_ROWS,
+  pruneFiles,
   type ScanPlan,
+  type SnapshotInfo,
   tableFilesAt,
 } from "../../catalog/index.ts";
+import { timestamptzFromEpochMicros } from "../../catalog/values/index.ts";
 import type { AppEnv } from "../app-env.ts";
-import { toCsv } from "../csv.ts";
+import { csvHeader, csvLine } from "../csv.ts";
 import { type OpenedCut, openCut, respondRead } from "../cut.ts";
-import { invalid, notFound } from "../errors.ts";
+import { notFound } from "../errors.ts";
+import { parseFilters } from "../filter-query.ts";
 import { requireScope } from "../middleware.ts";
-import { type Filter, parseFilter, rangeMayMatch } from "../prune.ts";
 import { bearerSecurity, LakeParamSchema, lakeRouteErrors } from "../schemas/common.ts";
 import { queryInt, selectorRuleText, selectorShape, selectorValid } from "../selector.ts";
 
@@ -40,7 +46,9 @@ const CutSchema = z
 const SnapshotSchema = z
   .object({
     snapshot_id: z.number().int(),
-    snapshot_time: z.number().int().openapi({ description: "ms since the Unix epoch" }),
+    snapshot_time: z
+      .string()
+      .openapi({ description: "as DuckDB writes a TIMESTAMPTZ", example: "2026-12-01 08:30:38.123456+00" }),
     schema_version: z.number().int(),
     next_catalog_id: z.number().int(),
     next_file_id: z.number().int(),
@@ -57,7 +65,9 @@ const SummarySchema = z
     lake: z.string(),
     snapshotId: z.number().int(),
     schemaVersion: z.number().int(),
-    snapshotTime: z.string(),
+    snapshotTime: z
+      .string()
+      .openapi({ description: "as DuckDB writes a TIMESTAMPTZ", example: "2026-12-01 08:30:38.123456+00" }),
     tableCount: z.number().int(),
     cut: CutSchema,
   })
@@ -175,7 +185,7 @@ const planQueryShape = {
     .openapi({
       param: { name: "filter", in: "query" },
       description:
-        "prune files by stats and partition values: column:op:value, op one of eq, lt, lte, gt, gte (repeatable)",
+        "prune files by column stats (compared in the column type; names fold like catalog names): column:op:value, op one of eq, lt, lte, gt, gte (repeatable)",
       example: "region:eq:eu",
     }),
 };
@@ -239,9 +249,31 @@ const planRoute = createRoute({
 
 const DucklakeParams = LakeParamSchema.extend({
   table: z
-    .enum(Object.keys(DUCKLAKE_TABLES) as [string, ...string[]])
+    .string()
+    .refine(isDucklakeTableName, {
+      message: `one of the ${Object.keys(DUCKLAKE_TABLES).length} DuckLake tables, ducklake_inlined_data_<table>_<version> or ducklake_inlined_delete_<table>`,
+    })
     .openapi({ param: { name: "table", in: "path" }, example: "ducklake_snapshot" }),
 });
+const pageLimitParam = z
+  .string()
+  .regex(/^\d{1,5}$/, `limit must be an integer from 1 to ${MAX_DUCKLAKE_PAGE_ROWS}`)
+  .transform(Number)
+  .refine((n) => n >= 1 && n <= MAX_DUCKLAKE_PAGE_ROWS, `limit must be from 1 to ${MAX_DUCKLAKE_PAGE_ROWS}`)
+  .optional()
+  .openapi({
+    param: { name: "limit", in: "query" },
+    description: `rows per page (default ${DEFAULT_DUCKLAKE_PAGE_ROWS})`,
+    example: "1000",
+  });
+const cursorParam = z
+  .string()
+  .max(64)
+  .optional()
+  .openapi({
+    param: { name: "cursor", in: "query" },
+    description: "the previous page's next_cursor (pins the snapshot of the first page)",
+  });
 const formatParam = z
   .enum(["json", "csv"])
   .optional()
@@ -251,21 +283,29 @@ const ducklakeRoute = createRoute({
   method: "get",
   path: "/v1/lakes/{lake}/ducklake/{table}",
   summary:
-    "One of the 28 DuckLake 1.0 catalog tables as rows at a snapshot, with the spec's exact columns (JSON or CSV).",
+    "A DuckLake catalog table (the 28, or a per-table inlined data/delete table) at a snapshot, one page at a time, with values as DuckDB writes them (JSON or CSV; CSV carries the next cursor in `x-next-cursor`).",
   security: bearerSecurity,
   middleware: [requireScope("read")] as const,
   request: {
     params: DucklakeParams,
-    query: z.object({ ...selectorShape, format: formatParam }).refine(selectorValid, selectorRuleText),
+    query: z
+      .object({ ...selectorShape, format: formatParam, limit: pageLimitParam, cursor: cursorParam })
+      .refine(selectorValid, selectorRuleText),
   },
   responses: {
     200: {
-      description: "the rows",
+      description: "one page of rows",
       content: {
         "application/json": {
           schema: z.object({
+            snapshot_id: z.number().int(),
             columns: z.array(z.string()),
+            column_types: z
+              .array(z.string())
+              .nullable()
+              .openapi({ description: "DuckDB types of an inlined table's columns (null for the 28)" }),
             rows: z.array(z.record(z.string(), z.unknown())),
+            next_cursor: z.string().nullable(),
             cut: CutSchema,
           }),
         },
@@ -275,22 +315,6 @@ const ducklakeRoute = createRoute({
     ...errors304,
   },
 });
-
-function filtersOf(raw: string | string[] | undefined): Filter[] {
-  if (raw === undefined) return [];
-  return (Array.isArray(raw) ? raw : [raw]).map(parseFilter);
-}
-
-/** Keeps a file unless its stats or partition values prove no row can satisfy every filter. */
-function fileMayMatch(plan: ScanPlan, file: ScanPlan["files"][number], filters: Filter[]): boolean {
-  for (const f of filters) {
-    const col = plan.columns.find((c) => c.column_name === f.column && c.parent_column === null);
-    if (!col) throw invalid(`filter column '${f.column}' is not a top-level column of the table`);
-    const stats = file.x_column_stats.find((s) => s.column_id === col.column_id);
-    if (stats && !rangeMayMatch(stats.min_value, stats.max_value, f)) return false;
-  }
-  return true;
-}
 
 function planFile(f: ScanPlan["files"][number]) {
   return {
@@ -311,6 +335,11 @@ function planFile(f: ScanPlan["files"][number]) {
   };
 }
 
+/** A snapshot as the API shows it: snapshot_time (epoch microseconds) as DuckDB writes a TIMESTAMPTZ. */
+function snapshotJson(s: SnapshotInfo) {
+  return { ...s, snapshot_time: timestamptzFromEpochMicros(s.snapshot_time) };
+}
+
 function summarise(cat: CatalogState) {
   return { tableCount: cat.tables.length };
 }
@@ -326,7 +355,8 @@ export function registerReadRoutes(app: OpenAPIHono<AppEnv>): void {
       lake,
       snapshotId: cat.snapshot.snapshot_id,
       schemaVersion: cat.snapshot.schema_version,
-      snapshotTime: new Date(cat.snapshot.snapshot_time).toISOString(),
+      // snapshot_time is epoch microseconds; shown as DuckDB writes DuckLake's TIMESTAMPTZ column.
+      snapshotTime: timestamptzFromEpochMicros(cat.snapshot.snapshot_time),
       ...summarise(cat),
       cut: opened.cut,
     });
@@ -350,7 +380,11 @@ export function registerReadRoutes(app: OpenAPIHono<AppEnv>): void {
     const last = snapshots.at(-1);
     const headId = until === undefined ? h.snapshot_id : Math.min(until, h.snapshot_id);
     const next = last && last.snapshot_id < headId ? last.snapshot_id : null;
-    return respondRead(c as Context<AppEnv>, opened, { snapshots, next, cut: opened.cut });
+    return respondRead(c as Context<AppEnv>, opened, {
+      snapshots: snapshots.map(snapshotJson),
+      next,
+      cut: opened.cut,
+    });
   });
 
   app.openapi(snapshotRoute, async (c) => {
@@ -359,7 +393,7 @@ export function registerReadRoutes(app: OpenAPIHono<AppEnv>): void {
     const [snapshot] = await listSnapshots(opened.view, { after: id - 1, limit: 1 });
     if (!snapshot || snapshot.snapshot_id !== id)
       throw notFound(`snapshot ${id} does not exist in lake '${lake}'`);
-    return respondRead(c as Context<AppEnv>, opened, { snapshot, cut: opened.cut });
+    return respondRead(c as Context<AppEnv>, opened, { snapshot: snapshotJson(snapshot), cut: opened.cut });
   });
 
   app.openapi(catalogRoute, async (c) => {
@@ -379,15 +413,14 @@ export function registerReadRoutes(app: OpenAPIHono<AppEnv>): void {
       limit: q.limit ?? 1000,
       ...(q.after_file !== undefined ? { afterFileId: q.after_file } : {}),
     });
-    const filters = filtersOf(q.filter);
-    const kept = plan.files.filter((f) => fileMayMatch(plan, f, filters));
+    const kept = pruneFiles(plan, parseFilters(q.filter));
     return respondRead(c as Context<AppEnv>, opened, {
       snapshot_id: plan.snapshot_id,
       schema_version: plan.schema_version,
       table: plan.table as unknown as Record<string, unknown>,
       columns: plan.columns as unknown as Record<string, unknown>[],
-      files: kept.map(planFile),
-      files_pruned: plan.files.length - kept.length,
+      files: kept.files.map(planFile),
+      files_pruned: kept.pruned,
       next_after_file: plan.next_after_file_id,
       inlined_rows: plan.inlined_rows as unknown as Record<string, unknown>[],
       cut: opened.cut,
@@ -398,12 +431,47 @@ export function registerReadRoutes(app: OpenAPIHono<AppEnv>): void {
     const { lake, table } = c.req.valid("param");
     const q = c.req.valid("query");
     const opened = await openCut(c.env, lake, q);
-    const rows = await ducklakeTable(opened.view, table, q.snapshot);
-    const columns = DUCKLAKE_TABLES[table] ?? [];
+    const page = await ducklakePage(opened.view, table, {
+      ...(q.snapshot !== undefined ? { snapshot: q.snapshot } : {}),
+      ...(q.cursor !== undefined ? { after: q.cursor } : {}),
+      ...(q.limit !== undefined ? { limit: q.limit } : {}),
+    });
     if (q.format === "csv") {
-      return respondRead(c as Context<AppEnv>, opened, toCsv(columns, rows), "text/csv; charset=utf-8");
+      const lines = (function* () {
+        yield csvHeader(page.columns);
+        for (const row of page.rows) yield csvLine(page.text(row));
+      })();
+      const response = opened.fixed
+        ? await respondRead(c as Context<AppEnv>, opened, [...lines].join(""), "text/csv; charset=utf-8")
+        : streamCsv(lines);
+      if (page.next !== null) response.headers.set("x-next-cursor", page.next);
+      response.headers.set("x-snapshot-id", String(page.snapshotId));
+      return response;
     }
-    return respondRead(c as Context<AppEnv>, opened, { columns: [...columns], rows, cut: opened.cut });
+    return respondRead(c as Context<AppEnv>, opened, {
+      snapshot_id: page.snapshotId,
+      columns: page.columns,
+      column_types: page.duckdbTypes,
+      rows: page.rows,
+      next_cursor: page.next,
+      cut: opened.cut,
+    });
+  });
+}
+
+/** A CSV page written line by line as the client reads it (the page is bounded; this keeps one copy). */
+function streamCsv(lines: Iterator<string>): Response {
+  const encoder = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      const next = lines.next();
+      if (next.done) controller.close();
+      else controller.enqueue(encoder.encode(next.value));
+    },
+  });
+  return new Response(body, {
+    status: 200,
+    headers: { "content-type": "text/csv; charset=utf-8", "cache-control": "no-store" },
   });
 }
 

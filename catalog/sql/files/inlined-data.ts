@@ -5,8 +5,8 @@
  * Columns answer with their DuckDB types, values through `inlined-values.ts`.
  */
 import { InvalidRequest } from "../../errors.ts";
-import type { Row } from "../../reads/ducklake-tables.ts";
-import type { InlinedTable } from "../../reads/inlined-tables.ts";
+import type { InlinedTable, InlinedRow as Row } from "../../reads/inlined-tables.ts";
+
 import type { InlineValue } from "../../records.ts";
 import { literalsOf, type Statement, shapeOf, type Token } from "../lexer.ts";
 import type { ReadTemplate } from "../reads.ts";

@@ -4,7 +4,7 @@
  * positions visible at a snapshot, the files among a list that have any, and a table's live row count.
  */
 import { InvalidRequest } from "../../errors.ts";
-import type { Row } from "../../reads/ducklake-tables.ts";
+import type { InlinedRow as Row } from "../../reads/inlined-tables.ts";
 import type { ReadTemplate, SqlReadContext } from "../reads.ts";
 import { type SqlValue, T } from "../result.ts";
 import {

@@ -3,11 +3,18 @@
  * and are never reused; every change is a new column version and an `altered_table` entry. Shape changes
  * (add, drop, rename, type) also rotate the table's inlined-data table, as DuckLake does.
  */
-import { ValueKind } from "../../codec.ts";
+import { decodeValue, ValueKind } from "../../codec.ts";
 import { AlreadyExists, Constraint, InvalidRequest, quoteName, Unsupported } from "../../errors.ts";
 import { foldName, Kind, keys } from "../../keys.ts";
-import type { ColumnRecord, PartitionRecord, TableMetaRecord, TableRecord } from "../../records.ts";
+import type {
+  ColumnRecord,
+  InlineRowRecord,
+  PartitionRecord,
+  TableMetaRecord,
+  TableRecord,
+} from "../../records.ts";
 import { normalizeType } from "../../types.ts";
+import { canPromote, columnTree, parseValue } from "../../values/index.ts";
 import type { Assigned, VerbContext } from "../context.ts";
 import type { VerbOf } from "../schema.ts";
 import { columnRows } from "./columns-build.ts";
@@ -84,6 +91,35 @@ export async function renameColumn(ctx: VerbContext, v: VerbOf<"rename_column">)
   return { columnId: col.column_id };
 }
 
+/**
+ * A type change must hold for every live inlined row, as DuckDB's cast would on reading them: each row's
+ * value is re-checked under the new type (the work is bounded by MAX_INLINED_ROWS_PER_TABLE). Any type
+ * reads as json except text that is not a JSON document.
+ */
+async function checkInlinedRows(
+  ctx: VerbContext,
+  table: TableRecord,
+  cols: ColumnRecord[],
+  col: ColumnRecord,
+  type: string,
+): Promise<void> {
+  if (type === "json" && col.column_type !== "varchar") return;
+  let top = col;
+  while (top.parent_column !== null) {
+    const parent = cols.find((c) => c.column_id === top.parent_column);
+    if (!parent) break;
+    top = parent;
+  }
+  const changed = cols.map((c) => (c.column_id === col.column_id ? { ...c, column_type: type } : c));
+  const changedTop = changed.find((c) => c.column_id === top.column_id) ?? top;
+  const node = columnTree(changed, changedTop);
+  for await (const kv of ctx.st.scan({ prefix: keys.inlineRowPrefix(table.table_id) })) {
+    const row = decodeValue<InlineRowRecord>(ValueKind.inlineRow, kv.value, "inlined row");
+    if (row.end_snapshot !== null || !(top.column_name in row.values)) continue;
+    parseValue(node, row.values[top.column_name] ?? null, `inlined row ${row.row_id}.${top.column_name}`);
+  }
+}
+
 export async function alterColumn(ctx: VerbContext, v: VerbOf<"alter_column">): Promise<Assigned> {
   const table = await ctx.table(v.table);
   const cols = await ctx.columns(table.table_id);
@@ -98,6 +134,14 @@ export async function alterColumn(ctx: VerbContext, v: VerbOf<"alter_column">): 
       );
     }
     shape = type !== col.column_type;
+    if (shape) {
+      if (!canPromote(col.column_type, type)) {
+        throw new Unsupported(
+          `column ${col.column_id} of table ${table.table_id} cannot change from ${col.column_type} to ${type}: DuckLake allows only widening type changes`,
+        );
+      }
+      await checkInlinedRows(ctx, table, cols, col, type);
+    }
     next.column_type = type;
   }
   if (v.default !== undefined) {

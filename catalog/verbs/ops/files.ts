@@ -4,13 +4,15 @@
  * merge into the table's column stats. One live delete file per data file: a new one replaces the old.
  */
 import { ValueKind } from "../../codec.ts";
-import { InvalidRequest, NotFound } from "../../errors.ts";
-import { Kind, keys } from "../../keys.ts";
+import { InvalidRequest, NotFound, quoteName } from "../../errors.ts";
+import { joinPath, registeredPathProblem } from "../../file-paths.ts";
+import { Kind, keys, OptionScope } from "../../keys.ts";
 import type {
   ColumnRecord,
   DataFileRecord,
   DeleteFileRecord,
   FileColumnStats,
+  OptionRecord,
   PartitionRecord,
   TableRecord,
 } from "../../records.ts";
@@ -25,7 +27,33 @@ import {
   writeTableStats,
 } from "./stats-support.ts";
 
-/** Builds the data-file row (stats resolved to column ids, partition values checked). */
+/**
+ * Refuses a file outside the lake's data path: the one place every registered data and delete file
+ * passes (docs/decisions/0105-registered-file-paths.md). The table's directory resolves as readers
+ * resolve it: data_path → schema path → table path.
+ */
+async function checkFilePath(
+  ctx: VerbContext,
+  table: TableRecord,
+  kind: "data" | "delete",
+  spec: { path: string; pathIsRelative?: boolean | undefined },
+): Promise<void> {
+  const options = await ctx.read<OptionRecord>(
+    keys.current(Kind.option, OptionScope.global, 0),
+    ValueKind.option,
+    "option",
+  );
+  const dataPath = options?.values.data_path ?? "";
+  const schema = await ctx.schemaById(table.schema_id);
+  const schemaDir = schema.path_is_relative ? joinPath(dataPath, schema.path) : schema.path;
+  const tableDir = table.path_is_relative ? joinPath(schemaDir, table.path) : table.path;
+  const problem = registeredPathProblem(dataPath, tableDir, spec.path, spec.pathIsRelative ?? true);
+  if (problem !== null) {
+    throw new InvalidRequest(`the ${kind} file ${quoteName(spec.path)} cannot be registered: ${problem}`);
+  }
+}
+
+/** Builds the data-file row (path checked, stats resolved to column ids, partition values checked). */
 export async function dataFileRow(
   ctx: VerbContext,
   table: TableRecord,
@@ -33,6 +61,7 @@ export async function dataFileRow(
   dataFileId: number,
   rowIdStart: number,
 ): Promise<{ row: DataFileRecord; cols: ColumnRecord[] }> {
+  await checkFilePath(ctx, table, "data", spec);
   const cols = spec.columnStats && spec.columnStats.length > 0 ? await ctx.columns(table.table_id) : [];
   const stats: FileColumnStats[] = (spec.columnStats ?? []).map((s) => ({
     column_id: ctx.column(table, cols, s.column).column_id,
@@ -153,16 +182,18 @@ export async function expireDataFile(ctx: VerbContext, v: VerbOf<"expire_data_fi
   return { dataFileId: file.data_file_id };
 }
 
-export function deleteFileRow(
+/** Builds the delete-file row (path checked). */
+export async function deleteFileRow(
   ctx: VerbContext,
-  tableId: number,
+  table: TableRecord,
   dataFileId: number,
   deleteFileId: number,
   spec: DeleteFileSpec,
-): DeleteFileRecord {
+): Promise<DeleteFileRecord> {
+  await checkFilePath(ctx, table, "delete", spec);
   return {
     delete_file_id: deleteFileId,
-    table_id: tableId,
+    table_id: table.table_id,
     begin_snapshot: ctx.snapshotId,
     end_snapshot: null,
     data_file_id: dataFileId,
@@ -192,7 +223,7 @@ export async function registerDeleteFile(
     ctx.endVersion(Kind.deleteFile, [table.table_id, d.delete_file_id], ValueKind.deleteFile, d);
   }
   const deleteFileId = ctx.fileId();
-  const row = deleteFileRow(ctx, table.table_id, file.data_file_id, deleteFileId, v.file);
+  const row = await deleteFileRow(ctx, table, file.data_file_id, deleteFileId, v.file);
   ctx.putVersion(Kind.deleteFile, [table.table_id, deleteFileId], ValueKind.deleteFile, row);
   ctx.change("deletedFromTable", table.table_id);
   ctx.deletedDataFileIds.add(file.data_file_id);

@@ -6,7 +6,7 @@
  * flushed are deleted outright, as DuckLake deletes them). All data-only: schema_version carried.
  */
 import { decodeValue, ValueKind } from "../../codec.ts";
-import { InvalidRequest, NotFound, quoteName } from "../../errors.ts";
+import { Constraint, InvalidRequest, NotFound, quoteName } from "../../errors.ts";
 import { Kind, keys } from "../../keys.ts";
 import type {
   ColumnRecord,
@@ -19,10 +19,27 @@ import type {
   TableRecord,
 } from "../../records.ts";
 import { compareStat, NESTED } from "../../types.ts";
+import { columnTree, parseValue, type StoredValue, type TypeNode, toText } from "../../values/index.ts";
 import type { Assigned, VerbContext } from "../context.ts";
 import type { DataFileSpec, DeleteFileSpec, VerbOf } from "../schema.ts";
 import { dataFileRow, deleteFileRow, liveDataFile, liveDeleteFilesOf } from "./files.ts";
 import { emptyTableStats, mergeColumnStats, readTableStats, writeTableStats } from "./stats-support.ts";
+
+/**
+ * Smallest / largest of a list, by a loop: `Math.min(...xs)` passes every element as an argument and
+ * throws RangeError past the engine's argument limit (~130k in workerd).
+ */
+export function minOf(xs: readonly number[]): number {
+  let m = Number.POSITIVE_INFINITY;
+  for (const x of xs) if (x < m) m = x;
+  return m;
+}
+
+export function maxOf(xs: readonly number[]): number {
+  let m = Number.NEGATIVE_INFINITY;
+  for (const x of xs) if (x > m) m = x;
+  return m;
+}
 
 /** The schema version of the table's newest inlined-data table (the one new rows go into). */
 async function inlineSchemaVersion(ctx: VerbContext, table: TableRecord): Promise<number> {
@@ -43,19 +60,14 @@ async function inlineSchemaVersion(ctx: VerbContext, table: TableRecord): Promis
   return sv;
 }
 
-/** The text DuckLake's stats hold for a value (numbers in decimal, booleans as true/false). */
-function statText(value: string | number | boolean): string {
-  return typeof value === "string" ? value : String(value);
-}
-
 /** Inlined rows feed ducklake_table_column_stats like a file does (per top-level primitive column). */
 async function mergeInlinedStats(
   ctx: VerbContext,
   tableId: number,
-  cols: ColumnRecord[],
-  rows: Record<string, InlineRowRecord["values"][string]>[],
+  cols: { col: ColumnRecord; node: TypeNode }[],
+  rows: InlineRowRecord["values"][],
 ): Promise<void> {
-  for (const c of cols) {
+  for (const { col: c, node } of cols) {
     if (NESTED.has(c.column_type)) continue;
     let nulls = 0;
     let min: string | null = null;
@@ -67,8 +79,9 @@ async function mergeInlinedStats(
         nulls++;
         continue;
       }
-      const text = statText(value);
-      if (text === "NaN") {
+      // DuckLake's stats hold the value's DuckDB text (`1.50`, `0.1` for a float32, `true`).
+      const text = toText(node, value) ?? "";
+      if (text === "nan") {
         nan = true;
         continue;
       }
@@ -86,11 +99,66 @@ async function mergeInlinedStats(
   }
 }
 
+/**
+ * Safety bounds on inlined rows (docs/decisions/0121-inlined-row-limits.md). DuckLake's
+ * `data_inlining_row_limit` option says when a client inlines rows instead of writing Parquet; these caps
+ * sit far above any sensible setting of it and keep one commit, one table's flush and every per-table
+ * read of inlined rows bounded.
+ */
+export const MAX_INLINED_ROWS_PER_COMMIT = 10_000;
+export const MAX_INLINED_ROWS_PER_TABLE = 100_000;
+/** Inlined deletes (row ids and Parquet positions) one commit may stage. */
+export const MAX_INLINED_DELETES_PER_COMMIT = 10_000;
+
+/** Inlined rows the table holds now (flushed rows are gone); counted once for tables older than the counter. */
+async function inlinedRowCount(
+  ctx: VerbContext,
+  tableId: number,
+): Promise<{ meta: TableMetaRecord | undefined; count: number }> {
+  const meta = await ctx.read<TableMetaRecord>(
+    keys.current(Kind.tableMeta, tableId),
+    ValueKind.tableMeta,
+    "table meta",
+  );
+  if (meta?.x_inlined_rows !== undefined) return { meta, count: meta.x_inlined_rows };
+  let count = 0;
+  for await (const _ of ctx.st.scan({ prefix: keys.inlineRowPrefix(tableId) })) count++;
+  return { meta, count };
+}
+
+/** Moves the table's inlined-row counter by `delta` (the counter lives in its table meta record). */
+async function adjustInlinedRows(ctx: VerbContext, tableId: number, delta: number): Promise<number> {
+  const { meta, count } = await inlinedRowCount(ctx, tableId);
+  const next = count + delta;
+  if (meta) {
+    ctx.write(keys.current(Kind.tableMeta, tableId), ValueKind.tableMeta, {
+      ...meta,
+      x_inlined_rows: next,
+    } satisfies TableMetaRecord);
+  }
+  return next;
+}
+
 export async function inlineInsert(ctx: VerbContext, v: VerbOf<"inline_insert">): Promise<Assigned> {
   const table = await ctx.table(v.table);
   const t = table.table_id;
-  const cols = (await ctx.columns(t)).filter((c) => c.parent_column === null);
-  const names = new Map(cols.map((c) => [c.column_name.toLowerCase(), c.column_name]));
+  const all = await ctx.columns(t);
+  const cols = all
+    .filter((c) => c.parent_column === null)
+    .map((col) => ({ col, node: columnTree(all, col) }));
+  const byName = new Map(cols.map((c) => [c.col.column_name.toLowerCase(), c]));
+  ctx.inlinedRows += v.rows.length;
+  if (ctx.inlinedRows > MAX_INLINED_ROWS_PER_COMMIT) {
+    throw new Constraint(
+      `one commit may inline at most ${MAX_INLINED_ROWS_PER_COMMIT} rows (this one has ${ctx.inlinedRows}); split it or write a Parquet file`,
+    );
+  }
+  const held = await adjustInlinedRows(ctx, t, v.rows.length);
+  if (held > MAX_INLINED_ROWS_PER_TABLE) {
+    throw new Constraint(
+      `table ${t} would hold ${held} inlined rows, above the limit of ${MAX_INLINED_ROWS_PER_TABLE}; flush them into a file (flush_inlined) first`,
+    );
+  }
   const old = await readTableStats(ctx, t);
   const base = old ?? { ...emptyTableStats(t), begin_snapshot: ctx.snapshotId, end_snapshot: null };
   const sv = await inlineSchemaVersion(ctx, table);
@@ -99,10 +167,19 @@ export async function inlineInsert(ctx: VerbContext, v: VerbOf<"inline_insert">)
   v.rows.forEach((row, i) => {
     const values: InlineRowRecord["values"] = {};
     for (const [name, value] of Object.entries(row)) {
-      const canonical = names.get(name.toLowerCase());
-      if (canonical === undefined)
-        throw new NotFound(`column ${quoteName(name)} does not exist in table ${t}`);
-      values[canonical] = value;
+      const c = byName.get(name.toLowerCase());
+      if (c === undefined) throw new NotFound(`column ${quoteName(name)} does not exist in table ${t}`);
+      values[c.col.column_name] = parseValue(
+        c.node,
+        value === undefined ? null : (value as StoredValue),
+        `rows[${i}].${c.col.column_name}`,
+      );
+    }
+    for (const { col } of cols) {
+      if (!col.nulls_allowed && (values[col.column_name] ?? null) === null)
+        throw new Constraint(
+          `rows[${i}].${col.column_name}: column ${col.column_id} of table ${t} is NOT NULL`,
+        );
     }
     canonicalRows.push(values);
     const rowId = rowIdStart + i;
@@ -145,15 +222,26 @@ export async function inlineDelete(ctx: VerbContext, v: VerbOf<"inline_delete">)
   const fileDeletes = v.fileDeletes ?? [];
   if (rowIds.length === 0 && fileDeletes.length === 0)
     throw new InvalidRequest("inline_delete needs rowIds or fileDeletes");
+  ctx.inlinedDeletes += rowIds.length;
+  for (const fd of fileDeletes) ctx.inlinedDeletes += fd.positions.length;
+  if (ctx.inlinedDeletes > MAX_INLINED_DELETES_PER_COMMIT) {
+    throw new Constraint(
+      `one commit may stage at most ${MAX_INLINED_DELETES_PER_COMMIT} inlined deletes (this one has ${ctx.inlinedDeletes}); split it or register a delete file`,
+    );
+  }
+  let removed = 0;
   for (const rowId of rowIds) {
     const k = keys.inlineRow(t, rowId);
     const row = await ctx.read<InlineRowRecord>(k, ValueKind.inlineRow, "inlined row");
     if (!row || row.end_snapshot !== null)
       throw new NotFound(`inlined row ${rowId} of table ${t} does not exist or is already deleted`);
-    if (row.begin_snapshot === ctx.snapshotId) ctx.st.delete(k);
-    else
+    if (row.begin_snapshot === ctx.snapshotId) {
+      ctx.st.delete(k);
+      removed++;
+    } else
       ctx.write(k, ValueKind.inlineRow, { ...row, end_snapshot: ctx.snapshotId } satisfies InlineRowRecord);
   }
+  if (removed > 0) await adjustInlinedRows(ctx, t, -removed);
   if (fileDeletes.length > 0) await markInlinedDeleteTable(ctx, t);
   for (const fd of fileDeletes) {
     const file = await ctx.read<DataFileRecord>(
@@ -219,13 +307,13 @@ async function flushRows(
     );
   }
   const dataFileId = ctx.fileId();
-  const { row } = await dataFileRow(ctx, table, spec, dataFileId, Math.min(...rows.map((r) => r.row_id)));
+  const { row } = await dataFileRow(ctx, table, spec, dataFileId, minOf(rows.map((r) => r.row_id)));
   const begins = rows.map((r) => r.begin_snapshot);
   // Backdated to the first row's snapshot; rows above `partial_max`'s snapshot filter are not yet visible.
   const fileRow: DataFileRecord = {
     ...row,
-    begin_snapshot: Math.min(...begins),
-    partial_max: Math.max(...begins),
+    begin_snapshot: minOf(begins),
+    partial_max: maxOf(begins),
   };
   ctx.write(keys.current(Kind.dataFile, t, dataFileId), ValueKind.dataFile, fileRow);
   // The table's bytes grow by the new file; its record count already holds the rows.
@@ -281,9 +369,9 @@ async function mergeFileDeletes(
   for (const d of inlined) ctx.st.delete(d.key);
   const deleteFileId = ctx.fileId();
   ctx.write(keys.current(Kind.deleteFile, t, deleteFileId), ValueKind.deleteFile, {
-    ...deleteFileRow(ctx, t, dataFileId, deleteFileId, spec),
-    begin_snapshot: Math.min(...begins),
-    partial_max: Math.max(...begins),
+    ...(await deleteFileRow(ctx, table, dataFileId, deleteFileId, spec)),
+    begin_snapshot: minOf(begins),
+    partial_max: maxOf(begins),
   } satisfies DeleteFileRecord);
   ctx.change("deletedFromTable", t);
   ctx.deletedDataFileIds.add(dataFileId);
@@ -335,13 +423,14 @@ export async function flushInlined(ctx: VerbContext, v: VerbOf<"flush_inlined">)
       // DuckLake begins it at the first delete and leaves partial_max NULL (the file's rows carry their
       // snapshot ids); our reader still needs the newest one to filter older snapshots.
       ctx.write(keys.current(Kind.deleteFile, t, deleteFileId), ValueKind.deleteFile, {
-        ...deleteFileRow(ctx, t, flushed.dataFileId, deleteFileId, v.deleteFile),
-        begin_snapshot: Math.min(...ends),
-        x_max_snapshot: Math.max(...ends),
+        ...(await deleteFileRow(ctx, table, flushed.dataFileId, deleteFileId, v.deleteFile)),
+        begin_snapshot: minOf(ends),
+        x_max_snapshot: maxOf(ends),
       } satisfies DeleteFileRecord);
       out.deleteFileId = deleteFileId;
     }
     for (const k of flushed.dropKeys) ctx.st.delete(k);
+    await adjustInlinedRows(ctx, t, -flushed.dropKeys.length);
     ctx.change("inlineFlush", t);
   }
   if (merged.length > 0) out.mergedDeleteFileIds = merged;

@@ -1,0 +1,11 @@
+/**
+ * parquet/: a leaf that writes and reads Parquet files DuckDB reads back with the exact types. No
+ * DuckLake rules: mapping DuckLake column types to Parquet types and stats to catalog strings is
+ * `catalog/`'s.
+ */
+export * from "./errors.ts";
+export * from "./limits.ts";
+export { type ReadFile, readParquet } from "./read.ts";
+export { compareCodePoints } from "./stats.ts";
+export * from "./types.ts";
+export { type WriteOptions, writeParquet } from "./write.ts";

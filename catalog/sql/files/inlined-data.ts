@@ -7,7 +7,6 @@
 import { InvalidRequest } from "../../errors.ts";
 import type { InlinedTable, InlinedRow as Row } from "../../reads/inlined-tables.ts";
 
-import type { InlineValue } from "../../records.ts";
 import { literalsOf, type Statement, shapeOf, type Token } from "../lexer.ts";
 import type { ReadTemplate } from "../reads.ts";
 import { type SqlColumn, type SqlValue, T } from "../result.ts";
@@ -21,7 +20,7 @@ import {
   shapeOfSql,
   visibleAt,
 } from "./common.ts";
-import { sqlValueOf } from "./inlined-values.ts";
+import { storedSqlValue } from "./inlined-values.ts";
 
 type Cond = (r: Row, lits: readonly number[]) => boolean;
 
@@ -106,9 +105,10 @@ function cellsOf(table: InlinedTable, columns: string[]): { cols: SqlColumn[]; g
     if (!type) throw new InvalidRequest(`the inlined table has no column ${JSON.stringify(c)}`);
     return type;
   });
+  const nodes = columns.map((c) => table.types[table.columns.findIndex(([name]) => name === c)]);
   return {
     cols: columns.map((_c, k) => col(`col${k + 1}`, types[k] ?? T.SQLNULL)),
-    get: (r) => columns.map((c, k) => sqlValueOf(types[k] ?? T.SQLNULL, (r[c] ?? null) as InlineValue)),
+    get: (r) => columns.map((c, k) => storedSqlValue(types[k] ?? T.SQLNULL, nodes[k], r[c] ?? null)),
   };
 }
 

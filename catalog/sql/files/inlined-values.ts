@@ -4,9 +4,15 @@
  * (`InlineValue`: the JSON scalar a verb carried, or DuckDB's text form of the value) to the `SqlValue`
  * of that type (`result.ts`: DECIMAL as the unscaled bigint, times as bigint microseconds, DATE as days).
  * A value that does not fit its type is refused, never coerced to something else.
+ *
+ * What a valid stored value is belongs to `catalog/values/` (docs/decisions/0120-inlined-value-types.md):
+ * `storedSqlValue` first brings a stored value to its canonical stored form with `parseValue`, then maps
+ * that form; a row stored before that module (old form) which `parseValue` refuses is mapped as it was
+ * stored, as this reader always did.
  */
 import { InvalidRequest, quoteName, Unsupported } from "../../errors.ts";
 import type { InlineValue } from "../../records.ts";
+import { parseValue, type StoredValue, type TypeNode } from "../../values/index.ts";
 import type { SqlField, SqlType, SqlValue } from "../result.ts";
 
 type ScalarId = Extract<SqlType, { id: string }>["id"];
@@ -300,4 +306,27 @@ export function sqlValueOf(type: SqlType, value: InlineValue | undefined): SqlVa
     case "SQLNULL":
       return null;
   }
+}
+
+/**
+ * A stored inlined value of the DuckLake column `node` as the SqlValue of `type`: canonicalised by
+ * `catalog/values/` `parseValue` (new writes are already canonical; older rows may hold other accepted
+ * spellings, e.g. a decimal as a JSON number), then mapped by `sqlValueOf`.
+ */
+export function storedSqlValue(
+  type: SqlType,
+  node: TypeNode | undefined,
+  value: StoredValue | undefined,
+): SqlValue {
+  if (value === null || value === undefined) return null;
+  let canonical: StoredValue = value;
+  if (node) {
+    try {
+      canonical = parseValue(node, value, node.name);
+    } catch (e) {
+      // A row stored in the old form that the value rules refuse: read as stored (the old reader's rule).
+      if (!(e instanceof InvalidRequest)) throw e;
+    }
+  }
+  return sqlValueOf(type, canonical);
 }

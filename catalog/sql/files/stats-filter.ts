@@ -4,15 +4,14 @@
  * `(value_count IS NULL OR value_count > 0) AND (max_value IS NULL OR min_value IS NULL OR
  * (2 BETWEEN TRY_CAST(min_value AS INTEGER) AND TRY_CAST(max_value AS INTEGER)))`, evaluated per stats
  * row with SQL's three-valued logic. Stats text is compared with the catalog's type-aware comparison
- * (`catalog/types.ts` `compareStat`): numerically when cast to a numeric type, as text otherwise.
+ * (`catalog/stat-order.ts` `compareStat`, the one home of stats order): numerically when cast to a numeric type, as text otherwise.
  * Anything outside this small expression language is refused by name (decision record 0200).
  *
- * Merge note: scan-plan pruning by stats lives in `catalog/` too; this is the SQL-side predicate and
- * can share its comparison with that code once both are on main.
+ * Scan-plan pruning (`catalog/reads/prune.ts`) orders stats with the same `stat-order.ts`.
  */
 import { Unsupported } from "../../errors.ts";
 import type { FileColumnStats } from "../../records.ts";
-import { compareStat } from "../../types.ts";
+import { compareStat } from "../../stat-order.ts";
 import type { Token } from "../lexer.ts";
 
 type Value =

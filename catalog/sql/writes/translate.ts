@@ -45,6 +45,7 @@ import type {
   Versioned,
   ViewRecord,
 } from "../../records.ts";
+import { columnTree, parseValue } from "../../values/index.ts";
 import { applyVerb } from "../../verbs/apply.ts";
 import type { VerbContext } from "../../verbs/context.ts";
 import {
@@ -99,8 +100,8 @@ function boolOrNull(l: Literal | undefined, what: string): boolean | null {
 }
 
 /**
- * An inlined value as the catalog stores it: numbers that round-trip exactly as JS numbers, other
- * numeric text (DECIMAL's `1.50`, HUGEINT) as its text, strings, booleans, NULL.
+ * A DuckDB literal as the JSON value `catalog/values/` `parseValue` takes: numbers that round-trip exactly
+ * as JS numbers, other numeric text (DECIMAL's `1.50`, HUGEINT) as its text, strings, booleans, NULL.
  */
 function inlineValue(l: Literal): InlineValue {
   switch (l.k) {
@@ -880,6 +881,11 @@ export class Translator {
     await this.premiseRowIds(t);
     const data = await this.inlinedColumns(t, sv);
     const columns = ["row_id", "begin_snapshot", "end_snapshot", ...data];
+    const all = await this.ctx.columns(t);
+    const nodes = new Map(
+      all.filter((c) => c.parent_column === null).map((c) => [c.column_name, columnTree(all, c)] as const),
+    );
+
     const rows = cellsOf(op, columns);
     for (const r of rows) {
       const rowId = int(r.row_id, "row_id");
@@ -895,7 +901,12 @@ export class Translator {
         this.lineage(t).add(rowId);
       }
       const values: InlineRowRecord["values"] = {};
-      for (const c of data) values[c] = inlineValue(r[c] as Literal);
+      // The stored form and what is valid per type are catalog/values/' rules (decision 0120).
+      for (const c of data) {
+        const node = nodes.get(c);
+        if (!node) throw bad(`${op.table} has no column ${quoteName(c)}`);
+        values[c] = parseValue(node, inlineValue(r[c] as Literal), `${op.table}.${c} (row ${rowId})`);
+      }
       this.ctx.write(k, ValueKind.inlineRow, {
         row_id: rowId,
         begin_snapshot: this.S,

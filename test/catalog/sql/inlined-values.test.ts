@@ -4,7 +4,10 @@
  * `epoch_us(TIMESTAMPTZ '2026-01-02 03:04:05.25+01')` is 1767319445250000).
  */
 import { describe, expect, it } from "vitest";
-import { sqlTypeOf, sqlValueOf } from "../../../catalog/sql/files/inlined-values.ts";
+import { sqlTypeOf, sqlValueOf, storedSqlValue } from "../../../catalog/sql/files/inlined-values.ts";
+import type { TypeNode } from "../../../catalog/values/index.ts";
+
+const node = (type: string, children: TypeNode[] = []): TypeNode => ({ name: "c", type, children });
 
 describe("inlined values become SqlValues of their DuckDB type", () => {
   it("parses the DuckDB type names inlined tables declare", () => {
@@ -65,5 +68,26 @@ describe("inlined values become SqlValues of their DuckDB type", () => {
     expect(sqlValueOf(sqlTypeOf("INTEGER[]"), "[1, null, 3]")).toEqual([1, null, 3]);
     expect(sqlValueOf(sqlTypeOf("STRUCT(a INTEGER, b VARCHAR)"), '{"a": 1}')).toEqual({ a: 1, b: null });
     expect(sqlValueOf(sqlTypeOf("MAP(VARCHAR, BIGINT)"), '{"k": 2}')).toEqual([{ key: "k", value: 2n }]);
+  });
+
+  it("reads the stored form of catalog/values/ (decision 0120) and rows stored before it", () => {
+    const dec = sqlTypeOf("DECIMAL(10,2)");
+    // New writes: DuckDB's text with exactly `scale` digits; older rows: a JSON number.
+    expect(storedSqlValue(dec, node("decimal(10,2)"), "1.50")).toBe(150n);
+    expect(storedSqlValue(dec, node("decimal(10,2)"), 1.5)).toBe(150n);
+    const tz = sqlTypeOf("TIMESTAMP WITH TIME ZONE");
+    expect(storedSqlValue(tz, node("timestamptz"), "2026-01-02 02:04:05.25+00")).toBe(1_767_319_445_250_000n);
+    expect(storedSqlValue(sqlTypeOf("DOUBLE"), node("float64"), "NaN")).toBeNaN();
+    expect(storedSqlValue(sqlTypeOf("DOUBLE"), node("float64"), "-Infinity")).toBe(Number.NEGATIVE_INFINITY);
+    // Nested values are stored as JSON arrays/objects, maps as [{key, value}].
+    const list = node("list", [node("int32")]);
+    expect(storedSqlValue(sqlTypeOf("INTEGER[]"), list, [1, null, 3])).toEqual([1, null, 3]);
+    const map = node("map", [node("varchar"), node("int64")]);
+    expect(storedSqlValue(sqlTypeOf("MAP(VARCHAR, BIGINT)"), map, [{ key: "k", value: 2 }])).toEqual([
+      { key: "k", value: 2n },
+    ]);
+    // An old-form row the value rules refuse (nested text) is read as stored, as before.
+    expect(storedSqlValue(sqlTypeOf("INTEGER[]"), list, "[1, 2]")).toEqual([1, 2]);
+    expect(storedSqlValue(dec, node("decimal(10,2)"), null)).toBeNull();
   });
 });

@@ -1,7 +1,15 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, normalize } from "node:path";
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
+
+/** Golden Quack wire bodies captured from stock DuckDB (tools/quack-wire-capture.py), by file name. */
+const QUACK_WIRE_DIR = "./test/fixtures/quack/wire";
+const quackWire: Record<string, string> = Object.fromEntries(
+  readdirSync(QUACK_WIRE_DIR)
+    .filter((f) => f.endsWith(".bin"))
+    .map((f) => [f, readFileSync(`${QUACK_WIRE_DIR}/${f}`).toString("base64")]),
+);
 
 export default defineConfig({
   plugins: [
@@ -34,6 +42,7 @@ export default defineConfig({
           // The committed generated client inputs; test/client/generated.test.ts fails when they are stale.
           TEST_CLIENT_OPENAPI: readFileSync("./client/openapi.json", "utf8"),
           TEST_CLIENT_SCHEMA: readFileSync("./client/schema.d.ts", "utf8"),
+          TEST_QUACK_WIRE: JSON.stringify(quackWire),
           // A developer's .dev.vars must not leak into the suite.
           DEV_AUTH: "disabled",
           DEV_TOKEN: "",

@@ -116,3 +116,15 @@ export function isMemberError(e: unknown): e is CodedError {
 export function isTransactionConflict(e: unknown): boolean {
   return e instanceof CodedError && e.code === "TransactionConflict";
 }
+
+/**
+ * A SQL statement names a table that does not exist, with stock DuckDB's text for it: DuckLake's
+ * inlined-delete probe treats exactly this error as "the table has no inlined deletes"
+ * (`docs/decisions/0220-quack-file-reads.md`).
+ */
+export class MissingRelation extends CodedError {
+  readonly code = "MissingRelation";
+  constructor(name: string) {
+    super(`Table with name ${name} does not exist!`);
+  }
+}

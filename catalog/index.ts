@@ -13,11 +13,13 @@ import {
   runGroup,
 } from "./commit/group.ts";
 import { DEFAULT_IDEMPOTENCY_TTL_MS } from "./commit/idempotency.ts";
+import type { GroupMember } from "./commit/member.ts";
 import { sweepIdempotencyKeys } from "./commit/sweep.ts";
 import { uuidv7 } from "./uuid.ts";
 import type { CommitRequest } from "./verbs/schema.ts";
 
 export type { CommitResult, GroupOutcome, MemberResult } from "./commit/group.ts";
+export type { GroupMember, SelfStagedMember } from "./commit/member.ts";
 export * from "./errors.ts";
 export { MAX_FLUSH_RECORDS, MAX_OPS_PER_WRITE, MAX_UNFLUSHED_RECORDS } from "./ingest/limits.ts";
 export { MAX_ROWS_PAGE, type RowsQuery, type RowsRead, readRows } from "./ingest/read.ts";
@@ -33,9 +35,15 @@ export {
 export { DUCKLAKE_TABLES, ducklakeTable, type Row } from "./reads/ducklake-tables.ts";
 export { type FileTarget, fileTargets } from "./reads/file-targets.ts";
 export { type ScanPlan, tableFilesAt } from "./reads/files-at.ts";
-export { type InlinedRow, type InlinedTable, inlinedTablesAt } from "./reads/inlined-tables.ts";
+export {
+  type InlinedRow,
+  type InlinedTable,
+  inlinedTableNamed,
+  inlinedTablesAt,
+} from "./reads/inlined-tables.ts";
 export { FILTER_OPS, type FilterOp, pruneFiles, type StatsFilter } from "./reads/prune.ts";
 export { head, listSnapshots, type SnapshotInfo } from "./reads/snapshots.ts";
+export { type TableFileRows, tableFileRows } from "./reads/table-files.ts";
 export type { Assigned } from "./verbs/context.ts";
 export {
   MAX_INLINED_DELETES_PER_COMMIT,
@@ -92,7 +100,7 @@ export class Catalog {
    * Stages every member against the state the previous members left, each minting its own snapshot, in
    * one store batch; re-runs members after a benign lost race. Results are final once `durable` settles.
    */
-  commitGroup(members: CommitRequest[]): Promise<GroupOutcome> {
+  commitGroup(members: GroupMember[]): Promise<GroupOutcome> {
     return runGroup(this.store, members, this.env);
   }
 

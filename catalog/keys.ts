@@ -123,6 +123,13 @@ export const keys = {
   inlineRow: (tableId: number, rowId: number): Bytes =>
     key([Subspace.inline, InlineKind.row], tableId, rowId),
   inlineRowPrefix: (tableId: number): Bytes => key([Subspace.inline, InlineKind.row], tableId),
+  /**
+   * An earlier version of an inlined row whose row id a later version took over (DuckLake's UPDATE keeps
+   * the row id: the old version ends, the new one begins under the same id). It sorts right after the
+   * row's own key, inside `inlineRowPrefix`, so every reader of a table's rows sees both versions.
+   */
+  inlineRowVersion: (tableId: number, rowId: number, beginSnapshot: number): Bytes =>
+    key([Subspace.inline, InlineKind.row], tableId, rowId, beginSnapshot),
   inlineFileDelete: (tableId: number, dataFileId: number, position: number): Bytes =>
     key([Subspace.inline, InlineKind.fileDelete], tableId, dataFileId, position),
   inlineFileDeletePrefix: (tableId: number, ...dataFileId: number[]): Bytes =>

@@ -2,6 +2,8 @@
  * DuckLake 1.0 column types (DuckLakeTypes::FromString's table). Names are stored lowercased, the way
  * DuckLake writes them. VARIANT is refused by name: its statistics and inlining rules are not modelled.
  */
+
+import { DUCKDB_KEYWORDS } from "./duckdb-keywords.ts";
 import { InvalidRequest, quoteName, Unsupported } from "./errors.ts";
 
 const PRIMITIVES = new Set([
@@ -118,8 +120,9 @@ export function duckdbTypeName(node: TypeNode): string {
   if (node.type === "map" && first && second)
     return `MAP(${duckdbTypeName(first)}, ${duckdbTypeName(second)})`;
   if (node.type === "struct") {
+    // DuckDB quotes a struct field that is a keyword or not a plain identifier (capitals are plain here).
     const field = (c: TypeNode) =>
-      `${/^[a-z_][a-z0-9_]*$/.test(c.name) ? c.name : `"${c.name.replace(/"/g, '""')}"`} ${duckdbTypeName(c)}`;
+      `${/^[A-Za-z_][A-Za-z0-9_]*$/.test(c.name) && !DUCKDB_KEYWORDS.has(c.name.toLowerCase()) ? c.name : `"${c.name.replace(/"/g, '""')}"`} ${duckdbTypeName(c)}`;
     return `STRUCT(${node.children.map(field).join(", ")})`;
   }
   const dec = /^decimal\((\d+),(\d+)\)$/.exec(node.type);

@@ -9,6 +9,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { CommitResult } from "../catalog/index.ts";
 import { InvalidRequest, type MemberResult, quoteName } from "../catalog/index.ts";
+import type { SqlWriteAnswer, SqlWriteRequest } from "../catalog/sql/writes/contract.ts";
 import type { CheckpointInfo } from "../storage/api.ts";
 import type { Env } from "../worker/env.ts";
 import { AlarmScheduler } from "./alarm.ts";
@@ -149,6 +150,14 @@ export class LakeWriter extends DurableObject<Env> {
   /** A caller's own group: one batch, one snapshot per member, per-member results. */
   async commitGroup(lake: string, requests: unknown): Promise<Envelope<MemberResult[]>> {
     return this.call(lake, (w) => w.commitGroup(requests));
+  }
+
+  /**
+   * A Quack request holding write statements (DuckLake's commit batch): one atomic commit through the
+   * coalescer, answered once durable and published with the last statement's result and its position.
+   */
+  async sqlWrite(lake: string, req: SqlWriteRequest): Promise<Envelope<SqlWriteAnswer>> {
+    return this.call(lake, (w) => w.sqlWrite(req));
   }
 
   /** The head of the newest durable, published cut. */

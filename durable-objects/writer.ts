@@ -8,12 +8,15 @@
  * Terminal: `Fenced`, or an outcome the writer can no longer resolve, answers every pending caller and
  * asks the host to abort the instance; it never reopens in place.
  */
+
+import { normalizeDataPath } from "../catalog/data-path.ts";
 import {
   AlreadyExists,
   type Catalog,
   type CommitRequest,
   CommitRequestSchema,
   type CommitResult,
+  type GroupMember,
   type GroupOutcome,
   head,
   InvalidRequest,
@@ -27,6 +30,8 @@ import {
 import { MAX_FLUSH_ROWS_PER_STEP } from "../catalog/maintenance/flush-plan.ts";
 import { runFlushJob } from "../maintenance/flush.ts";
 import type { JobRun } from "../maintenance/history.ts";
+import type { SqlWriteAnswer, SqlWriteRequest } from "../catalog/sql/writes/contract.ts";
+import { planSqlWrite } from "../catalog/sql/writes/plan.ts";
 import type { Bucket, CheckpointInfo, CheckpointWriter, MaintenanceReport, Store } from "../storage/api.ts";
 import { CodedError, Fenced, LakeDeleted, OpenRaced, StoreUnavailable } from "../storage/errors.ts";
 import { LakeStore, openWriter } from "../storage/index.ts";
@@ -114,7 +119,7 @@ interface Session {
 
 /** A coalescer member: one caller's request list (a caller's own group stays in one batch). */
 interface Unit {
-  requests: CommitRequest[];
+  requests: GroupMember[];
 }
 
 type Submitted =
@@ -165,8 +170,30 @@ export interface FlushAnswer {
   pending: number;
 }
 
-function appendsRows(r: CommitRequest): boolean {
-  return r.verbs.some((v) => v.op === "rows_write" || v.op === "rows_truncate");
+function appendsRows(r: GroupMember): boolean {
+  return "verbs" in r && r.verbs.some((v) => v.op === "rows_write" || v.op === "rows_truncate");
+}
+
+function parseSqlWrite(raw: unknown): SqlWriteRequest {
+  const r = raw as Partial<SqlWriteRequest> | null;
+  if (
+    r === null ||
+    typeof r !== "object" ||
+    typeof r.sql !== "string" ||
+    typeof r.mayCreateLake !== "boolean"
+  ) {
+    throw new InvalidRequest(
+      "a SQL write needs { sql: string, mayCreateLake: boolean, idempotencyKey?: string }",
+    );
+  }
+  if (r.idempotencyKey !== undefined && (typeof r.idempotencyKey !== "string" || r.idempotencyKey === "")) {
+    throw new InvalidRequest("idempotencyKey must be a non-empty string");
+  }
+  return {
+    sql: r.sql,
+    mayCreateLake: r.mayCreateLake,
+    ...(r.idempotencyKey !== undefined ? { idempotencyKey: r.idempotencyKey } : {}),
+  };
 }
 
 export class Writer {
@@ -300,6 +327,30 @@ export class Writer {
     return this.run(requests.map(parseRequest));
   }
 
+  /**
+   * A Quack request holding write statements: DuckLake's commit batch, translated into one staged-row
+   * member of the same commit core as verb commits (docs/decisions/0230-sql-write-translation.md), or a new lake's initialization batch.
+   * Answers once the batch is durable and published, with the last statement's result.
+   */
+  async sqlWrite(raw: unknown): Promise<SqlWriteAnswer> {
+    const req = parseSqlWrite(raw);
+    const plan = planSqlWrite(req.sql, req.idempotencyKey);
+    if (plan.kind === "create-lake") {
+      if (!req.mayCreateLake) {
+        throw new InvalidRequest(
+          `lake ${quoteName(this.host.lake)}: an initialization batch creates the lake, and this caller may not create lakes`,
+        );
+      }
+      const created = await this.createLake({ dataPath: plan.dataPath });
+      return { result: plan.result, position: created.position };
+    }
+    const results = await this.run([plan.member]);
+    const r = results[0];
+    if (r === undefined) throw new Error("the batch returned no result for a member");
+    if (!r.ok) throw new MemberFailed(r.error.code, r.error.message);
+    return { result: plan.answer(r.value), position: r.value.position };
+  }
+
   /** The head as of the newest durable, published cut. */
   async head(): Promise<HeadAnswer> {
     const s = await this.ready();
@@ -310,6 +361,9 @@ export class Writer {
   async createLake(options: { dataPath?: string; flushSpacingMs?: number } = {}): Promise<CreateAnswer> {
     this.throwIfStopped();
     if (options.flushSpacingMs !== undefined) checkSpacing(options.flushSpacingMs);
+    if (options.dataPath !== undefined) {
+      options = { ...options, dataPath: normalizeDataPath(options.dataPath) };
+    }
     this.throwIfDeleting();
     const known = this.host.registry.get();
     if (known?.state === "deleted") throw this.deletedError(true, known.deletedAt);
@@ -656,7 +710,7 @@ export class Writer {
 
   // --- commit path ---------------------------------------------------------------------------------
 
-  private async run(requests: CommitRequest[], alone = false): Promise<MemberResult[]> {
+  private async run(requests: GroupMember[], alone = false): Promise<MemberResult[]> {
     this.throwIfStopped();
     const ticket = new Ticket();
     this.tickets.add(ticket);

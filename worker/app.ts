@@ -18,6 +18,7 @@ import { registerHealthRoutes } from "./routes/health.ts";
 import { registerInlinedRoutes } from "./routes/inlined.ts";
 import { registerLakeRoutes } from "./routes/lakes.ts";
 import { registerMetricsRoutes } from "./routes/metrics.ts";
+import { registerQuackRoutes } from "./routes/quack.ts";
 import { registerReadRoutes } from "./routes/reads.ts";
 import { registerRowRoutes } from "./routes/rows.ts";
 import { registerWriterRoutes } from "./routes/writer.ts";
@@ -88,6 +89,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   registerReadRoutes(app);
   registerRowRoutes(app);
   registerInlinedRoutes(app);
+  registerQuackRoutes(app);
 
   app.doc31("/v1/openapi.json", {
     openapi: "3.1.0",

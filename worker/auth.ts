@@ -121,3 +121,25 @@ export function authorize(grant: Grant, lake: string | null, needed: Scope): voi
     throw new ApiError("Forbidden", `this route needs '${needed}' scope; the token has '${grant.scope}'`);
   }
 }
+
+/** The SHA-256 digest a token is known by (what a Quack connection id carries instead of the token). */
+export function tokenDigest(token: string): Promise<Uint8Array> {
+  return sha256(token);
+}
+
+/**
+ * The grant of the configured token with this digest, or undefined: checked against the current
+ * AUTH_TOKENS on every call, so a revoked token stops working at once. Visits every entry.
+ */
+export async function grantByDigest(env: AuthEnv, digest: Uint8Array): Promise<Grant | undefined> {
+  let found: Grant | undefined;
+  for (const entry of await loadGrants(env)) {
+    if (digestsEqual(entry.digest, digest) && !found) found = entry.grant;
+  }
+  return found;
+}
+
+/** True when the grant reaches `needed` scope (read ⊂ write ⊂ admin). */
+export function scopeAtLeast(grant: Grant, needed: Scope): boolean {
+  return RANK[grant.scope] >= RANK[needed];
+}

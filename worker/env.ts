@@ -11,6 +11,8 @@ export interface Env {
   DEV_TOKEN?: string;
   /** Secret: JSON map of token -> { lakes: string[] | ["*"], scope: "read" | "write" | "admin" }. */
   AUTH_TOKENS?: string;
+  /** Optional secret signing Quack connection ids (decision 0202); unset, a key derived from the tokens. */
+  QUACK_SESSION_SECRET?: string;
   MAX_BODY_BYTES?: string;
   /** Largest data-file upload accepted, in bytes. */
   MAX_DATA_FILE_BYTES?: string;
@@ -26,6 +28,8 @@ export interface Env {
   /** Tests only: the committed client/openapi.json and client/schema.d.ts (the staleness check). */
   TEST_CLIENT_OPENAPI?: string;
   TEST_CLIENT_SCHEMA?: string;
+  /** Tests only: golden Quack wire bodies (file name -> base64), test/fixtures/quack/wire/. */
+  TEST_QUACK_WIRE?: string;
 }
 
 type WorkerEnv = Env;

@@ -20,10 +20,16 @@ import { readHead, readSnapshot, readSnapshotsBetween } from "../head.ts";
 import { keys } from "../keys.ts";
 import type { SnapshotRecord } from "../records.ts";
 import { Staging } from "../staging.ts";
-import type { CommitRequest } from "../verbs/schema.ts";
 import { backoffDelay, MAX_COMMIT_ATTEMPTS, sleep } from "./backoff.ts";
 import { lookupIdempotency, stampedIdempotency } from "./idempotency.ts";
-import { type MemberEnv, type StagedMember, type StagedResult, stageMember } from "./member.ts";
+import {
+  type GroupMember,
+  isSelfStaged,
+  type MemberEnv,
+  type StagedMember,
+  type StagedResult,
+  stageMember,
+} from "./member.ts";
 
 export interface CommitResult extends StagedResult {
   /** The store position of the batch (read-your-writes token). */
@@ -106,7 +112,7 @@ type Attempt =
 
 async function attempt(
   store: Store,
-  members: CommitRequest[],
+  members: GroupMember[],
   pending: number[],
   results: (MemberResult | undefined)[],
   env: GroupEnv,
@@ -121,14 +127,18 @@ async function attempt(
     const errors = new Map<number, CodedError>();
     let current = premise;
     for (const i of pending) {
-      const req = members[i] as CommitRequest;
+      const req = members[i] as GroupMember;
       try {
-        const s = await stageMember(group, current, env, req);
+        const s = isSelfStaged(req)
+          ? await req.stage(group, current, env)
+          : await stageMember(group, current, env, req);
         s.layer.commitToParent();
         if (s.snapshot) current = s.snapshot;
         staged.set(i, s);
       } catch (e) {
-        if (!isMemberError(e)) throw e;
+        // A staged-row member whose rows were stamped against an older head declines with CommitConflict:
+        // its own lost race, which must not poison the other members (docs/decisions/0230-sql-write-translation.md).
+        if (!isMemberError(e) && !(e instanceof CommitConflict)) throw e;
         errors.set(i, e);
       }
     }
@@ -172,7 +182,7 @@ function withAttempts(outcome: GroupOutcome, attempts: number): GroupOutcome {
   return outcome;
 }
 
-export async function runGroup(store: Store, members: CommitRequest[], env: GroupEnv): Promise<GroupOutcome> {
+export async function runGroup(store: Store, members: GroupMember[], env: GroupEnv): Promise<GroupOutcome> {
   const results: (MemberResult | undefined)[] = members.map(() => undefined);
   let pending = members.map((_, i) => i);
   let startHead: number | undefined;

@@ -48,6 +48,24 @@ export interface MemberEnv extends VerbEnv {
 }
 
 /**
+ * A member that stages itself: the staged-row path (`catalog/sql/writes/`), whose member is DuckLake's
+ * own rows rather than verbs. It stages into `group.child()` against the premise like a verb member and
+ * joins the same batch, head check, classification and durability.
+ */
+export interface SelfStagedMember {
+  readonly kind: "staged-rows";
+  readonly idempotencyKey?: string;
+  stage(group: Staging, premise: SnapshotRecord, env: MemberEnv): Promise<StagedMember>;
+}
+
+/** One member of a commit group: a verb request or a self-staged (staged-row) member. */
+export type GroupMember = CommitRequest | SelfStagedMember;
+
+export function isSelfStaged(m: GroupMember): m is SelfStagedMember {
+  return (m as { kind?: unknown }).kind === "staged-rows";
+}
+
+/**
  * DuckLake's writer refuses a change set holding a compaction (`merge_adjacent`, `rewrite_delete`) next to
  * any other entry: "Transactions can either make changes OR perform compaction - not both".
  */

@@ -32,7 +32,8 @@ export interface InlinedTable {
   rows: InlinedRow[];
 }
 
-function topLevel(cols: ColumnRecord[]): TypeNode[] {
+/** The top-level columns as type trees, in declaration order. */
+export function topLevel(cols: ColumnRecord[]): TypeNode[] {
   return cols
     .filter((c) => c.parent_column === null)
     .sort((a, b) => a.column_order - b.column_order)
@@ -61,39 +62,12 @@ export async function inlinedTablesAt(
   ).filter((r) => r.schema_version <= snap.schema_version);
   const rowsByTable = new Map<number, InlineRowRecord[]>();
   for (const rec of registered) {
-    const since = rec.x_begin_snapshot ?? s;
-    const cols = await versionsAt<ColumnRecord>(view, since, Kind.column, ValueKind.column, rec.table_id);
-    const top = topLevel(cols);
     let rows = rowsByTable.get(rec.table_id);
     if (!rows) {
-      rows = await scanAll<InlineRowRecord>(
-        view,
-        keys.inlineRowPrefix(rec.table_id),
-        ValueKind.inlineRow,
-        "inlined row",
-      );
+      rows = await inlineRowsOf(view, rec.table_id);
       rowsByTable.set(rec.table_id, rows);
     }
-    out[rec.table_name] = {
-      columns: [
-        ["row_id", BIGINT],
-        ["begin_snapshot", BIGINT],
-        ["end_snapshot", BIGINT],
-        ...top.map((c): [string, string] => [c.name, duckdbTypeName(c)]),
-      ],
-      types: [...int64s(["row_id", "begin_snapshot", "end_snapshot"]), ...top],
-      rows: rows
-        .filter((r) => r.schema_version === rec.schema_version && r.begin_snapshot <= s)
-        .map((r) => {
-          const row: InlinedRow = {
-            row_id: r.row_id,
-            begin_snapshot: r.begin_snapshot,
-            end_snapshot: r.end_snapshot !== null && r.end_snapshot <= s ? r.end_snapshot : null,
-          };
-          for (const c of top) row[c.name] = r.values[c.name] ?? null;
-          return row;
-        }),
-    };
+    out[rec.table_name] = await inlinedDataTableOf(view, rec, s, rows);
   }
   const metas = await scanAll<TableMetaRecord>(
     view,
@@ -102,26 +76,72 @@ export async function inlinedTablesAt(
     "table meta",
   );
   for (const meta of metas) {
-    if (meta.x_inlined_delete_since === undefined || meta.x_inlined_delete_since > s) continue;
-    const deletes = await scanAll<InlineFileDeleteRecord>(
-      view,
-      keys.inlineFileDeletePrefix(meta.table_id),
-      ValueKind.inlineFileDelete,
-      "inlined delete",
-    );
-    out[`ducklake_inlined_delete_${meta.table_id}`] = {
-      columns: [
-        ["file_id", BIGINT],
-        ["row_id", BIGINT],
-        ["begin_snapshot", BIGINT],
-      ],
-      types: int64s(["file_id", "row_id", "begin_snapshot"]),
-      rows: deletes
-        .filter((d) => d.begin_snapshot <= s)
-        .map((d) => ({ file_id: d.file_id, row_id: d.row_id, begin_snapshot: d.begin_snapshot })),
-    };
+    const table = await inlinedDeleteTableOf(view, meta, s);
+    if (table) out[`ducklake_inlined_delete_${meta.table_id}`] = table;
   }
   return out;
+}
+
+function inlineRowsOf(view: ReadView, tableId: number): Promise<InlineRowRecord[]> {
+  return scanAll<InlineRowRecord>(view, keys.inlineRowPrefix(tableId), ValueKind.inlineRow, "inlined row");
+}
+
+/** One registered inlined-data table at S, from its table's inlined rows (every schema version). */
+async function inlinedDataTableOf(
+  view: ReadView,
+  rec: InlinedTableRecord,
+  s: number,
+  rows: InlineRowRecord[],
+): Promise<InlinedTable> {
+  const since = rec.x_begin_snapshot ?? s;
+  const cols = await versionsAt<ColumnRecord>(view, since, Kind.column, ValueKind.column, rec.table_id);
+  const top = topLevel(cols);
+  return {
+    columns: [
+      ["row_id", BIGINT],
+      ["begin_snapshot", BIGINT],
+      ["end_snapshot", BIGINT],
+      ...top.map((c): [string, string] => [c.name, duckdbTypeName(c)]),
+    ],
+    types: [...int64s(["row_id", "begin_snapshot", "end_snapshot"]), ...top],
+    rows: rows
+      .filter((r) => r.schema_version === rec.schema_version && r.begin_snapshot <= s)
+      .map((r) => {
+        const row: InlinedRow = {
+          row_id: r.row_id,
+          begin_snapshot: r.begin_snapshot,
+          end_snapshot: r.end_snapshot !== null && r.end_snapshot <= s ? r.end_snapshot : null,
+        };
+        for (const c of top) row[c.name] = r.values[c.name] ?? null;
+        return row;
+      }),
+  };
+}
+
+/** `ducklake_inlined_delete_<table>` at S, or null when it did not exist then. */
+async function inlinedDeleteTableOf(
+  view: ReadView,
+  meta: TableMetaRecord,
+  s: number,
+): Promise<InlinedTable | null> {
+  if (meta.x_inlined_delete_since === undefined || meta.x_inlined_delete_since > s) return null;
+  const deletes = await scanAll<InlineFileDeleteRecord>(
+    view,
+    keys.inlineFileDeletePrefix(meta.table_id),
+    ValueKind.inlineFileDelete,
+    "inlined delete",
+  );
+  return {
+    columns: [
+      ["file_id", BIGINT],
+      ["row_id", BIGINT],
+      ["begin_snapshot", BIGINT],
+    ],
+    types: int64s(["file_id", "row_id", "begin_snapshot"]),
+    rows: deletes
+      .filter((d) => d.begin_snapshot <= s)
+      .map((d) => ({ file_id: d.file_id, row_id: d.row_id, begin_snapshot: d.begin_snapshot })),
+  };
 }
 
 /** One page of an inlined table, read by key range from a cursor (never the whole table). */
@@ -242,4 +262,33 @@ export async function inlinedTablePage(
     rows,
     next,
   };
+}
+
+/**
+ * One inlined-data or inlined-delete table by name at S (default: head), or null when no such table
+ * existed then: what `inlinedTablesAt` holds under that name, reading only that table's records.
+ */
+export async function inlinedTableNamed(
+  view: ReadView,
+  name: string,
+  snapshotId?: number,
+): Promise<InlinedTable | null> {
+  const snap = await resolveSnapshot(view, snapshotId);
+  const s = snap.snapshot_id;
+  const data = DATA_NAME.exec(name);
+  if (data) {
+    const tableId = Number(data[1]);
+    const schemaVersion = Number(data[2]);
+    if (schemaVersion > snap.schema_version) return null;
+    const raw = await view.get(keys.current(Kind.inlinedTable, tableId, schemaVersion));
+    if (raw === undefined) return null;
+    const rec = decodeValue<InlinedTableRecord>(ValueKind.inlinedTable, raw, "inlined table");
+    if (rec.table_name !== name) return null;
+    return inlinedDataTableOf(view, rec, s, await inlineRowsOf(view, tableId));
+  }
+  const del = DELETE_NAME.exec(name);
+  if (!del) return null;
+  const raw = await view.get(keys.current(Kind.tableMeta, Number(del[1])));
+  if (raw === undefined) return null;
+  return inlinedDeleteTableOf(view, decodeValue<TableMetaRecord>(ValueKind.tableMeta, raw, "table meta"), s);
 }

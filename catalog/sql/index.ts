@@ -14,3 +14,5 @@ export {
   type SqlReadContext,
 } from "./reads.ts";
 export * from "./result.ts";
+export type { SqlWriteAnswer, SqlWriteRequest } from "./writes/contract.ts";
+export { planSqlWrite, type SqlWritePlan } from "./writes/plan.ts";

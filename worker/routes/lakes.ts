@@ -4,6 +4,7 @@
  * from R2 by the Worker.
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { MAX_DATA_PATH, normalizeDataPath } from "../../catalog/data-path.ts";
 import { type LakeState, lakeState, listLakeNames } from "../../storage/lakes.ts";
 import type { AppEnv } from "../app-env.ts";
 import { authenticate } from "../auth.ts";
@@ -15,9 +16,9 @@ import { bearerSecurity, ErrorEnvelopeSchema, LakeParamSchema, lakeRouteErrors }
 
 const CreateLakeSchema = z
   .object({
-    dataPath: z.string().min(1).max(1024).optional().openapi({
+    dataPath: z.string().min(1).max(MAX_DATA_PATH).optional().openapi({
       description:
-        "DuckLake data_path (where Parquet files live). Default: r2://<bucket>/lakes/<lake>/data/ — the prefix the data routes write to.",
+        "DuckLake data_path (where Parquet files live): r2://<bucket>/<prefix>/ or s3://<bucket>/<prefix>/ in production, or an absolute local directory (/dir/ or file:///dir/) for a local DuckDB; normalized to end with '/'. Relative paths, other schemes and '.'/'..' segments are refused. Default: r2://<bucket>/lakes/<lake>/data/ — the prefix the data routes write to.",
       example: "r2://ducklake-edge/lakes/sales/data/",
     }),
     flushSpacingMs: z
@@ -148,7 +149,12 @@ export function registerLakeRoutes(app: OpenAPIHono<AppEnv>): void {
         body = parsed.data;
       }
     }
-    const dataPath = body.dataPath ?? lakeDataUrl(c.env, lake);
+    let dataPath: string;
+    try {
+      dataPath = normalizeDataPath(body.dataPath ?? lakeDataUrl(c.env, lake));
+    } catch (e) {
+      throw invalid(e instanceof Error ? e.message : String(e));
+    }
     const created = await callWriter(c.env, lake, (stub) =>
       stub.createLake(lake, {
         dataPath,

@@ -1,0 +1,160 @@
+/**
+ * `npm run bench -- quack [--quick]`, two parts:
+ * 1. Side by side with stock DuckDB's Quack server, in one run (bench/quack-wire.py: stock DuckDB 1.5.5
+ *    clients, `wrangler dev --local`, a stock server, counting proxies): per operation (ATTACH, CREATE
+ *    TABLE, single-row INSERT, SELECT of one table, re-ATTACH) the Quack requests, bytes and median time.
+ * 2. In Node, the Worker's Quack read path over a real Miniflare R2 bucket (as bench/read.bench.ts): R2
+ *    calls and bytes per DuckLake metadata read (captured statements of the ATTACH catalog load), cold
+ *    (fresh module graph: empty isolate caches) and warm, at 10 and 1k tables (10k without --quick). No
+ *    LAKE_WRITER binding exists: a sentinel counts any touch.
+ * Part 1 needs python3 with tools/requirements.txt; ports as in test/quack/run.py.
+ */
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { tsImport } from "tsx/esm/api";
+import { CountingBucket, FaultBucket, ReaderCounters } from "../storage/index.ts";
+import type * as AppModule from "../worker/app.ts";
+import { decodeEnvelope, encodeEnvelope, type Message, MessageType } from "../worker/quack/messages.ts";
+import { localBucket } from "./harness.ts";
+import { stableBucket } from "./read-harness.ts";
+import { buildLake } from "./read-lakes.ts";
+import type { BenchOptions, BenchResult, Row } from "./report.ts";
+
+/** The whole side-by-side run (wrangler start-up included) must finish within this. */
+const RUN_TIMEOUT_MS = 15 * 60 * 1000;
+const TOKEN = "bench-quack-token-0123456789";
+const WARM_REPS = 3;
+/** Captured ATTACH-time metadata reads measured in part 2, by their index in captured-reads.json. */
+const MEASURED: Record<string, number> = {
+  "catalog load (duckdb_tables)": 1,
+  "exists probe": 3,
+  "latest snapshot": 5,
+  "schemas at snapshot": 6,
+  "tables + columns at snapshot": 7,
+};
+
+type App = ReturnType<typeof AppModule.createApp>;
+
+const capturedReads = JSON.parse(
+  readFileSync(new URL("../test/fixtures/quack/captured-reads.json", import.meta.url), "utf8"),
+) as { reads: { example: string }[] };
+
+function sideBySide(quick: boolean): Row[] {
+  const script = join(dirname(fileURLToPath(import.meta.url)), "quack-wire.py");
+  const out = spawnSync("python3", [script, ...(quick ? ["--quick"] : [])], {
+    encoding: "utf8",
+    timeout: RUN_TIMEOUT_MS,
+    killSignal: "SIGTERM",
+  });
+  if (out.status !== 0) {
+    throw new Error(`quack-wire.py failed (${out.status ?? out.signal}): ${out.stderr.slice(-2000)}`);
+  }
+  const parsed = JSON.parse(out.stdout.trim().split("\n").pop() ?? "{}") as { rows: Row[] };
+  return parsed.rows.map((r) => ({ part: "vs stock", ...r }));
+}
+
+async function edgeReads(quick: boolean): Promise<Row[]> {
+  const tableSizes = quick ? [10, 1_000] : [10, 1_000, 10_000];
+  const { bucket: raw, dispose } = await localBucket();
+  const fault = new FaultBucket(stableBucket(raw));
+  const counters = new ReaderCounters();
+  const touches = { n: 0 };
+  const env = {
+    BUCKET: new CountingBucket(fault, counters),
+    BUCKET_NAME: "bench",
+    AUTH_TOKENS: JSON.stringify({ [TOKEN]: { lakes: ["*"], scope: "read" } }),
+    DEV_AUTH: "disabled",
+    LOG_LEVEL: "warn",
+    LAKE_WRITER: new Proxy(
+      {},
+      {
+        get(_t, prop) {
+          touches.n++;
+          throw new Error(`a Quack read touched the LAKE_WRITER binding (${String(prop)})`);
+        },
+      },
+    ),
+  };
+  const post = async (
+    app: App,
+    message: Message,
+    connectionId = "",
+  ): Promise<{ message: Message; connectionId: string }> => {
+    const body = encodeEnvelope({ header: { type: message.type, connectionId, clientQueryId: 1n }, message });
+    const res = await app.request("/quack", { method: "POST", body }, env);
+    const answer = decodeEnvelope(new Uint8Array(await res.arrayBuffer()));
+    return { message: answer.message, connectionId: answer.header.connectionId };
+  };
+  const rows: Row[] = [];
+  try {
+    for (const tables of tableSizes) {
+      const lake = `quack-${tables}`;
+      await buildLake(raw, { lake, tables, files: 10 });
+      const fresh = async (): Promise<{ app: App; id: string }> => {
+        const mod = (await tsImport("../worker/app.ts", import.meta.url)) as typeof AppModule;
+        const app = mod.createApp();
+        const { message: m, connectionId } = await post(app, {
+          type: MessageType.CONNECTION_REQUEST,
+          authString: `${lake}:${TOKEN}`,
+          clientVersion: "v1.5.5",
+          clientPlatform: "bench",
+          minVersion: 1,
+          maxVersion: 1,
+        });
+        if (m.type !== MessageType.CONNECTION_RESPONSE) throw new Error(`connect: ${JSON.stringify(m)}`);
+        return { app, id: connectionId };
+      };
+      for (const [label, index] of Object.entries(MEASURED)) {
+        const sql = capturedReads.reads[index]?.example ?? "";
+        const once = async (app: App, id: string) => {
+          fault.resetCounters();
+          counters.reset();
+          const t0 = performance.now();
+          const { message: m } = await post(app, { type: MessageType.PREPARE_REQUEST, sql }, id);
+          const ms = performance.now() - t0;
+          if (m.type !== MessageType.PREPARE_RESPONSE) throw new Error(`${label}: ${JSON.stringify(m)}`);
+          const c = fault.counts();
+          return {
+            ms,
+            get: c.get,
+            list: c.list,
+            bytes: counters.bytesRead,
+            rows: m.results.reduce((n, ch) => n + ch.rows, 0),
+          };
+        };
+        const { app, id } = await fresh();
+        const cold = await once(app, id);
+        const warm = [];
+        for (let i = 0; i < WARM_REPS; i++) warm.push(await once(app, id));
+        for (const [mode, r] of [
+          ["cold", cold],
+          ["warm", warm.at(-1)],
+        ] as const) {
+          if (!r) continue;
+          rows.push({
+            part: "edge reads",
+            operation: label,
+            tables: tables + 1,
+            mode,
+            r2_list: r.list,
+            r2_get: r.get,
+            kib_read: Math.round(r.bytes / 102.4) / 10,
+            result_rows: r.rows,
+            ms: Math.round(r.ms * 10) / 10,
+            writer_touches: touches.n,
+          });
+        }
+      }
+    }
+  } finally {
+    await dispose();
+  }
+  return rows;
+}
+
+export async function run(opts: BenchOptions): Promise<BenchResult> {
+  const rows = [...(await edgeReads(opts.quick)), ...sideBySide(opts.quick)];
+  return { name: "quack", params: { quick: opts.quick, warmReps: WARM_REPS }, rows };
+}

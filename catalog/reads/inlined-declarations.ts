@@ -1,0 +1,57 @@
+/**
+ * Which per-table inlined tables exist at snapshot S and their columns, without their rows: what a
+ * catalog listing (DuckDB's `duckdb_tables()` over a stock metadata database) shows. Same rules as
+ * `inlinedTablesAt` (which also reads every row); this one reads only the registry, the column versions
+ * of registered tables and the table metas.
+ */
+import type { ReadView } from "../../storage/api.ts";
+import { ValueKind } from "../codec.ts";
+import { resolveSnapshot } from "../head.ts";
+import { Kind, keys } from "../keys.ts";
+import type { ColumnRecord, InlinedTableRecord, TableMetaRecord } from "../records.ts";
+import { duckdbTypeName } from "../types.ts";
+import { topLevel } from "./inlined-tables.ts";
+import { scanAll, versionsAt } from "./versions.ts";
+
+/** Table name → `[column name, DuckDB type]` in declaration order. */
+export async function inlinedDeclarationsAt(
+  view: ReadView,
+  snapshotId?: number,
+): Promise<Record<string, [string, string][]>> {
+  const snap = await resolveSnapshot(view, snapshotId);
+  const s = snap.snapshot_id;
+  const out: Record<string, [string, string][]> = {};
+  const registered = (
+    await scanAll<InlinedTableRecord>(
+      view,
+      keys.current(Kind.inlinedTable),
+      ValueKind.inlinedTable,
+      "inlined table",
+    )
+  ).filter((r) => r.schema_version <= snap.schema_version);
+  for (const rec of registered) {
+    const since = rec.x_begin_snapshot ?? s;
+    const cols = await versionsAt<ColumnRecord>(view, since, Kind.column, ValueKind.column, rec.table_id);
+    out[rec.table_name] = [
+      ["row_id", "BIGINT"],
+      ["begin_snapshot", "BIGINT"],
+      ["end_snapshot", "BIGINT"],
+      ...topLevel(cols).map((c): [string, string] => [c.name, duckdbTypeName(c)]),
+    ];
+  }
+  const metas = await scanAll<TableMetaRecord>(
+    view,
+    keys.current(Kind.tableMeta),
+    ValueKind.tableMeta,
+    "table meta",
+  );
+  for (const meta of metas) {
+    if (meta.x_inlined_delete_since === undefined || meta.x_inlined_delete_since > s) continue;
+    out[`ducklake_inlined_delete_${meta.table_id}`] = [
+      ["file_id", "BIGINT"],
+      ["row_id", "BIGINT"],
+      ["begin_snapshot", "BIGINT"],
+    ];
+  }
+  return out;
+}

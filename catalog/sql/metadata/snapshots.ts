@@ -1,0 +1,138 @@
+/**
+ * Snapshot reads: the latest snapshot (sent before nearly every statement), one snapshot by id, the
+ * snapshot list with its changes (`snapshots()`), the snapshots older than a time (expire_snapshots), and
+ * the distinct schema versions. The single-snapshot reads go to the head and one record, not the list.
+ */
+import { NotFound } from "../../errors.ts";
+import { readHead, readSnapshot, resolveSnapshot } from "../../head.ts";
+import type { SnapshotRecord } from "../../records.ts";
+import type { ReadTemplate, SqlReadContext } from "../reads.ts";
+import { type SqlColumn, type SqlValue, T } from "../result.ts";
+import {
+  big,
+  byShape,
+  cell,
+  compareIds,
+  intLiteral,
+  literal,
+  requireView,
+  result,
+  rowsOf,
+  timestamptzMicros,
+} from "./common.ts";
+
+const SNAPSHOT_COLUMNS: readonly SqlColumn[] = [
+  { name: "snapshot_id", type: T.BIGINT },
+  { name: "schema_version", type: T.BIGINT },
+  { name: "next_catalog_id", type: T.BIGINT },
+  { name: "next_file_id", type: T.BIGINT },
+];
+
+function snapshotRow(s: SnapshotRecord): SqlValue[] {
+  return [BigInt(s.snapshot_id), BigInt(s.schema_version), BigInt(s.next_catalog_id), BigInt(s.next_file_id)];
+}
+
+/** The head's snapshot record, once per request. */
+export async function headSnapshot(ctx: SqlReadContext): Promise<SnapshotRecord> {
+  const view = requireView(ctx);
+  const key = "metadata-reads:head-snapshot";
+  const hit = ctx.memo.get(key) as Promise<SnapshotRecord> | undefined;
+  if (hit) return hit;
+  const loading = resolveSnapshot(view);
+  ctx.memo.set(key, loading);
+  return loading;
+}
+
+const latest = byShape(
+  "snapshot.latest",
+  'SELECT snapshot_id, schema_version, next_catalog_id, next_file_id FROM "main".ducklake_snapshot WHERE snapshot_id = (SELECT MAX(snapshot_id) FROM "main".ducklake_snapshot)',
+  async (ctx) => result(SNAPSHOT_COLUMNS, [snapshotRow(await headSnapshot(ctx))]),
+);
+
+const byId = byShape(
+  "snapshot.by_id",
+  'SELECT snapshot_id, schema_version, next_catalog_id, next_file_id FROM "main".ducklake_snapshot WHERE snapshot_id = 4',
+  async (ctx, stmt) => {
+    const view = requireView(ctx);
+    const id = intLiteral(stmt, 0);
+    const head = await readHead(view);
+    if (id < 0 || id > head.snapshot_id) return result(SNAPSHOT_COLUMNS, []);
+    try {
+      return result(SNAPSHOT_COLUMNS, [snapshotRow(await readSnapshot(view, id))]);
+    } catch (e) {
+      // An expired snapshot's record is gone: no row, as in DuckLake's table.
+      if (e instanceof NotFound) return result(SNAPSHOT_COLUMNS, []);
+      throw e;
+    }
+  },
+);
+
+const LIST_COLUMNS: readonly SqlColumn[] = [
+  { name: "snapshot_id", type: T.BIGINT },
+  { name: "snapshot_time", type: T.TIMESTAMPTZ },
+  { name: "schema_version", type: T.BIGINT },
+  { name: "next_file_id", type: T.BIGINT },
+  { name: "changes_made", type: T.VARCHAR },
+  { name: "author", type: T.VARCHAR },
+  { name: "commit_message", type: T.VARCHAR },
+  { name: "commit_extra_info", type: T.VARCHAR },
+];
+
+/** ducklake_snapshot LEFT JOIN ducklake_snapshot_changes USING (snapshot_id) ORDER BY snapshot_id. */
+async function snapshotList(ctx: SqlReadContext): Promise<SqlValue[][]> {
+  const snaps = [...(await rowsOf(ctx, "ducklake_snapshot"))].sort((a, b) =>
+    compareIds(a.snapshot_id, b.snapshot_id),
+  );
+  const changes = new Map((await rowsOf(ctx, "ducklake_snapshot_changes")).map((r) => [r.snapshot_id, r]));
+  return snaps.map((s) => {
+    const c = changes.get(s.snapshot_id);
+    return [
+      big(s.snapshot_id),
+      big(s.snapshot_time),
+      big(s.schema_version),
+      big(s.next_file_id),
+      cell(c?.changes_made),
+      cell(c?.author),
+      cell(c?.commit_message),
+      cell(c?.commit_extra_info),
+    ];
+  });
+}
+
+const list = byShape(
+  "snapshot.list",
+  'SELECT snapshot_id, snapshot_time, schema_version, next_file_id, changes_made, author, commit_message, commit_extra_info FROM "main".ducklake_snapshot LEFT JOIN "main".ducklake_snapshot_changes USING (snapshot_id) ORDER BY snapshot_id',
+  async (ctx) => result(LIST_COLUMNS, await snapshotList(ctx)),
+);
+
+const olderThan = byShape(
+  "snapshot.older_than",
+  'SELECT snapshot_id, snapshot_time, schema_version, next_file_id, changes_made, author, commit_message, commit_extra_info FROM "main".ducklake_snapshot LEFT JOIN "main".ducklake_snapshot_changes USING (snapshot_id) WHERE snapshot_id != (SELECT MAX(snapshot_id) FROM "main".ducklake_snapshot) AND snapshot_time < \'2026-12-01T07:05:43.705537+00\' ORDER BY snapshot_id',
+  async (ctx, stmt) => {
+    const before = timestamptzMicros(literal(stmt, 0));
+    const rows = await snapshotList(ctx);
+    const max = rows.reduce<bigint | null>((m, r) => {
+      const id = r[0] as bigint;
+      return m === null || id > m ? id : m;
+    }, null);
+    return result(
+      LIST_COLUMNS,
+      rows.filter((r) => r[0] !== max && r[1] !== null && (r[1] as bigint) < before),
+    );
+  },
+);
+
+const schemaVersions = byShape(
+  "snapshot.distinct_schema_versions",
+  'SELECT DISTINCT schema_version FROM "main".ducklake_snapshot',
+  async (ctx) => {
+    const seen = new Set<number>();
+    for (const r of await rowsOf(ctx, "ducklake_snapshot")) seen.add(r.schema_version as number);
+    return result(
+      [{ name: "schema_version", type: T.BIGINT }],
+      [...seen].sort((a, b) => a - b).map((v) => [BigInt(v)]),
+    );
+  },
+);
+
+export const SNAPSHOT_READS: readonly ReadTemplate[] = [latest, byId, list, olderThan, schemaVersions];

@@ -1,0 +1,22 @@
+/**
+ * The contract between the Quack front door (`worker/quack/`) and the lake writer for a request that
+ * holds any write statement: the whole request is one atomic commit (decision record
+ * `docs/decisions/0230-sql-write-translation.md`).
+ */
+import type { SqlResult } from "../result.ts";
+
+export interface SqlWriteRequest {
+  /** The request's SQL text: DuckLake's commit batch (statements separated by `;`). */
+  sql: string;
+  /** True when the caller may create the lake (an admin's ATTACH of a lake that does not exist yet). */
+  mayCreateLake: boolean;
+  /** Replays the first answer for a repeated request with the same key (like a verb commit's key). */
+  idempotencyKey?: string;
+}
+
+export interface SqlWriteAnswer {
+  /** What the request's last statement answers on a stock server (e.g. a `Count` BIGINT column). */
+  result: SqlResult;
+  /** Read-your-writes token: the store position of the batch the commit landed in (durable, published). */
+  position: number;
+}

@@ -1,0 +1,365 @@
+/**
+ * DuckLake's write statements over the `ducklake_*` tables, parsed into row operations. Only the
+ * statement forms DuckLake 1.5.5's client-side commit sends are accepted (the templates of
+ * `test/fixtures/quack/` captures); anything else is refused with its shape. Literals are DuckDB's:
+ * numbers, strings, NULL, true/false, `NOW()` and `UUID()` (server-side values), `'…'::TYPE` and
+ * `CAST('…' AS TYPE)` casts (the literal's text is the value).
+ */
+import { InvalidRequest, Unsupported } from "../../errors.ts";
+import { type Statement, shapeOf, type Token } from "../lexer.ts";
+import { type SqlResult, T } from "../result.ts";
+
+/** A literal as DuckLake wrote it. Numbers keep their text (ids are checked to be safe integers later). */
+export type Literal =
+  | { k: "null" }
+  | { k: "bool"; v: boolean }
+  | { k: "num"; text: string }
+  | { k: "str"; v: string }
+  | { k: "now" }
+  | { k: "uuid" };
+
+export type RowOp =
+  /** INSERT INTO t [(cols)] VALUES (…), (…) */
+  | { op: "insert"; table: string; columns: string[] | null; rows: Literal[][] }
+  /** CREATE TABLE [IF NOT EXISTS] t(col TYPE, …) */
+  | { op: "create"; table: string; ifNotExists: boolean; columns: { name: string; type: string }[] }
+  /** UPDATE t SET end_snapshot = N WHERE end_snapshot IS NULL AND key IN (ids) */
+  | { op: "end"; table: string; endSnapshot: number; key: string; ids: number[] }
+  /** UPDATE ducklake_table_stats SET record_count=?, file_size_bytes=?, next_row_id=? WHERE table_id=? */
+  | { op: "table_stats"; tableId: number; recordCount: number; fileSizeBytes: number; nextRowId: number }
+  /** WITH new_values(…) AS (VALUES …) UPDATE ducklake_table_column_stats … FROM new_values … */
+  | { op: "column_stats"; rows: Literal[][] }
+  /** WITH deleted_row_list(deleted_row_id) AS (VALUES …) UPDATE ducklake_inlined_data_… SET end_snapshot … */
+  | { op: "end_inlined"; table: string; endSnapshot: number; rowIds: number[] }
+  /** WITH overwritten_tags(tid[, cid], key) AS (VALUES …) UPDATE ducklake_[column_]tag SET end_snapshot … */
+  | { op: "end_tags"; table: "ducklake_tag" | "ducklake_column_tag"; endSnapshot: number; rows: Literal[][] }
+  /** WITH dropped_cols(tid, cid) AS (VALUES …) UPDATE ducklake_column SET end_snapshot … */
+  | { op: "end_columns"; endSnapshot: number; rows: Literal[][] }
+  /** UPDATE ducklake_metadata SET value=? WHERE key=? AND scope IS NULL | scope=? AND scope_id=? */
+  | { op: "option_update"; key: string; value: string; scope: string | null; scopeId: number | null };
+
+/** Most rows one INSERT may carry (DuckLake's largest batches stay far below). */
+export const MAX_ROWS_PER_STATEMENT = 100_000;
+
+class Cursor {
+  i = 0;
+  constructor(
+    readonly stmt: Statement,
+    readonly tokens: readonly Token[] = stmt.tokens,
+  ) {}
+  get done(): boolean {
+    return this.i >= this.tokens.length;
+  }
+  peek(): Token | undefined {
+    return this.tokens[this.i];
+  }
+  next(): Token {
+    const t = this.tokens[this.i++];
+    if (t === undefined) throw this.refuse();
+    return t;
+  }
+  /** True (and consumed) when the next token is the word or operator `text` (case-insensitive). */
+  eat(text: string): boolean {
+    const t = this.peek();
+    if (t === undefined || t.kind === "string" || t.kind === "quoted") return false;
+    if (t.text.toUpperCase() !== text.toUpperCase()) return false;
+    this.i++;
+    return true;
+  }
+  expect(...texts: string[]): void {
+    for (const text of texts) if (!this.eat(text)) throw this.refuse();
+  }
+  /** An identifier (bare or quoted), lower-cased when bare. */
+  ident(): string {
+    const t = this.next();
+    if (t.kind === "quoted") return t.value;
+    if (t.kind === "word") return t.value.toLowerCase();
+    throw this.refuse();
+  }
+  /** `["main".]name`: DuckLake's tables all live in the metadata database's main schema. */
+  tableName(): string {
+    const first = this.ident();
+    if (this.eat(".")) {
+      if (first !== "main") throw this.refuse();
+      return this.ident();
+    }
+    return first;
+  }
+  int(): number {
+    const neg = this.eat("-");
+    const t = this.next();
+    if (t.kind !== "number" || !/^[0-9]+$/.test(t.text)) throw this.refuse();
+    const n = Number(t.text) * (neg ? -1 : 1);
+    if (!Number.isSafeInteger(n)) throw new InvalidRequest(`integer ${t.text} is out of range`);
+    return n;
+  }
+  literal(): Literal {
+    const t = this.next();
+    let lit: Literal;
+    if (t.kind === "string") lit = { k: "str", v: t.value };
+    else if (t.kind === "number") lit = { k: "num", text: t.text };
+    else if (t.kind === "op" && t.text === "-") {
+      const n = this.next();
+      if (n.kind !== "number") throw this.refuse();
+      lit = { k: "num", text: `-${n.text}` };
+    } else if (t.kind === "op" && (t.text === "[" || t.text === "{")) {
+      // DuckLake writes LIST and STRUCT values of inlined rows as literals; the catalog's inlined rows hold
+      // scalars only so far.
+      throw new Unsupported(
+        `inlined rows with ${t.text === "[" ? "LIST" : "STRUCT"} values are not translated yet: ${shapeOf(this.stmt.tokens).slice(0, 300)}`,
+      );
+    } else if (t.kind === "word" && t.value.toUpperCase() === "CAST" && this.eat("(")) {
+      // CAST('...' AS TYPE): DuckLake's form for dates, times, UUIDs, blobs and special floats.
+      lit = this.literal();
+      this.expect("AS");
+      this.typeText();
+      this.expect(")");
+      if (lit.k === "now" || lit.k === "uuid") throw this.refuse();
+    } else if (t.kind === "word") {
+      const w = t.value.toUpperCase();
+      if (w === "NULL") lit = { k: "null" };
+      else if (w === "TRUE" || w === "FALSE") lit = { k: "bool", v: w === "TRUE" };
+      else if ((w === "NOW" || w === "UUID") && this.eat("(") && this.eat(")"))
+        lit = w === "NOW" ? { k: "now" } : { k: "uuid" };
+      else throw this.refuse();
+    } else throw this.refuse();
+    // `'…'::TYPE`: DuckLake casts inlined values of some types; the stored text is the literal's.
+    if (this.eat("::")) {
+      this.typeText();
+      if (lit.k === "now" || lit.k === "uuid") throw this.refuse();
+    }
+    return lit;
+  }
+  /** A column type as written (`DECIMAL(10,2)`, `VARCHAR[]`, `STRUCT(a INTEGER)`), up to `,` or `)`. */
+  typeText(): string {
+    const start = this.i;
+    let depth = 0;
+    while (!this.done) {
+      const t = this.peek() as Token;
+      if (depth === 0 && t.kind === "op" && (t.text === "," || t.text === ")")) break;
+      if (t.kind === "op" && t.text === "(") depth++;
+      if (t.kind === "op" && t.text === ")") depth--;
+      this.i++;
+    }
+    const toks = this.tokens.slice(start, this.i);
+    if (toks.length === 0) throw this.refuse();
+    return toks.map((t) => t.text).join(" ");
+  }
+  tuple(): Literal[] {
+    this.expect("(");
+    const out: Literal[] = [this.literal()];
+    while (this.eat(",")) out.push(this.literal());
+    this.expect(")");
+    return out;
+  }
+  tuples(): Literal[][] {
+    const rows = [this.tuple()];
+    while (this.eat(",")) {
+      rows.push(this.tuple());
+      if (rows.length > MAX_ROWS_PER_STATEMENT) {
+        throw new InvalidRequest(`more than ${MAX_ROWS_PER_STATEMENT} rows in one INSERT`);
+      }
+    }
+    return rows;
+  }
+  idList(): number[] {
+    this.expect("(");
+    const out = [this.int()];
+    while (this.eat(",")) out.push(this.int());
+    this.expect(")");
+    return out;
+  }
+  end(): void {
+    if (!this.done) throw this.refuse();
+  }
+  refuse(): Unsupported {
+    return unsupported(this.stmt);
+  }
+}
+
+export function unsupported(stmt: Statement): Unsupported {
+  return new Unsupported(
+    `write statement not recognised as a DuckLake commit template: ${shapeOf(stmt.tokens).slice(0, 500)}`,
+  );
+}
+
+const TAG_TAIL =
+  'UPDATE "main" . ducklake_tag SET end_snapshot = ? FROM overwritten_tags WHERE object_id = tid AND ducklake_tag . key = overwritten_tags . key AND end_snapshot IS NULL';
+const COLUMN_TAG_TAIL =
+  'UPDATE "main" . ducklake_column_tag SET end_snapshot = ? FROM overwritten_tags WHERE table_id = tid AND column_id = cid AND ducklake_column_tag . key = overwritten_tags . key AND end_snapshot IS NULL';
+const DROPPED_COLUMNS_TAIL =
+  'UPDATE "main" . ducklake_column SET end_snapshot = ? FROM dropped_cols WHERE table_id = tid AND column_id = cid AND end_snapshot IS NULL';
+
+const COLUMN_STATS_TAIL =
+  'UPDATE "main" . ducklake_table_column_stats SET contains_null = CAST ( new_contains_null AS BOOLEAN ) , contains_nan = CAST ( new_contains_nan AS BOOLEAN ) , min_value = new_min , max_value = new_max , extra_stats = new_extra_stats FROM new_values WHERE table_id = tid AND column_id = cid';
+
+function parseInsert(c: Cursor): RowOp {
+  c.expect("INSERT", "INTO");
+  const table = c.tableName();
+  let columns: string[] | null = null;
+  if (c.eat("(")) {
+    columns = [c.ident()];
+    while (c.eat(",")) columns.push(c.ident());
+    c.expect(")");
+  }
+  c.expect("VALUES");
+  const rows = c.tuples();
+  c.end();
+  return { op: "insert", table, columns, rows };
+}
+
+function parseCreate(c: Cursor): RowOp {
+  c.expect("CREATE", "TABLE");
+  const ifNotExists = c.eat("IF");
+  if (ifNotExists) c.expect("NOT", "EXISTS");
+  const table = c.tableName();
+  c.expect("(");
+  const columns: { name: string; type: string }[] = [];
+  do {
+    const name = c.ident();
+    columns.push({ name, type: c.typeText() });
+  } while (c.eat(","));
+  c.expect(")");
+  c.end();
+  return { op: "create", table, ifNotExists, columns };
+}
+
+function parseUpdate(c: Cursor): RowOp {
+  c.expect("UPDATE");
+  const table = c.tableName();
+  c.expect("SET");
+  if (table === "ducklake_table_stats") {
+    const set: Record<string, number> = {};
+    do {
+      const col = c.ident();
+      c.expect("=");
+      set[col] = c.int();
+    } while (c.eat(","));
+    c.expect("WHERE", "table_id", "=");
+    const tableId = c.int();
+    c.end();
+    const { record_count, file_size_bytes, next_row_id } = set;
+    if (record_count === undefined || file_size_bytes === undefined || next_row_id === undefined) {
+      throw c.refuse();
+    }
+    return {
+      op: "table_stats",
+      tableId,
+      recordCount: record_count,
+      fileSizeBytes: file_size_bytes,
+      nextRowId: next_row_id,
+    };
+  }
+  if (table === "ducklake_metadata") {
+    c.expect("value", "=");
+    const value = c.literal();
+    c.expect("WHERE", "key", "=");
+    const key = c.literal();
+    c.expect("AND", "scope");
+    let scope: string | null = null;
+    let scopeId: number | null = null;
+    if (c.eat("IS")) c.expect("NULL");
+    else {
+      c.expect("=");
+      const sc = c.literal();
+      c.expect("AND", "scope_id", "=");
+      scopeId = c.int();
+      if (sc.k !== "str") throw c.refuse();
+      scope = sc.v;
+    }
+    c.end();
+    if (value.k !== "str" || key.k !== "str") throw c.refuse();
+    return { op: "option_update", key: key.v, value: value.v, scope, scopeId };
+  }
+  c.expect("end_snapshot", "=");
+  const endSnapshot = c.int();
+  c.expect("WHERE");
+  // DuckLake writes the two conditions in either order (DROP TABLE vs SET PARTITIONED BY).
+  const nullFirst = c.eat("end_snapshot");
+  if (nullFirst) c.expect("IS", "NULL", "AND");
+  const key = c.ident();
+  c.expect("IN");
+  const ids = c.idList();
+  if (!nullFirst) c.expect("AND", "end_snapshot", "IS", "NULL");
+  c.end();
+  return { op: "end", table, endSnapshot, key, ids };
+}
+
+function parseWith(c: Cursor): RowOp {
+  c.expect("WITH");
+  const cte = c.ident();
+  c.expect("(");
+  while (!c.eat(")")) c.next();
+  c.expect("AS", "(", "VALUES");
+  const rows = c.tuples();
+  c.expect(")");
+  const tail = c.tokens.slice(c.i);
+  const tailShape = shapeOf(tail);
+  if (cte === "new_values" && tailShape === COLUMN_STATS_TAIL) {
+    if (rows.some((r) => r.length !== 7)) throw c.refuse();
+    return { op: "column_stats", rows };
+  }
+  const tailEnd = (): number => {
+    const t = tail[7];
+    if (t?.kind !== "number" || !/^[0-9]+$/.test(t.text)) throw c.refuse();
+    return Number(t.text);
+  };
+  const lower = tailShape.toLowerCase();
+  if (cte === "overwritten_tags" && lower === TAG_TAIL.toLowerCase()) {
+    if (rows.some((r) => r.length !== 2)) throw c.refuse();
+    return { op: "end_tags", table: "ducklake_tag", endSnapshot: tailEnd(), rows };
+  }
+  if (cte === "overwritten_tags" && lower === COLUMN_TAG_TAIL.toLowerCase()) {
+    if (rows.some((r) => r.length !== 3)) throw c.refuse();
+    return { op: "end_tags", table: "ducklake_column_tag", endSnapshot: tailEnd(), rows };
+  }
+  if (cte === "dropped_cols" && lower === DROPPED_COLUMNS_TAIL.toLowerCase()) {
+    if (rows.some((r) => r.length !== 2)) throw c.refuse();
+    return { op: "end_columns", endSnapshot: tailEnd(), rows };
+  }
+  if (cte === "deleted_row_list") {
+    c.expect("UPDATE");
+    const table = c.tableName();
+    c.expect("SET", "end_snapshot", "=");
+    const endSnapshot = c.int();
+    c.expect("FROM", "deleted_row_list", "WHERE", "row_id", "=", "deleted_row_id", "AND", "end_snapshot");
+    c.expect("IS", "NULL", "AND", "begin_snapshot", "!=");
+    if (c.int() !== endSnapshot) throw c.refuse();
+    c.end();
+    const rowIds = rows.map((r) => {
+      const l = r[0];
+      if (r.length !== 1 || l?.k !== "num" || !/^[0-9]+$/.test(l.text)) throw c.refuse();
+      return Number(l.text);
+    });
+    return { op: "end_inlined", table, endSnapshot, rowIds };
+  }
+  throw c.refuse();
+}
+
+/** One write statement as a row operation, or `Unsupported` naming its shape. */
+export function parseWrite(stmt: Statement): RowOp {
+  const c = new Cursor(stmt);
+  const head = c.peek();
+  const word = head?.kind === "word" ? head.value.toUpperCase() : "";
+  switch (word) {
+    case "INSERT":
+      return parseInsert(c);
+    case "CREATE":
+      return parseCreate(c);
+    case "UPDATE":
+      return parseUpdate(c);
+    case "WITH":
+      return parseWith(c);
+    default:
+      throw c.refuse();
+  }
+}
+
+/**
+ * What stock DuckDB answers for a statement: DDL a `Count` BIGINT column with no row, DML one row with
+ * the number of rows the statement touched (counted while staging).
+ */
+export function resultOf(op: RowOp, touched: number): SqlResult {
+  const columns = [{ name: "Count", type: T.BIGINT }];
+  return op.op === "create" ? { columns, rows: [] } : { columns, rows: [[BigInt(touched)]] };
+}

@@ -1,0 +1,1279 @@
+/**
+ * DuckLake's staged rows → the catalog's records, against the premise snapshot (docs/decisions/0230-sql-write-translation.md: translate,
+ * don't author). Every id, counter and schema_version is DuckLake's value, stored verbatim, but each is
+ * checked against the premise before it is trusted: the snapshot id is head + 1 (else the commit lost a
+ * race: CommitConflict), catalog and file ids come from the ranges the new snapshot's counters allocate,
+ * every begin/end snapshot is the new snapshot, names are free, parents exist and are live, row ids come
+ * from the table's next_row_id range. Records are written with the same helpers the verbs use
+ * (`VerbContext`: versions, history, the name index), so both front doors leave identical keys.
+ */
+import { parseChangesMade } from "../../changes.ts";
+import { ValueKind } from "../../codec.ts";
+import {
+  AlreadyExists,
+  CommitConflict,
+  InvalidRequest,
+  NotFound,
+  quoteName,
+  Unsupported,
+} from "../../errors.ts";
+import { Kind, keys, NameSpace, OptionScope } from "../../keys.ts";
+import { DUCKLAKE_TABLES } from "../../reads/ducklake-tables.ts";
+import type {
+  ColumnRecord,
+  DataFileRecord,
+  DeleteFileRecord,
+  FileColumnStats,
+  InlinedTableRecord,
+  InlineFileDeleteRecord,
+  InlineRowRecord,
+  InlineValue,
+  MacroImpl,
+  MacroParameter,
+  MacroRecord,
+  OptionRecord,
+  PartitionRecord,
+  SchemaRecord,
+  SchemaVersionRecord,
+  SnapshotRecord,
+  SortRecord,
+  TableColumnStatsRecord,
+  TableMetaRecord,
+  TableRecord,
+  TableStatsRecord,
+  TagContainer,
+  Versioned,
+  ViewRecord,
+} from "../../records.ts";
+import { columnTree, parseValue } from "../../values/index.ts";
+import { applyVerb } from "../../verbs/apply.ts";
+import type { VerbContext } from "../../verbs/context.ts";
+import {
+  readColumnStats,
+  readTableStats,
+  writeColumnStats,
+  writeTableStats,
+} from "../../verbs/ops/stats-support.ts";
+import type { Literal, RowOp } from "./parse.ts";
+
+type Cells = Record<string, Literal>;
+
+/** Options live outside the snapshot protocol: a batch of them alone mints no snapshot. */
+function isOptionOp(op: RowOp): boolean {
+  return op.op === "option_update" || (op.op === "insert" && op.table === "ducklake_metadata");
+}
+
+function optionKey(scope: string | null, scopeId: number | null): Uint8Array {
+  if (scope === null) return keys.current(Kind.option, OptionScope.global, 0);
+  return keys.current(Kind.option, scope === "schema" ? OptionScope.schema : OptionScope.table, scopeId ?? 0);
+}
+
+const INLINED_DATA = /^ducklake_inlined_data_(\d+)_(\d+)$/;
+const INLINED_DELETE = /^ducklake_inlined_delete_(\d+)$/;
+
+function bad(detail: string): InvalidRequest {
+  return new InvalidRequest(`staged rows: ${detail}`);
+}
+
+function int(l: Literal | undefined, what: string): number {
+  if (l?.k !== "num" || !/^-?[0-9]+$/.test(l.text)) throw bad(`${what} must be an integer`);
+  const n = Number(l.text);
+  if (!Number.isSafeInteger(n)) throw bad(`${what} ${l.text} is out of range`);
+  return n;
+}
+function intOrNull(l: Literal | undefined, what: string): number | null {
+  return l?.k === "null" ? null : int(l, what);
+}
+function str(l: Literal | undefined, what: string): string {
+  if (l?.k === "str") return l.v;
+  throw bad(`${what} must be a string`);
+}
+function strOrNull(l: Literal | undefined, what: string): string | null {
+  return l?.k === "null" ? null : str(l, what);
+}
+function bool(l: Literal | undefined, what: string): boolean {
+  if (l?.k === "bool") return l.v;
+  throw bad(`${what} must be true or false`);
+}
+function boolOrNull(l: Literal | undefined, what: string): boolean | null {
+  return l?.k === "null" ? null : bool(l, what);
+}
+
+/**
+ * A DuckDB literal as the JSON value `catalog/values/` `parseValue` takes: numbers that round-trip exactly
+ * as JS numbers, other numeric text (DECIMAL's `1.50`, HUGEINT) as its text, strings, booleans, NULL.
+ */
+function inlineValue(l: Literal): InlineValue {
+  switch (l.k) {
+    case "null":
+      return null;
+    case "bool":
+      return l.v;
+    case "str":
+      return l.v;
+    case "num": {
+      const n = Number(l.text);
+      return Number.isFinite(n) && String(n) === l.text ? n : l.text;
+    }
+    default:
+      throw bad(`${l.k.toUpperCase()}() is not a value an inlined row can hold`);
+  }
+}
+
+/** The rows of an INSERT as named cells, in the table's DuckLake column order. */
+function cellsOf(op: Extract<RowOp, { op: "insert" }>, columns: readonly string[]): Cells[] {
+  const names = op.columns ?? columns;
+  if (op.columns?.some((c) => !columns.includes(c))) {
+    throw bad(`INSERT INTO ${op.table} names a column it does not have`);
+  }
+  return op.rows.map((row) => {
+    if (row.length !== names.length) {
+      throw bad(`INSERT INTO ${op.table} gives ${row.length} values for ${names.length} columns`);
+    }
+    const out: Cells = {};
+    names.forEach((n, i) => {
+      out[n] = row[i] as Literal;
+    });
+    return out;
+  });
+}
+
+/** Versioned DuckLake tables whose rows are ended by `UPDATE … SET end_snapshot … WHERE <key> IN (…)`. */
+const ENDABLE: Record<string, { kind: Kind; vk: ValueKind; key: string }> = {
+  ducklake_column: { kind: Kind.column, vk: ValueKind.column, key: "table_id" },
+  ducklake_data_file: { kind: Kind.dataFile, vk: ValueKind.dataFile, key: "table_id" },
+  ducklake_delete_file: { kind: Kind.deleteFile, vk: ValueKind.deleteFile, key: "table_id" },
+  ducklake_partition_info: { kind: Kind.partition, vk: ValueKind.partition, key: "table_id" },
+  ducklake_sort_info: { kind: Kind.sort, vk: ValueKind.sort, key: "table_id" },
+};
+
+export interface Translated {
+  /** The snapshot the batch mints; null for a batch of options alone (they mint none). */
+  snapshot: SnapshotRecord | null;
+  /** Rows each statement touched, in statement order (the answer is the last one's). */
+  counts: number[];
+}
+
+export class Translator {
+  private snap:
+    | { snapshot_id: number; schema_version: number; next_catalog_id: number; next_file_id: number }
+    | undefined;
+  private changes: Cells | undefined;
+  private readonly touched = new Set<number>();
+  private readonly newCatalogIds = new Set<number>();
+  private readonly newFileIds = new Set<number>();
+  /** ducklake_file_column_stats / file_partition_value rows, by data file, attached to the file's record. */
+  private readonly fileStats = new Map<number, FileColumnStats[]>();
+  private readonly partitionValues = new Map<number, DataFileRecord["x_partition_values"]>();
+  private readonly macroImpls = new Map<number, MacroImpl[]>();
+  private readonly macroParams = new Map<string, MacroParameter[]>();
+  private readonly partitionColumns = new Map<number, PartitionRecord["x_columns"]>();
+  /** Inlined-data tables this batch creates (by name → its data columns). */
+  private readonly createdInlined = new Map<string, string[]>();
+  /** Per table: the next_row_id at the premise (first read), for the row-id range check. */
+  private readonly premiseNextRowId = new Map<number, number>();
+  private readonly rowIdsUsed = new Map<number, [number, number][]>();
+  /** Row ids this batch deletes, per table: an UPDATE's new version may take one over (row lineage). */
+  private readonly deletedRowIds = new Map<number, Set<number>>();
+  /** Tables this batch adds a delete file to (its positions are in Parquet: lineage is not checkable). */
+  private readonly parquetDeletes = new Set<number>();
+
+  constructor(
+    private readonly ctx: VerbContext,
+    private readonly premise: SnapshotRecord,
+    private readonly ops: readonly RowOp[],
+  ) {}
+
+  private get S(): number {
+    return this.premise.snapshot_id + 1;
+  }
+
+  async run(): Promise<Translated> {
+    this.readSnapshotRows();
+    this.collectFileChildren();
+    const counts: number[] = [];
+    for (const op of this.ops) counts.push(await this.apply(op));
+    await this.checkRowIds();
+    return { snapshot: this.snap ? this.snapshotRecord() : null, counts };
+  }
+
+  // --- the snapshot ---------------------------------------------------------------------------------
+
+  private readSnapshotRows(): void {
+    for (const op of this.ops) {
+      if (op.op !== "insert") continue;
+      if (op.table === "ducklake_snapshot") {
+        const rows = cellsOf(op, DUCKLAKE_TABLES.ducklake_snapshot ?? []);
+        if (rows.length !== 1 || this.snap) throw bad("a commit inserts exactly one ducklake_snapshot row");
+        const r = rows[0] as Cells;
+        if (r.snapshot_time?.k !== "now") throw bad("snapshot_time must be NOW()");
+        this.snap = {
+          snapshot_id: int(r.snapshot_id, "snapshot_id"),
+          schema_version: int(r.schema_version, "schema_version"),
+          next_catalog_id: int(r.next_catalog_id, "next_catalog_id"),
+          next_file_id: int(r.next_file_id, "next_file_id"),
+        };
+      } else if (op.table === "ducklake_snapshot_changes") {
+        const rows = cellsOf(op, DUCKLAKE_TABLES.ducklake_snapshot_changes ?? []);
+        if (rows.length !== 1 || this.changes)
+          throw bad("a commit inserts exactly one ducklake_snapshot_changes row");
+        this.changes = rows[0] as Cells;
+      }
+    }
+    const s = this.snap;
+    if (s === undefined && this.changes === undefined && this.ops.every(isOptionOp)) return;
+    if (s === undefined || this.changes === undefined) {
+      throw new Unsupported(
+        "a write batch without a ducklake_snapshot and a ducklake_snapshot_changes row (maintenance that mints no snapshot) is not translated yet",
+      );
+    }
+    if (int(this.changes.snapshot_id, "snapshot_changes.snapshot_id") !== s.snapshot_id) {
+      throw bad("the ducklake_snapshot_changes row names another snapshot");
+    }
+    const p = this.premise;
+    if (s.snapshot_id !== p.snapshot_id + 1) {
+      // The rows were stamped against an older head: the race is lost, nothing is written (docs/decisions/0230-sql-write-translation.md).
+      throw new CommitConflict(
+        `the batch's snapshot ${s.snapshot_id} was built on snapshot ${s.snapshot_id - 1}, but snapshot ${p.snapshot_id} is the head`,
+      );
+    }
+    if (s.next_catalog_id < p.next_catalog_id)
+      throw bad(`next_catalog_id ${s.next_catalog_id} is below the head's ${p.next_catalog_id}`);
+    if (s.next_file_id < p.next_file_id)
+      throw bad(`next_file_id ${s.next_file_id} is below the head's ${p.next_file_id}`);
+    if (s.schema_version !== p.schema_version && s.schema_version !== p.schema_version + 1) {
+      throw bad(`schema_version ${s.schema_version} is neither the head's ${p.schema_version} nor the next`);
+    }
+  }
+
+  private snapshotRecord(): SnapshotRecord {
+    const s = this.snap as NonNullable<Translator["snap"]>;
+    const c = this.changes as Cells;
+    const changesMade = strOrNull(c.changes_made, "changes_made");
+    const set = parseChangesMade(changesMade);
+    // The conflict classifier reads our side from the context, as for a verb member.
+    Object.assign(this.ctx.changes, set);
+    this.ctx.mintsSnapshot = true;
+    for (const t of this.touched) this.ctx.touchedTables.add(t);
+    return {
+      snapshot_id: s.snapshot_id,
+      snapshot_time: Math.floor(this.ctx.env.now() * 1000),
+      schema_version: s.schema_version,
+      next_catalog_id: s.next_catalog_id,
+      next_file_id: s.next_file_id,
+      changes_made: changesMade,
+      author: strOrNull(c.author, "author"),
+      commit_message: strOrNull(c.commit_message, "commit_message"),
+      commit_extra_info: strOrNull(c.commit_extra_info, "commit_extra_info"),
+      x_touched_table_ids: [...this.touched].sort((a, b) => a - b),
+      x_deleted_data_file_ids: [...this.ctx.deletedDataFileIds].sort((a, b) => a - b),
+      x_deletes_untargeted: this.ctx.deletesUntargeted,
+    };
+  }
+
+  // --- checks ---------------------------------------------------------------------------------------
+
+  private begin(l: Literal | undefined, what: string): void {
+    const b = int(l, `${what}.begin_snapshot`);
+    if (b !== this.S) throw bad(`${what} begins at snapshot ${b}, not at the commit's snapshot ${this.S}`);
+  }
+  private noEnd(l: Literal | undefined, what: string): void {
+    if (l?.k !== "null") throw bad(`${what} is inserted with an end_snapshot`);
+  }
+  private catalogId(id: number, what: string): number {
+    const s = this.snap as NonNullable<Translator["snap"]>;
+    if (id < this.premise.next_catalog_id || id >= s.next_catalog_id || this.newCatalogIds.has(id)) {
+      throw bad(
+        `${what} id ${id} is not a fresh id of [${this.premise.next_catalog_id}, ${s.next_catalog_id})`,
+      );
+    }
+    this.newCatalogIds.add(id);
+    return id;
+  }
+  private fileId(id: number, what: string): number {
+    const s = this.snap as NonNullable<Translator["snap"]>;
+    if (id < this.premise.next_file_id || id >= s.next_file_id || this.newFileIds.has(id)) {
+      throw bad(`${what} id ${id} is not a fresh id of [${this.premise.next_file_id}, ${s.next_file_id})`);
+    }
+    this.newFileIds.add(id);
+    return id;
+  }
+  private async liveTable(tableId: number): Promise<TableRecord> {
+    const t = await this.ctx.read<TableRecord>(keys.current(Kind.table, tableId), ValueKind.table, "table");
+    if (!t) throw new NotFound(`table id ${tableId} does not exist (or was dropped)`);
+    this.touched.add(tableId);
+    return t;
+  }
+  private async premiseRowIds(tableId: number): Promise<void> {
+    if (this.premiseNextRowId.has(tableId)) return;
+    // Read before this batch's own stats write (the premise value), or 0 for a table without stats yet.
+    const st = await this.ctx.read<TableStatsRecord>(
+      keys.current(Kind.tableStats, tableId),
+      ValueKind.tableStats,
+      "table stats",
+    );
+    this.premiseNextRowId.set(tableId, st?.begin_snapshot === this.S ? -1 : (st?.next_row_id ?? 0));
+  }
+  private useRowIds(tableId: number, from: number, count: number): void {
+    const list = this.rowIdsUsed.get(tableId) ?? [];
+    list.push([from, from + count]);
+    this.rowIdsUsed.set(tableId, list);
+  }
+  private lineage(t: number): Set<number> {
+    let set = this.deletedRowIds.get(t);
+    if (!set) {
+      set = new Set();
+      this.deletedRowIds.set(t, set);
+    }
+    return set;
+  }
+
+  /**
+   * New rows (inlined or in files) take their row ids from [premise next_row_id, staged next_row_id),
+   * except an UPDATE's new versions, which keep the row id of a row the same batch deletes.
+   */
+  private async checkRowIds(): Promise<void> {
+    for (const [t, ranges] of this.rowIdsUsed) {
+      const lo = this.premiseNextRowId.get(t) ?? 0;
+      const st = await readTableStats(this.ctx, t);
+      const hi = st?.next_row_id ?? 0;
+      const kept = this.deletedRowIds.get(t);
+      for (const [a, b] of ranges) {
+        if (lo < 0) continue;
+        if (b === a + 1 && kept?.has(a)) continue;
+        if (b <= lo && this.parquetDeletes.has(t)) continue;
+        if (a < lo || b > hi) {
+          throw bad(
+            `table ${t}: row ids [${a}, ${b}) lie outside the range [${lo}, ${hi}) its next_row_id allocates`,
+          );
+        }
+      }
+    }
+  }
+
+  // --- statements -----------------------------------------------------------------------------------
+
+  private collectFileChildren(): void {
+    for (const op of this.ops) {
+      if (op.op !== "insert") continue;
+      if (op.table === "ducklake_macro_impl") {
+        for (const r of cellsOf(op, DUCKLAKE_TABLES.ducklake_macro_impl ?? [])) {
+          const m = int(r.macro_id, "macro_id");
+          const list = this.macroImpls.get(m) ?? [];
+          const type = str(r.type, "type");
+          if (type !== "scalar" && type !== "table")
+            throw bad(`macro type ${quoteName(type)} is not scalar or table`);
+          list.push({
+            impl_id: int(r.impl_id, "impl_id"),
+            dialect: str(r.dialect, "dialect"),
+            sql: str(r.sql, "sql"),
+            type,
+            x_parameters: [],
+          });
+          this.macroImpls.set(m, list);
+        }
+      } else if (op.table === "ducklake_macro_parameters") {
+        for (const r of cellsOf(op, DUCKLAKE_TABLES.ducklake_macro_parameters ?? [])) {
+          const key = `${int(r.macro_id, "macro_id")}/${int(r.impl_id, "impl_id")}`;
+          const list = this.macroParams.get(key) ?? [];
+          list.push({
+            column_id: int(r.column_id, "column_id"),
+            parameter_name: str(r.parameter_name, "parameter_name"),
+            parameter_type: str(r.parameter_type, "parameter_type"),
+            default_value: strOrNull(r.default_value, "default_value"),
+            default_value_type: strOrNull(r.default_value_type, "default_value_type"),
+          });
+          this.macroParams.set(key, list);
+        }
+      } else if (op.table === "ducklake_partition_column") {
+        for (const r of cellsOf(op, DUCKLAKE_TABLES.ducklake_partition_column ?? [])) {
+          const p = int(r.partition_id, "partition_id");
+          const list = this.partitionColumns.get(p) ?? [];
+          list.push({
+            partition_key_index: int(r.partition_key_index, "partition_key_index"),
+            column_id: int(r.column_id, "column_id"),
+            transform: str(r.transform, "transform"),
+          });
+          this.partitionColumns.set(p, list);
+        }
+      }
+      if (op.table === "ducklake_file_column_stats") {
+        for (const r of cellsOf(op, DUCKLAKE_TABLES.ducklake_file_column_stats ?? [])) {
+          const f = int(r.data_file_id, "data_file_id");
+          const list = this.fileStats.get(f) ?? [];
+          list.push({
+            column_id: int(r.column_id, "column_id"),
+            column_size_bytes: intOrNull(r.column_size_bytes, "column_size_bytes"),
+            value_count: intOrNull(r.value_count, "value_count"),
+            null_count: intOrNull(r.null_count, "null_count"),
+            min_value: strOrNull(r.min_value, "min_value"),
+            max_value: strOrNull(r.max_value, "max_value"),
+            contains_nan: boolOrNull(r.contains_nan, "contains_nan"),
+            extra_stats: strOrNull(r.extra_stats, "extra_stats"),
+          });
+          this.fileStats.set(f, list);
+        }
+      } else if (op.table === "ducklake_file_partition_value") {
+        for (const r of cellsOf(op, DUCKLAKE_TABLES.ducklake_file_partition_value ?? [])) {
+          const f = int(r.data_file_id, "data_file_id");
+          const list = this.partitionValues.get(f) ?? [];
+          list.push({
+            partition_key_index: int(r.partition_key_index, "partition_key_index"),
+            partition_value: strOrNull(r.partition_value, "partition_value"),
+          });
+          this.partitionValues.set(f, list);
+        }
+      }
+    }
+  }
+
+  private async apply(op: RowOp): Promise<number> {
+    switch (op.op) {
+      case "insert":
+        return this.insert(op);
+      case "create":
+        return this.create(op);
+      case "end":
+        return this.end(op);
+      case "table_stats":
+        return this.updateTableStats(op);
+      case "column_stats":
+        return this.updateColumnStats(op);
+      case "end_inlined":
+        return this.endInlined(op);
+      case "end_tags":
+        return this.endTags(op);
+      case "end_columns":
+        return this.endColumns(op);
+      case "option_update":
+        return this.updateOption(op);
+    }
+  }
+
+  private async insert(op: Extract<RowOp, { op: "insert" }>): Promise<number> {
+    const inl = INLINED_DATA.exec(op.table);
+    if (inl) return this.insertInlined(op, Number(inl[1]), Number(inl[2]));
+    const del = INLINED_DELETE.exec(op.table);
+    if (del) return this.insertInlinedDeletes(op, Number(del[1]));
+    const columns = DUCKLAKE_TABLES[op.table];
+    if (!columns) throw bad(`${quoteName(op.table)} is not a DuckLake table`);
+    const rows = cellsOf(op, columns);
+    for (const r of rows) {
+      switch (op.table) {
+        case "ducklake_snapshot":
+        case "ducklake_snapshot_changes":
+        case "ducklake_file_column_stats":
+        case "ducklake_file_partition_value":
+          break; // read up front
+        case "ducklake_schema":
+          await this.insertSchema(r);
+          break;
+        case "ducklake_table":
+          await this.insertTable(r);
+          break;
+        case "ducklake_column":
+          await this.insertColumn(r);
+          break;
+        case "ducklake_inlined_data_tables":
+          await this.insertInlinedTable(r);
+          break;
+        case "ducklake_schema_versions":
+          await this.insertSchemaVersion(r);
+          break;
+        case "ducklake_table_stats":
+          await this.insertTableStats(r);
+          break;
+        case "ducklake_table_column_stats":
+          await this.insertColumnStats(r);
+          break;
+        case "ducklake_data_file":
+          await this.insertDataFile(r);
+          break;
+        case "ducklake_delete_file":
+          await this.insertDeleteFile(r);
+          break;
+        case "ducklake_view":
+          await this.insertView(r);
+          break;
+        case "ducklake_macro":
+          await this.insertMacro(r);
+          break;
+        case "ducklake_macro_impl":
+        case "ducklake_macro_parameters":
+        case "ducklake_partition_column":
+          break; // read up front, embedded in their parent
+        case "ducklake_partition_info":
+          await this.insertPartition(r);
+          break;
+        case "ducklake_tag":
+          await this.insertTag(
+            keys.current(Kind.tag, int(r.object_id, "object_id")),
+            r,
+            int(r.object_id, "object_id"),
+          );
+          break;
+        case "ducklake_column_tag":
+          await this.insertColumnTag(r);
+          break;
+        case "ducklake_metadata":
+          await this.insertOption(r);
+          break;
+        default:
+          throw new Unsupported(`staged rows for ${op.table} are not translated yet`);
+      }
+    }
+    return rows.length;
+  }
+
+  private async insertSchema(r: Cells): Promise<void> {
+    const ctx = this.ctx;
+    const id = this.catalogId(int(r.schema_id, "schema_id"), "schema");
+    this.begin(r.begin_snapshot, "schema");
+    this.noEnd(r.end_snapshot, "schema");
+    const name = str(r.schema_name, "schema_name");
+    const existing = await ctx.lookupName(NameSpace.schema, 0, name);
+    if (existing) throw new AlreadyExists(`schema ${quoteName(name)} already exists (id ${existing.id})`);
+    ctx.putVersion<SchemaRecord>(Kind.schema, [id], ValueKind.schema, {
+      schema_id: id,
+      schema_uuid: str(r.schema_uuid, "schema_uuid"),
+      begin_snapshot: this.S,
+      end_snapshot: null,
+      schema_name: name,
+      path: str(r.path, "path"),
+      path_is_relative: bool(r.path_is_relative, "path_is_relative"),
+    });
+    await ctx.addNameEntry(NameSpace.schema, 0, { name, id, kind: "schema" });
+  }
+
+  private async insertTable(r: Cells): Promise<void> {
+    const ctx = this.ctx;
+    const id = this.catalogId(int(r.table_id, "table_id"), "table");
+    this.begin(r.begin_snapshot, "table");
+    this.noEnd(r.end_snapshot, "table");
+    const schema = await ctx.schemaById(int(r.schema_id, "schema_id"));
+    const name = str(r.table_name, "table_name");
+    await ctx.ensureRelationNameFree(schema, name);
+    ctx.putVersion<TableRecord>(Kind.table, [id], ValueKind.table, {
+      table_id: id,
+      table_uuid: str(r.table_uuid, "table_uuid"),
+      begin_snapshot: this.S,
+      end_snapshot: null,
+      schema_id: schema.schema_id,
+      table_name: name,
+      path: str(r.path, "path"),
+      path_is_relative: bool(r.path_is_relative, "path_is_relative"),
+    });
+    ctx.write(keys.current(Kind.tableMeta, id), ValueKind.tableMeta, {
+      table_id: id,
+      next_column_id: 1,
+    } satisfies TableMetaRecord);
+    await ctx.addNameEntry(NameSpace.relation, schema.schema_id, { name, id, kind: "table" });
+    ctx.createdInSchemaIds.set(schema.schema_name.toLowerCase(), schema.schema_id);
+    this.touched.add(id);
+  }
+
+  private async insertColumn(r: Cells): Promise<void> {
+    const ctx = this.ctx;
+    const t = int(r.table_id, "table_id");
+    await this.liveTable(t);
+    const id = int(r.column_id, "column_id");
+    this.begin(r.begin_snapshot, "column");
+    this.noEnd(r.end_snapshot, "column");
+    const k = keys.current(Kind.column, t, id);
+    if (await ctx.read<ColumnRecord>(k, ValueKind.column, "column")) {
+      throw bad(`column ${id} of table ${t} is already live`);
+    }
+    const parent = intOrNull(r.parent_column, "parent_column");
+    if (
+      parent !== null &&
+      !(await ctx.read<ColumnRecord>(keys.current(Kind.column, t, parent), ValueKind.column, "column"))
+    ) {
+      throw new NotFound(`parent column ${parent} of table ${t} does not exist`);
+    }
+    ctx.putVersion<ColumnRecord>(Kind.column, [t, id], ValueKind.column, {
+      column_id: id,
+      table_id: t,
+      column_order: int(r.column_order, "column_order"),
+      column_name: str(r.column_name, "column_name"),
+      column_type: str(r.column_type, "column_type"),
+      initial_default: strOrNull(r.initial_default, "initial_default"),
+      default_value: strOrNull(r.default_value, "default_value"),
+      nulls_allowed: bool(r.nulls_allowed, "nulls_allowed"),
+      parent_column: parent,
+      default_value_type: strOrNull(r.default_value_type, "default_value_type"),
+      default_value_dialect: strOrNull(r.default_value_dialect, "default_value_dialect"),
+      begin_snapshot: this.S,
+      end_snapshot: null,
+    });
+    const mk = keys.current(Kind.tableMeta, t);
+    const meta = (await ctx.read<TableMetaRecord>(mk, ValueKind.tableMeta, "table meta")) ?? {
+      table_id: t,
+      next_column_id: 1,
+    };
+    if (id + 1 > meta.next_column_id) ctx.write(mk, ValueKind.tableMeta, { ...meta, next_column_id: id + 1 });
+  }
+
+  private async insertInlinedTable(r: Cells): Promise<void> {
+    const t = int(r.table_id, "table_id");
+    await this.liveTable(t);
+    const sv = int(r.schema_version, "schema_version");
+    const name = str(r.table_name, "table_name");
+    if (name !== `ducklake_inlined_data_${t}_${sv}`)
+      throw bad(`inlined table ${quoteName(name)} is not named for table ${t}, version ${sv}`);
+    const s = this.snap as NonNullable<Translator["snap"]>;
+    if (sv !== s.schema_version)
+      throw bad(`inlined table ${name} is not at the commit's schema version ${s.schema_version}`);
+    this.ctx.write(keys.current(Kind.inlinedTable, t, sv), ValueKind.inlinedTable, {
+      table_id: t,
+      table_name: name,
+      schema_version: sv,
+      x_begin_snapshot: this.S,
+    } satisfies InlinedTableRecord);
+  }
+
+  private async insertSchemaVersion(r: Cells): Promise<void> {
+    const t = int(r.table_id, "table_id");
+    await this.liveTable(t);
+    this.begin(r.begin_snapshot, "schema version");
+    const s = this.snap as NonNullable<Translator["snap"]>;
+    const sv = int(r.schema_version, "schema_version");
+    if (sv !== s.schema_version)
+      throw bad(`schema_versions row ${sv} is not the commit's ${s.schema_version}`);
+    this.ctx.write(keys.current(Kind.schemaVersion, t, this.S), ValueKind.schemaVersion, {
+      begin_snapshot: this.S,
+      schema_version: sv,
+      table_id: t,
+    } satisfies SchemaVersionRecord);
+  }
+
+  private async insertTableStats(r: Cells): Promise<void> {
+    const t = int(r.table_id, "table_id");
+    await this.liveTable(t);
+    await this.premiseRowIds(t);
+    if (await readTableStats(this.ctx, t)) throw bad(`table ${t} already has a ducklake_table_stats row`);
+    writeTableStats(this.ctx, undefined, {
+      table_id: t,
+      record_count: int(r.record_count, "record_count"),
+      next_row_id: int(r.next_row_id, "next_row_id"),
+      file_size_bytes: int(r.file_size_bytes, "file_size_bytes"),
+    });
+  }
+
+  private async updateTableStats(op: Extract<RowOp, { op: "table_stats" }>): Promise<number> {
+    await this.liveTable(op.tableId);
+    await this.premiseRowIds(op.tableId);
+    const old = await readTableStats(this.ctx, op.tableId);
+    if (!old) return 0;
+    if (op.nextRowId < old.next_row_id) {
+      throw bad(`table ${op.tableId}: next_row_id ${op.nextRowId} is below the head's ${old.next_row_id}`);
+    }
+    writeTableStats(this.ctx, old, {
+      table_id: op.tableId,
+      record_count: op.recordCount,
+      next_row_id: op.nextRowId,
+      file_size_bytes: op.fileSizeBytes,
+    });
+    return 1;
+  }
+
+  private columnStats(t: number, c: number, cells: Literal[]): TableColumnStatsRecord {
+    return {
+      table_id: t,
+      column_id: c,
+      contains_null: boolOrNull(cells[0], "contains_null"),
+      contains_nan: boolOrNull(cells[1], "contains_nan"),
+      min_value: strOrNull(cells[2], "min_value"),
+      max_value: strOrNull(cells[3], "max_value"),
+      extra_stats: strOrNull(cells[4], "extra_stats"),
+      begin_snapshot: this.S,
+      end_snapshot: null,
+    };
+  }
+
+  private async insertColumnStats(r: Cells): Promise<void> {
+    const t = int(r.table_id, "table_id");
+    await this.liveTable(t);
+    const c = int(r.column_id, "column_id");
+    if (await readColumnStats(this.ctx, t, c))
+      throw bad(`column ${c} of table ${t} already has column stats`);
+    writeColumnStats(
+      this.ctx,
+      undefined,
+      this.columnStats(t, c, [
+        r.contains_null,
+        r.contains_nan,
+        r.min_value,
+        r.max_value,
+        r.extra_stats,
+      ] as Literal[]),
+    );
+  }
+
+  private async updateColumnStats(op: Extract<RowOp, { op: "column_stats" }>): Promise<number> {
+    let n = 0;
+    for (const row of op.rows) {
+      const t = int(row[0], "tid");
+      const c = int(row[1], "cid");
+      await this.liveTable(t);
+      const old = await readColumnStats(this.ctx, t, c);
+      if (!old) continue; // stock's UPDATE … FROM touches no row for it
+      writeColumnStats(this.ctx, old, this.columnStats(t, c, row.slice(2)));
+      n++;
+    }
+    return n;
+  }
+
+  private async insertDataFile(r: Cells): Promise<void> {
+    const t = int(r.table_id, "table_id");
+    await this.liveTable(t);
+    await this.premiseRowIds(t);
+    const id = this.fileId(int(r.data_file_id, "data_file_id"), "data file");
+    this.begin(r.begin_snapshot, "data file");
+    this.noEnd(r.end_snapshot, "data file");
+    const rec: DataFileRecord = {
+      data_file_id: id,
+      table_id: t,
+      begin_snapshot: this.S,
+      end_snapshot: null,
+      file_order: intOrNull(r.file_order, "file_order"),
+      path: str(r.path, "path"),
+      path_is_relative: bool(r.path_is_relative, "path_is_relative"),
+      file_format: str(r.file_format, "file_format"),
+      record_count: int(r.record_count, "record_count"),
+      file_size_bytes: int(r.file_size_bytes, "file_size_bytes"),
+      footer_size: intOrNull(r.footer_size, "footer_size"),
+      row_id_start: int(r.row_id_start, "row_id_start"),
+      partition_id: intOrNull(r.partition_id, "partition_id"),
+      encryption_key: strOrNull(r.encryption_key, "encryption_key"),
+      mapping_id: intOrNull(r.mapping_id, "mapping_id"),
+      partial_max: intOrNull(r.partial_max, "partial_max"),
+      x_column_stats: this.fileStats.get(id) ?? [],
+      x_variant_stats: [],
+      x_partition_values: this.partitionValues.get(id) ?? [],
+    };
+    this.fileStats.delete(id);
+    this.partitionValues.delete(id);
+    if (rec.mapping_id !== null)
+      throw new Unsupported("data files with a column mapping are not translated yet");
+    this.useRowIds(t, rec.row_id_start, rec.record_count);
+    this.ctx.putVersion(Kind.dataFile, [t, id], ValueKind.dataFile, rec);
+    this.ctx.newFileTables.add(t);
+  }
+
+  private async insertDeleteFile(r: Cells): Promise<void> {
+    const t = int(r.table_id, "table_id");
+    await this.liveTable(t);
+    const id = this.fileId(int(r.delete_file_id, "delete_file_id"), "delete file");
+    this.begin(r.begin_snapshot, "delete file");
+    this.noEnd(r.end_snapshot, "delete file");
+    const f = int(r.data_file_id, "data_file_id");
+    if (
+      !(await this.ctx.read<DataFileRecord>(
+        keys.current(Kind.dataFile, t, f),
+        ValueKind.dataFile,
+        "data file",
+      ))
+    ) {
+      throw new NotFound(`data file ${f} of table ${t} does not exist (or was removed)`);
+    }
+    this.ctx.putVersion<DeleteFileRecord>(Kind.deleteFile, [t, id], ValueKind.deleteFile, {
+      delete_file_id: id,
+      table_id: t,
+      data_file_id: f,
+      begin_snapshot: this.S,
+      end_snapshot: null,
+      path: str(r.path, "path"),
+      path_is_relative: bool(r.path_is_relative, "path_is_relative"),
+      format: str(r.format, "format"),
+      delete_count: int(r.delete_count, "delete_count"),
+      file_size_bytes: int(r.file_size_bytes, "file_size_bytes"),
+      footer_size: intOrNull(r.footer_size, "footer_size"),
+      encryption_key: strOrNull(r.encryption_key, "encryption_key"),
+      partial_max: intOrNull(r.partial_max, "partial_max"),
+    });
+    this.ctx.deletedDataFileIds.add(f);
+    this.parquetDeletes.add(t);
+  }
+
+  /** The data columns of `ducklake_inlined_data_<t>_<sv>`: created by this batch, or the table's current ones. */
+  private async inlinedColumns(t: number, sv: number): Promise<string[]> {
+    const name = `ducklake_inlined_data_${t}_${sv}`;
+    const created = this.createdInlined.get(name);
+    if (created) return created;
+    const reg = await this.ctx.read<InlinedTableRecord>(
+      keys.current(Kind.inlinedTable, t, sv),
+      ValueKind.inlinedTable,
+      "inlined table",
+    );
+    if (!reg) throw new NotFound(`inlined table ${name} does not exist`);
+    let newest = sv;
+    for await (const kv of this.ctx.st.scan({ prefix: keys.current(Kind.inlinedTable, t) })) {
+      const rec = await this.ctx.read<InlinedTableRecord>(kv.key, ValueKind.inlinedTable, "inlined table");
+      if (rec && rec.schema_version > newest) newest = rec.schema_version;
+    }
+    if (newest !== sv)
+      throw new Unsupported(
+        `rows for ${name}, an inlined table older than the table's newest, are not translated yet`,
+      );
+    return (await this.ctx.columns(t))
+      .filter((c) => c.parent_column === null)
+      .sort((a, b) => a.column_order - b.column_order)
+      .map((c) => c.column_name);
+  }
+
+  private async create(op: Extract<RowOp, { op: "create" }>): Promise<number> {
+    const inl = INLINED_DATA.exec(op.table);
+    if (inl) {
+      const t = Number(inl[1]);
+      const sv = Number(inl[2]);
+      await this.liveTable(t);
+      const head = op.columns.slice(0, 3).map((c) => `${c.name} ${c.type}`);
+      if (head.join(",") !== "row_id BIGINT,begin_snapshot BIGINT,end_snapshot BIGINT") {
+        throw bad(`${op.table} does not start with row_id, begin_snapshot, end_snapshot`);
+      }
+      const reg = await this.ctx.read<InlinedTableRecord>(
+        keys.current(Kind.inlinedTable, t, sv),
+        ValueKind.inlinedTable,
+        "inlined table",
+      );
+      if (!reg) throw bad(`${op.table} is created without its ducklake_inlined_data_tables row`);
+      const cols = (await this.ctx.columns(t))
+        .filter((c) => c.parent_column === null)
+        .sort((a, b) => a.column_order - b.column_order)
+        .map((c) => c.column_name);
+      const declared = op.columns.slice(3).map((c) => c.name);
+      if (declared.join("\u0000").toLowerCase() !== cols.join("\u0000").toLowerCase()) {
+        throw bad(
+          `${op.table} declares columns (${declared.join(", ")}), the table has (${cols.join(", ")})`,
+        );
+      }
+      this.createdInlined.set(op.table, cols);
+      return 0;
+    }
+    const del = INLINED_DELETE.exec(op.table);
+    if (del) {
+      const t = Number(del[1]);
+      await this.liveTable(t);
+      if (
+        op.columns.map((c) => `${c.name} ${c.type}`).join(",") !==
+        "file_id BIGINT,row_id BIGINT,begin_snapshot BIGINT"
+      ) {
+        throw bad(`${op.table} is not (file_id BIGINT, row_id BIGINT, begin_snapshot BIGINT)`);
+      }
+      const k = keys.current(Kind.tableMeta, t);
+      const meta = (await this.ctx.read<TableMetaRecord>(k, ValueKind.tableMeta, "table meta")) ?? {
+        table_id: t,
+        next_column_id: 1,
+      };
+      if (meta.x_inlined_delete_since === undefined) {
+        this.ctx.write(k, ValueKind.tableMeta, {
+          ...meta,
+          x_inlined_delete_since: this.S,
+        } satisfies TableMetaRecord);
+      }
+      return 0;
+    }
+    throw new Unsupported(`CREATE TABLE ${op.table} outside a lake's initialization batch`);
+  }
+
+  private async insertInlined(op: Extract<RowOp, { op: "insert" }>, t: number, sv: number): Promise<number> {
+    await this.liveTable(t);
+    await this.premiseRowIds(t);
+    const data = await this.inlinedColumns(t, sv);
+    const columns = ["row_id", "begin_snapshot", "end_snapshot", ...data];
+    const all = await this.ctx.columns(t);
+    const nodes = new Map(
+      all.filter((c) => c.parent_column === null).map((c) => [c.column_name, columnTree(all, c)] as const),
+    );
+
+    const rows = cellsOf(op, columns);
+    for (const r of rows) {
+      const rowId = int(r.row_id, "row_id");
+      this.begin(r.begin_snapshot, "inlined row");
+      this.noEnd(r.end_snapshot, "inlined row");
+      const k = keys.inlineRow(t, rowId);
+      const prior = await this.ctx.read<InlineRowRecord>(k, ValueKind.inlineRow, "inlined row");
+      if (prior) {
+        // An UPDATE keeps the row id: the prior version moves aside, to be ended by this batch.
+        if (prior.begin_snapshot === this.S)
+          throw bad(`inlined row ${rowId} of table ${t} is inserted twice`);
+        this.ctx.write(keys.inlineRowVersion(t, rowId, prior.begin_snapshot), ValueKind.inlineRow, prior);
+        this.lineage(t).add(rowId);
+      }
+      const values: InlineRowRecord["values"] = {};
+      // The stored form and what is valid per type are catalog/values/' rules (decision 0120).
+      for (const c of data) {
+        const node = nodes.get(c);
+        if (!node) throw bad(`${op.table} has no column ${quoteName(c)}`);
+        values[c] = parseValue(node, inlineValue(r[c] as Literal), `${op.table}.${c} (row ${rowId})`);
+      }
+      this.ctx.write(k, ValueKind.inlineRow, {
+        row_id: rowId,
+        begin_snapshot: this.S,
+        end_snapshot: null,
+        schema_version: sv,
+        values,
+      } satisfies InlineRowRecord);
+      this.useRowIds(t, rowId, 1);
+    }
+    this.ctx.inlinedInsertTables.add(t);
+    return rows.length;
+  }
+
+  private async insertInlinedDeletes(op: Extract<RowOp, { op: "insert" }>, t: number): Promise<number> {
+    await this.liveTable(t);
+    const rows = cellsOf(op, ["file_id", "row_id", "begin_snapshot"]);
+    for (const r of rows) {
+      const f = int(r.file_id, "file_id");
+      const pos = int(r.row_id, "row_id");
+      this.begin(r.begin_snapshot, "inlined delete");
+      const file = await this.ctx.read<DataFileRecord>(
+        keys.current(Kind.dataFile, t, f),
+        ValueKind.dataFile,
+        "data file",
+      );
+      if (!file) throw new NotFound(`data file ${f} of table ${t} does not exist (or was removed)`);
+      if (pos < 0 || pos >= file.record_count)
+        throw bad(`position ${pos} is outside data file ${f}'s ${file.record_count} rows`);
+      this.lineage(t).add(file.row_id_start + pos);
+      this.ctx.write(keys.inlineFileDelete(t, f, pos), ValueKind.inlineFileDelete, {
+        file_id: f,
+        row_id: pos,
+        begin_snapshot: this.S,
+      } satisfies InlineFileDeleteRecord);
+      this.ctx.deletedDataFileIds.add(f);
+    }
+    return rows.length;
+  }
+
+  private async endInlined(op: Extract<RowOp, { op: "end_inlined" }>): Promise<number> {
+    const m = INLINED_DATA.exec(op.table);
+    if (!m) throw bad(`${op.table} is not an inlined data table`);
+    const t = Number(m[1]);
+    await this.liveTable(t);
+    if (op.endSnapshot !== this.S) throw bad(`rows are ended at snapshot ${op.endSnapshot}, not ${this.S}`);
+    let n = 0;
+    for (const rowId of op.rowIds) {
+      // The live version not begun by this batch: the row's own key, or a version moved aside above.
+      for await (const kv of this.ctx.st.scan({ prefix: keys.inlineRow(t, rowId) })) {
+        const raw = await this.ctx.read<InlineRowRecord>(kv.key, ValueKind.inlineRow, "inlined row");
+        if (!raw || raw.end_snapshot !== null || raw.begin_snapshot === this.S) continue;
+        this.ctx.write(kv.key, ValueKind.inlineRow, {
+          ...raw,
+          end_snapshot: this.S,
+        } satisfies InlineRowRecord);
+        this.lineage(t).add(rowId);
+        n++;
+      }
+    }
+    this.ctx.deletesUntargeted = true;
+    return n;
+  }
+
+  private async end(op: Extract<RowOp, { op: "end" }>): Promise<number> {
+    if (op.endSnapshot !== this.S) throw bad(`rows are ended at snapshot ${op.endSnapshot}, not ${this.S}`);
+    const ctx = this.ctx;
+    let n = 0;
+    const spec = ENDABLE[op.table];
+    if (spec && op.key === spec.key) {
+      for (const t of op.ids) {
+        this.touched.add(t);
+        for await (const kv of ctx.st.scan({ prefix: keys.current(spec.kind, t) })) {
+          const rec = await ctx.read<Versioned & { table_id: number }>(kv.key, spec.vk, op.table);
+          if (!rec) continue;
+          const id = this.entityId(op.table, rec);
+          ctx.endVersion(spec.kind, [t, id], spec.vk, rec);
+          n++;
+        }
+      }
+      return n;
+    }
+    if (op.table === "ducklake_table" && op.key === "table_id") {
+      for (const t of op.ids) {
+        const rec = await ctx.read<TableRecord>(keys.current(Kind.table, t), ValueKind.table, "table");
+        if (!rec) continue;
+        ctx.endVersion(Kind.table, [t], ValueKind.table, rec);
+        await ctx.removeNameEntry(NameSpace.relation, rec.schema_id, rec.table_name);
+        this.touched.add(t);
+        n++;
+      }
+      return n;
+    }
+    if (op.table === "ducklake_schema" && op.key === "schema_id") {
+      for (const id of op.ids) {
+        const rec = await ctx.read<SchemaRecord>(keys.current(Kind.schema, id), ValueKind.schema, "schema");
+        if (!rec) continue;
+        ctx.endVersion(Kind.schema, [id], ValueKind.schema, rec);
+        await ctx.removeNameEntry(NameSpace.schema, 0, rec.schema_name);
+        ctx.droppedSchemaNames.set(id, rec.schema_name);
+        n++;
+      }
+      return n;
+    }
+    if (op.table === "ducklake_macro" && op.key === "macro_id") {
+      for (const id of op.ids) {
+        const rec = await ctx.read<MacroRecord>(keys.current(Kind.macro, id), ValueKind.macro, "macro");
+        if (!rec) continue;
+        ctx.endVersion(Kind.macro, [id], ValueKind.macro, rec);
+        await ctx.removeNameEntry(NameSpace.macro, rec.schema_id, rec.macro_name);
+        n++;
+      }
+      return n;
+    }
+    if (op.table === "ducklake_view" && op.key === "view_id") {
+      for (const v of op.ids) {
+        const rec = await ctx.read<ViewRecord>(keys.current(Kind.view, v), ValueKind.view, "view");
+        if (!rec) continue;
+        ctx.endVersion(Kind.view, [v], ValueKind.view, rec);
+        await ctx.removeNameEntry(NameSpace.relation, rec.schema_id, rec.view_name);
+        n++;
+      }
+      return n;
+    }
+    if (
+      (op.table === "ducklake_tag" && op.key === "object_id") ||
+      (op.table === "ducklake_column_tag" && op.key === "table_id")
+    ) {
+      const kind = op.table === "ducklake_tag" ? Kind.tag : Kind.columnTag;
+      for (const id of op.ids) {
+        for await (const kv of ctx.st.scan({ prefix: keys.current(kind, id) })) {
+          const c = (await ctx.read<TagContainer>(kv.key, ValueKind.tagContainer, "tag")) ?? { entries: [] };
+          const live = c.entries.filter((e) => e.end_snapshot === null).length;
+          if (live === 0) continue;
+          n += live;
+          const entries = c.entries
+            .filter((e) => !(e.end_snapshot === null && e.begin_snapshot === this.S))
+            .map((e) => (e.end_snapshot === null ? { ...e, end_snapshot: this.S } : e));
+          ctx.write(kv.key, ValueKind.tagContainer, { entries });
+        }
+      }
+      return n;
+    }
+    throw new Unsupported(`ending ${op.table} rows by ${op.key} is not translated yet`);
+  }
+
+  private entityId(table: string, rec: Versioned): number {
+    switch (table) {
+      case "ducklake_column":
+        return (rec as ColumnRecord).column_id;
+      case "ducklake_data_file":
+        return (rec as DataFileRecord).data_file_id;
+      case "ducklake_delete_file":
+        return (rec as DeleteFileRecord).delete_file_id;
+      case "ducklake_partition_info":
+        return (rec as PartitionRecord).partition_id;
+      default:
+        return (rec as SortRecord).sort_id;
+    }
+  }
+
+  /** Child rows (file stats, partition values and columns, macro impls and parameters) no parent claimed. */
+  leftovers(): string[] {
+    return [
+      ...[...this.fileStats.keys(), ...this.partitionValues.keys()].map((f) => `data file ${f}`),
+      ...[...this.partitionColumns.keys()].map((p) => `partition ${p}`),
+      ...[...this.macroImpls.keys()].map((m) => `macro ${m}`),
+      ...[...this.macroParams.keys()].map((k) => `macro impl ${k}`),
+    ];
+  }
+
+  private async insertView(r: Cells): Promise<void> {
+    const ctx = this.ctx;
+    const id = this.catalogId(int(r.view_id, "view_id"), "view");
+    this.begin(r.begin_snapshot, "view");
+    this.noEnd(r.end_snapshot, "view");
+    const schema = await ctx.schemaById(int(r.schema_id, "schema_id"));
+    const name = str(r.view_name, "view_name");
+    await ctx.ensureRelationNameFree(schema, name);
+    ctx.putVersion<ViewRecord>(Kind.view, [id], ValueKind.view, {
+      view_id: id,
+      view_uuid: str(r.view_uuid, "view_uuid"),
+      begin_snapshot: this.S,
+      end_snapshot: null,
+      schema_id: schema.schema_id,
+      view_name: name,
+      dialect: str(r.dialect, "dialect"),
+      sql: str(r.sql, "sql"),
+      column_aliases: strOrNull(r.column_aliases, "column_aliases"),
+    });
+    await ctx.addNameEntry(NameSpace.relation, schema.schema_id, { name, id, kind: "view" });
+    ctx.createdInSchemaIds.set(schema.schema_name.toLowerCase(), schema.schema_id);
+  }
+
+  private async insertMacro(r: Cells): Promise<void> {
+    const ctx = this.ctx;
+    const id = this.catalogId(int(r.macro_id, "macro_id"), "macro");
+    this.begin(r.begin_snapshot, "macro");
+    this.noEnd(r.end_snapshot, "macro");
+    const schema = await ctx.schemaById(int(r.schema_id, "schema_id"));
+    const name = str(r.macro_name, "macro_name");
+    const existing = await ctx.lookupName(NameSpace.macro, schema.schema_id, name);
+    if (existing)
+      throw new AlreadyExists(`macro ${quoteName(schema.schema_name)}.${quoteName(name)} already exists`);
+    const impls = (this.macroImpls.get(id) ?? []).map((i) => {
+      const key = `${id}/${i.impl_id}`;
+      const params = this.macroParams.get(key) ?? [];
+      this.macroParams.delete(key);
+      return { ...i, x_parameters: params };
+    });
+    this.macroImpls.delete(id);
+    if (impls.length === 0) throw bad(`macro ${id} has no ducklake_macro_impl row`);
+    ctx.putVersion<MacroRecord>(Kind.macro, [id], ValueKind.macro, {
+      macro_id: id,
+      schema_id: schema.schema_id,
+      macro_name: name,
+      begin_snapshot: this.S,
+      end_snapshot: null,
+      x_impls: impls,
+    });
+    await ctx.addNameEntry(NameSpace.macro, schema.schema_id, { name, id, kind: "macro" });
+    ctx.createdInSchemaIds.set(schema.schema_name.toLowerCase(), schema.schema_id);
+  }
+
+  private async insertPartition(r: Cells): Promise<void> {
+    const t = int(r.table_id, "table_id");
+    await this.liveTable(t);
+    const id = this.catalogId(int(r.partition_id, "partition_id"), "partition");
+    this.begin(r.begin_snapshot, "partition");
+    this.noEnd(r.end_snapshot, "partition");
+    const cols = this.partitionColumns.get(id) ?? [];
+    this.partitionColumns.delete(id);
+    for (const c of cols) {
+      if (
+        !(await this.ctx.read<ColumnRecord>(
+          keys.current(Kind.column, t, c.column_id),
+          ValueKind.column,
+          "column",
+        ))
+      ) {
+        throw new NotFound(`partition column ${c.column_id} of table ${t} does not exist`);
+      }
+    }
+    this.ctx.putVersion<PartitionRecord>(Kind.partition, [t, id], ValueKind.partition, {
+      partition_id: id,
+      table_id: t,
+      begin_snapshot: this.S,
+      end_snapshot: null,
+      x_columns: cols.sort((a, b) => a.partition_key_index - b.partition_key_index),
+    });
+  }
+
+  private async insertTag(k: Uint8Array, r: Cells, objectId: number): Promise<void> {
+    this.begin(r.begin_snapshot, "tag");
+    this.noEnd(r.end_snapshot, "tag");
+    const exists =
+      (await this.ctx.read(keys.current(Kind.schema, objectId), ValueKind.schema, "schema")) ??
+      (await this.ctx.read(keys.current(Kind.table, objectId), ValueKind.table, "table")) ??
+      (await this.ctx.read(keys.current(Kind.view, objectId), ValueKind.view, "view"));
+    if (!exists) throw new NotFound(`object id ${objectId} (schema, table or view) does not exist`);
+    const key = str(r.key, "key");
+    const c = (await this.ctx.read<TagContainer>(k, ValueKind.tagContainer, "tag")) ?? { entries: [] };
+    if (c.entries.some((e) => e.key === key && e.end_snapshot === null)) {
+      throw bad(`tag ${quoteName(key)} is still live on object ${objectId}; end it first`);
+    }
+    const entries = [
+      ...c.entries,
+      { key, value: strOrNull(r.value, "value"), begin_snapshot: this.S, end_snapshot: null },
+    ];
+    this.ctx.write(k, ValueKind.tagContainer, { entries } satisfies TagContainer);
+  }
+
+  private async insertColumnTag(r: Cells): Promise<void> {
+    const t = int(r.table_id, "table_id");
+    const c = int(r.column_id, "column_id");
+    await this.liveTable(t);
+    if (!(await this.ctx.read<ColumnRecord>(keys.current(Kind.column, t, c), ValueKind.column, "column"))) {
+      throw new NotFound(`column ${c} of table ${t} does not exist`);
+    }
+    await this.insertTag(keys.current(Kind.columnTag, t, c), r, t);
+  }
+
+  private async endTags(op: Extract<RowOp, { op: "end_tags" }>): Promise<number> {
+    if (op.endSnapshot !== this.S) throw bad(`tags are ended at snapshot ${op.endSnapshot}, not ${this.S}`);
+    let n = 0;
+    for (const row of op.rows) {
+      const column = op.table === "ducklake_column_tag";
+      const id = int(row[0], "tid");
+      const k = column ? keys.current(Kind.columnTag, id, int(row[1], "cid")) : keys.current(Kind.tag, id);
+      const key = str(row[column ? 2 : 1], "key");
+      const c = await this.ctx.read<TagContainer>(k, ValueKind.tagContainer, "tag");
+      if (!c) continue;
+      const live = c.entries.find((e) => e.key === key && e.end_snapshot === null);
+      if (!live) continue;
+      const entries = c.entries
+        .filter((e) => e !== live || e.begin_snapshot !== this.S)
+        .map((e) => (e === live ? { ...e, end_snapshot: this.S } : e));
+      this.ctx.write(k, ValueKind.tagContainer, { entries } satisfies TagContainer);
+      n++;
+    }
+    return n;
+  }
+
+  private async endColumns(op: Extract<RowOp, { op: "end_columns" }>): Promise<number> {
+    if (op.endSnapshot !== this.S)
+      throw bad(`columns are ended at snapshot ${op.endSnapshot}, not ${this.S}`);
+    let n = 0;
+    for (const row of op.rows) {
+      const t = int(row[0], "tid");
+      const c = int(row[1], "cid");
+      await this.liveTable(t);
+      const rec = await this.ctx.read<ColumnRecord>(
+        keys.current(Kind.column, t, c),
+        ValueKind.column,
+        "column",
+      );
+      if (!rec) continue;
+      this.ctx.endVersion(Kind.column, [t, c], ValueKind.column, rec);
+      n++;
+    }
+    return n;
+  }
+
+  /** ducklake_metadata rows are options: the set_option verb applies them, so its validation holds. */
+  private async insertOption(r: Cells): Promise<void> {
+    const key = str(r.key, "key");
+    const value = str(r.value, "value");
+    const scope = strOrNull(r.scope, "scope");
+    const scopeId = intOrNull(r.scope_id, "scope_id");
+    const k = optionKey(scope, scopeId);
+    const prior = await this.ctx.read<OptionRecord>(k, ValueKind.option, "option");
+    if (prior?.values[key] !== undefined) throw bad(`option ${quoteName(key)} is already set at that scope`);
+    await this.setOption(key, value, scope, scopeId);
+  }
+
+  private async updateOption(op: Extract<RowOp, { op: "option_update" }>): Promise<number> {
+    const prior = await this.ctx.read<OptionRecord>(
+      optionKey(op.scope, op.scopeId),
+      ValueKind.option,
+      "option",
+    );
+    if (prior?.values[op.key] === undefined) return 0;
+    await this.setOption(op.key, op.value, op.scope, op.scopeId);
+    return 1;
+  }
+
+  private async setOption(
+    name: string,
+    value: string,
+    scope: string | null,
+    scopeId: number | null,
+  ): Promise<void> {
+    const scopeRef =
+      scope === null
+        ? undefined
+        : scope === "schema"
+          ? { schema: { id: scopeId ?? -1 } }
+          : scope === "table"
+            ? { table: { id: scopeId ?? -1 } }
+            : undefined;
+    if (scope !== null && scopeRef === undefined)
+      throw bad(`option scope ${quoteName(scope)} is not schema or table`);
+    await applyVerb(this.ctx, { op: "set_option", name, value, ...(scopeRef ? { scope: scopeRef } : {}) });
+    const stored = await this.ctx.read<OptionRecord>(optionKey(scope, scopeId), ValueKind.option, "option");
+    if (stored?.values[name] !== value) {
+      throw bad(
+        `option ${quoteName(name)} = ${quoteName(value)} is not in the form DuckLake's set_option stores`,
+      );
+    }
+  }
+}

@@ -1,0 +1,415 @@
+"""Quack conformance suite: the same DuckLake sessions, run by stock DuckDB 1.5.5 clients (pinned wheels,
+tools/requirements.txt) against ducklake-edge (`wrangler dev --local`) and against a stock DuckDB Quack
+server holding a DuckDB-file DuckLake catalog, in one run. For every statement the result (column types
+and values, or the error's class) must be identical; after each session the `ducklake_*` rows of both
+catalogs must match row for row, modulo UUIDs, times and the data directory.
+
+    python3 test/quack/run.py [--session NAME] [--keep]
+
+Ports: QUACK_TEST_PORTS="first-last" (e.g. 9204-9219) picks from that range; otherwise free ports.
+Every process it starts runs in its own process group and is killed (SIGTERM, then SIGKILL after a grace
+period) when the run ends, however it ends. Exit status 0 only with zero differences.
+"""
+import argparse, atexit, datetime, decimal, glob, json, os, re, shutil, signal, socket, subprocess, sys, tempfile
+import time, urllib.error, urllib.request, uuid
+
+import duckdb
+import duckdb_extension_ducklake, duckdb_extension_httpfs, duckdb_extension_quack
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+from sessions import ATTACH as ATTACH_SQL, SESSIONS  # noqa: E402
+
+# QUACK_SESSIONS_MODULE=path/to/file.py runs that file's SESSIONS instead (to probe statements locally).
+if os.environ.get("QUACK_SESSIONS_MODULE"):
+    import importlib.util
+    _spec = importlib.util.spec_from_file_location("probe_sessions", os.environ["QUACK_SESSIONS_MODULE"])
+    _mod = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(_mod)
+    SESSIONS = _mod.SESSIONS
+
+DEV_TOKEN = "quack-conformance-dev-token-0123456789"
+STOCK_TOKEN = "stock-conformance-token"
+# A read-scope token for the first session's lake: the edge-only checks of scopes and lake selection.
+READ_TOKEN = "quack-conformance-read-0123456789"
+READ_LAKE = "conf-create-and-insert"
+WRANGLER_READY_S = 120
+RUN_TIMEOUT_S = 900
+GRACE_S = 5
+
+# ---------------------------------------------------------------------------------------------- processes
+STARTED = []  # process groups started by this run
+
+
+def stop_all():
+    for p in STARTED:
+        if p.poll() is not None:
+            continue
+        try:
+            os.killpg(p.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            continue
+    deadline = time.time() + GRACE_S
+    for p in STARTED:
+        while p.poll() is None and time.time() < deadline:
+            time.sleep(0.1)
+        if p.poll() is None:
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            p.wait()
+
+
+atexit.register(stop_all)
+for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGALRM):
+    signal.signal(sig, lambda s, f: sys.exit(f"quack conformance: stopped by signal {s}"))
+
+
+def port_source():
+    spec = os.environ.get("QUACK_TEST_PORTS")
+    if spec:
+        first, last = (int(x) for x in spec.split("-"))
+        pool = list(range(first, last + 1))
+    else:
+        pool = None
+
+    def release(port):
+        if pool is not None:
+            pool.append(port)
+
+    def take():
+        while True:
+            if pool is not None:
+                if not pool:
+                    raise RuntimeError("QUACK_TEST_PORTS range exhausted")
+                port = pool.pop(0)
+            else:
+                port = 0
+            with socket.socket() as s:
+                try:
+                    s.bind(("127.0.0.1", port))
+                except OSError:
+                    continue
+                return s.getsockname()[1]
+
+    take.release = release
+    return take
+
+
+# ---------------------------------------------------------------------------------------------- servers
+def ext(mod, name):
+    return glob.glob(os.path.dirname(mod.__file__) + f"/extensions/v{duckdb.__version__}/{name}.duckdb_extension")[0]
+
+
+EXT = {"ducklake": ext(duckdb_extension_ducklake, "ducklake"), "quack": ext(duckdb_extension_quack, "quack"),
+       "httpfs": ext(duckdb_extension_httpfs, "httpfs")}
+
+
+def connect(path=":memory:", load=("httpfs", "quack", "ducklake")):
+    con = duckdb.connect(path, config={"allow_unsigned_extensions": "true", "autoinstall_known_extensions": "false",
+                                       "autoload_known_extensions": "false"})
+    for e in load:
+        con.execute(f"LOAD '{EXT[e]}'")
+    return con
+
+
+def start_wrangler(port, inspector, state_dir, log_path):
+    cmd = ["npx", "wrangler", "dev", "--local", "--ip", "127.0.0.1", "--port", str(port),
+           "--inspector-port", str(inspector), "--persist-to", state_dir, "--show-interactive-dev-session=false",
+           "--var", "DEV_AUTH:enabled", "--var", f"DEV_TOKEN:{DEV_TOKEN}",
+           "--var", "AUTH_TOKENS:" + json.dumps({READ_TOKEN: {"lakes": [READ_LAKE], "scope": "read"}})]
+    log = open(log_path, "w")
+    p = subprocess.Popen(["timeout", str(RUN_TIMEOUT_S), *cmd], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+                         stdin=subprocess.DEVNULL, start_new_session=True)
+    STARTED.append(p)
+    deadline = time.time() + WRANGLER_READY_S
+    while time.time() < deadline:
+        if p.poll() is not None:
+            raise RuntimeError(f"wrangler dev exited ({p.returncode}); see {log_path}")
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2) as r:
+                if r.status == 200:
+                    return p
+        except (urllib.error.URLError, ConnectionError, OSError):
+            time.sleep(0.5)
+    raise RuntimeError(f"wrangler dev not ready after {WRANGLER_READY_S}s; see {log_path}")
+
+
+class StockServer:
+    """Stock DuckDB as a Quack server over a DuckDB-file DuckLake catalog (no ducklake on the server:
+    DuckLake then commits client-side, as against ducklake-edge)."""
+
+    def __init__(self, path, port):
+        self.port = port
+        self.con = connect(path, load=("httpfs", "quack"))
+        self.con.execute(f"CALL quack_serve('quack:127.0.0.1:{port}', token => '{STOCK_TOKEN}')")
+
+    def rows(self, table):
+        cur = self.con.cursor()
+        try:
+            rel = cur.execute(f'SELECT * FROM "main".{table}')
+            cols = [d[0] for d in rel.description]
+            return cols, rel.fetchall()
+        except duckdb.Error:
+            return None, None
+
+    def tables(self):
+        return [r[0] for r in self.con.cursor().execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' "
+            "AND table_name LIKE 'ducklake_%' AND table_name NOT LIKE 'ducklake_inlined_%' ORDER BY 1").fetchall()]
+
+    def stop(self):
+        try:
+            self.con.execute(f"CALL quack_stop('quack:127.0.0.1:{self.port}')")
+        except duckdb.Error:
+            pass
+        self.con.close()
+
+
+def edge_rows(port, lake, table):
+    req = urllib.request.Request(f"http://127.0.0.1:{port}/v1/lakes/{lake}/ducklake/{table}",
+                                 headers={"authorization": f"Bearer {DEV_TOKEN}"})
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            body = json.load(r)
+    except urllib.error.HTTPError as e:
+        return None, [("HTTP", e.code, e.read().decode()[:200])]
+    return body["columns"], [[row.get(c) for c in body["columns"]] for row in body["rows"]]
+
+
+# ---------------------------------------------------------------------------------------------- normalising
+# Catalog values that differ by design, each with the decision record that says why.
+BY_DESIGN = {
+    # docs/decisions/0231: `created_by` names the writer that created the lake (ducklake-edge), not DuckDB.
+    ("ducklake_metadata", "created_by"): "<created_by>",
+}
+
+UUID_RE = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+TIME_RE = re.compile(r"^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d+)?([+-]\d{2}(:?\d{2})?|Z)?$")
+
+
+def norm(v, data_dirs=()):
+    """A comparable string for a value from either side (stock Python values or the edge route's JSON)."""
+    if v is None:
+        return "NULL"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (datetime.datetime, datetime.time)):
+        return "<time>"
+    if isinstance(v, uuid.UUID):
+        return "<uuid>"
+    if isinstance(v, (int, decimal.Decimal)):
+        return str(v)
+    if isinstance(v, float):
+        return str(int(v)) if v.is_integer() else repr(v)
+    if isinstance(v, datetime.date):
+        return v.isoformat()
+    if isinstance(v, (bytes, bytearray)):
+        return "0x" + bytes(v).hex()
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(norm(x, data_dirs) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k}: {norm(x, data_dirs)}" for k, x in v.items()) + "}"
+    s = str(v)
+    if TIME_RE.match(s):
+        return "<time>"
+    for d in data_dirs:
+        s = s.replace(d, "<data>/")
+    return UUID_RE.sub("<uuid>", s)
+
+
+def run_parallel(n, sql, setup):
+    """`n` clients at once, each with its own connection and ATTACH, each running `sql` once."""
+    import threading
+    results = [None] * n
+
+    def one(i):
+        con = connect()
+        try:
+            for stmt in setup:
+                con.execute(stmt)
+            results[i] = run_statement(con, sql)
+        except duckdb.Error as e:
+            results[i] = {"ok": False, "class": type(e).__name__, "message": str(e)}
+        finally:
+            con.close()
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return {"ok": all(r["ok"] for r in results), "types": [], "class": "parallel",
+            "rows": sorted(json.dumps(r, sort_keys=True) for r in results), "each": results}
+
+
+def run_statement(con, sql):
+    try:
+        rel = con.execute(sql)
+        if rel.description is None:
+            return {"ok": True, "types": [], "rows": []}
+        types = [str(d[1]) for d in rel.description]
+        return {"ok": True, "types": types, "rows": [[norm(v) for v in r] for r in rel.fetchall()]}
+    except duckdb.Error as e:
+        return {"ok": False, "class": type(e).__name__, "message": str(e)}
+
+
+# ---------------------------------------------------------------------------------------------- sessions
+def run_session(name, statements, edge_port, take_port, work):
+    lake = f"conf-{name}"[:63]
+    stock_port = take_port()
+    stock = StockServer(f"{work}/{name}-stock-meta.duckdb", stock_port)
+    # Same-length directory names: DuckDB writes the data path into delete files, whose sizes are compared.
+    dirs = {"edge": f"{work}/{name}-data-e/", "stock": f"{work}/{name}-data-s/"}
+    secrets = {
+        "edge": f"CREATE SECRET (TYPE quack, TOKEN '{lake}:{DEV_TOKEN}', SCOPE 'quack:127.0.0.1:{edge_port}/{lake}')",
+        "stock": f"CREATE SECRET (TYPE quack, TOKEN '{STOCK_TOKEN}', SCOPE 'quack:127.0.0.1:{stock_port}')",
+    }
+    clients = {}
+    for side in ("edge", "stock"):
+        clients[side] = connect()
+        clients[side].execute(secrets[side])
+    attach = {"edge": f"ducklake:quack:127.0.0.1:{edge_port}/{lake}", "stock": f"ducklake:quack:127.0.0.1:{stock_port}"}
+    diffs = []
+    try:
+        for i, template in enumerate(statements):
+            got = {}
+            for side in ("stock", "edge"):
+                if isinstance(template, tuple):  # ("parallel", n, sql): n clients at once
+                    _, n, sql = template
+                    setup = [secrets[side], ATTACH_SQL.replace("{attach}", attach[side]).replace("{data}", dirs[side])]
+                    got[side] = run_parallel(n, sql, setup)
+                    continue
+                sql = template.replace("{attach}", attach[side]).replace("{data}", dirs[side])
+                got[side] = run_statement(clients[side], sql)
+            a, b = got["stock"], got["edge"]
+            parallel_failed = isinstance(template, tuple) and not (a["ok"] and b["ok"])
+            same = not parallel_failed and (a["ok"] == b["ok"]) and (
+                (a["ok"] and a["types"] == b["types"] and a["rows"] == b["rows"]) or
+                (not a["ok"] and a["class"] == b["class"]))
+            if not same:
+                diffs.append({"step": i, "statement": template, "stock": a, "edge": b})
+                if a["ok"] and not b["ok"]:
+                    break  # later statements depend on this one
+        if not diffs:
+            diffs += compare_catalogs(stock, edge_port, lake, list(dirs.values()))
+    finally:
+        for c in clients.values():
+            c.close()
+        stock.stop()
+        take_port.release(stock_port)
+    return diffs
+
+
+def compare_catalogs(stock, edge_port, lake, data_dirs):
+    diffs = []
+    for table in stock.tables():
+        scols, srows = stock.rows(table)
+        ecols, erows = edge_rows(edge_port, lake, table)
+        if ecols is None:
+            diffs.append({"catalog": table, "edge": erows})
+            continue
+        if scols != ecols:
+            diffs.append({"catalog": table, "stock_columns": scols, "edge_columns": ecols})
+            continue
+        time_cols = {i for i, c in enumerate(scols) if c.endswith("_time")}
+
+        def rows(rs):
+            out = []
+            for r in rs:
+                vals = ["<time>" if i in time_cols else norm(v, data_dirs) for i, v in enumerate(r)]
+                if vals and (table, vals[0]) in BY_DESIGN:
+                    vals[1] = BY_DESIGN[(table, vals[0])]
+                out.append(tuple(vals))
+            return sorted(out)
+
+        s, e = rows(srows), rows(erows)
+        if s != e:
+            diffs.append({"catalog": table, "only_stock": [r for r in s if r not in e][:10],
+                          "only_edge": [r for r in e if r not in s][:10]})
+    return diffs
+
+
+def edge_auth_checks(edge_port):
+    """What only ducklake-edge has (stock has one token and no scopes): a read token attaches read-only,
+    every write it attempts fails with a clear error; no token and a wrong lake are refused at ATTACH."""
+    problems = []
+    host = f"quack:127.0.0.1:{edge_port}"
+
+    def attempt(secret_token, lake, statements):
+        con = connect()
+        try:
+            if secret_token is not None:
+                con.execute(f"CREATE SECRET (TYPE quack, TOKEN '{secret_token}', SCOPE '{host}/{lake}')")
+            out = []
+            for sql in statements:
+                try:
+                    out.append(("ok", con.execute(sql).fetchall()))
+                except duckdb.Error as e:
+                    out.append(("error", str(e)))
+                    break
+            return out
+        finally:
+            con.close()
+
+    attach = f"ATTACH 'ducklake:{host}/{READ_LAKE}' AS lake"
+    got = attempt(f"{READ_LAKE}:{READ_TOKEN}", READ_LAKE,
+                  [attach, "SELECT count(*) FROM lake.t", "INSERT INTO lake.t VALUES (9, 'z')"])
+    if [g[0] for g in got] != ["ok", "ok", "error"] or "read scope" not in got[2][1]:
+        problems.append({"check": "read token: attach and read, every write refused", "got": got})
+    got = attempt(f"other-lake:{READ_TOKEN}", "other-lake", [f"ATTACH 'ducklake:{host}/other-lake' AS lake"])
+    if got[0][0] != "error" or "not valid for lake 'other-lake'" not in got[0][1]:
+        problems.append({"check": "wrong lake refused at ATTACH", "got": got})
+    # Without a token DuckDB itself refuses before connecting (an empty auth string reaching the server is
+    # refused there too: test/worker/quack/route.test.ts).
+    got = attempt(None, READ_LAKE, [attach])
+    if got[0][0] != "error" or "Could not find a Quack authentication token" not in got[0][1]:
+        problems.append({"check": "no token refused at ATTACH", "got": got})
+    return problems
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--session", action="append")
+    ap.add_argument("--keep", action="store_true", help="keep the work directory")
+    args = ap.parse_args()
+    signal.alarm(RUN_TIMEOUT_S)
+    names = args.session or list(SESSIONS)
+    take_port = port_source()
+    work = tempfile.mkdtemp(prefix="quack-conformance-")
+    edge_port, inspector = take_port(), take_port()
+    failed = 0
+    try:
+        start_wrangler(edge_port, inspector, f"{work}/wrangler-state", f"{work}/wrangler.log")
+        for name in names:
+            started = time.time()
+            diffs = run_session(name, SESSIONS[name], edge_port, take_port, work)
+            took = time.time() - started
+            if diffs:
+                failed += 1
+                print(f"FAIL {name} ({took:.1f}s)")
+                print(json.dumps(diffs, indent=1, default=str)[:6000])
+            else:
+                print(f"ok   {name} ({took:.1f}s, {len(SESSIONS[name])} statements + catalog rows)")
+        if READ_LAKE.removeprefix("conf-") in names:
+            problems = edge_auth_checks(edge_port)
+            if problems:
+                failed += 1
+                print("FAIL edge auth checks")
+                print(json.dumps(problems, indent=1, default=str)[:4000])
+            else:
+                print("ok   edge auth checks (read token read-only, wrong lake and no token refused)")
+    finally:
+        stop_all()
+        if args.keep or failed:
+            print(f"work directory kept: {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    print(f"quack conformance: {len(names) - failed}/{len(names)} sessions identical to stock")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

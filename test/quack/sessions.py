@@ -1,0 +1,170 @@
+"""DuckLake sessions the conformance suite runs through stock DuckDB 1.5.5 clients against both servers.
+
+Each session is a list of statements run in order by one client; a tuple `("parallel", n, sql)` runs `sql` from `n` clients at once (each its own connection and
+ATTACH; DuckLake retries a lost commit race). `{attach}` is the side's ATTACH target
+(`ducklake:quack:127.0.0.1:<port>[/<lake>]`) and `{data}` the side's data directory. A session is listed
+here only when it passes against ducklake-edge; statements that do not work yet are named in the report
+of the change that added the suite, not committed as passing.
+"""
+
+ATTACH = "ATTACH '{attach}' AS lake (DATA_PATH '{data}')"
+
+SESSIONS = {
+    # A new lake: the catalog load, DuckLake's initialisation batch (lake creation by an admin token),
+    # the server-commit probe, a table and inlined inserts (the commit batches).
+    "create-and-insert": [
+        ATTACH,
+        "CREATE TABLE lake.t (id INTEGER, s VARCHAR)",
+        "INSERT INTO lake.t VALUES (1, 'a')",
+        "INSERT INTO lake.t VALUES (2, 'b'), (3, NULL)",
+    ],
+    # Schemas and several tables, each CREATE its own commit.
+    "schemas-and-tables": [
+        ATTACH,
+        "CREATE SCHEMA lake.s1",
+        "CREATE TABLE lake.s1.a (x BIGINT, y DOUBLE, z BOOLEAN)",
+        "CREATE TABLE lake.s1.b (d DATE, ts TIMESTAMP, dec DECIMAL(10, 2), u UUID, bl BLOB)",
+        "CREATE TABLE lake.main.c (l INTEGER[], st STRUCT(k VARCHAR, v INTEGER), m MAP(VARCHAR, INTEGER))",
+    ],
+    # Reads of user data: a scan of inlined rows, a filter, a projection, time travel by version.
+    "select-and-time-travel": [
+        ATTACH,
+        "CREATE TABLE lake.t (id INTEGER, s VARCHAR)",
+        "INSERT INTO lake.t VALUES (1, 'a'), (2, 'b')",
+        "SELECT * FROM lake.t ORDER BY id",
+        "INSERT INTO lake.t VALUES (3, 'c')",
+        "SELECT s FROM lake.t WHERE id >= 2 ORDER BY id",
+        "SELECT * FROM lake.t AT (VERSION => 2) ORDER BY id",
+        "SELECT count(*) FROM lake.t",
+    ],
+    "update-delete": [
+        ATTACH,
+        "CREATE TABLE lake.t (id INTEGER, s VARCHAR)",
+        "INSERT INTO lake.t VALUES (1, 'a'), (2, 'b'), (3, 'c')",
+        "UPDATE lake.t SET s = 'B' WHERE id = 2",
+        "DELETE FROM lake.t WHERE id = 1",
+        "SELECT * FROM lake.t ORDER BY id",
+    ],
+    "reattach": [
+        ATTACH,
+        "CREATE TABLE lake.t (id INTEGER)",
+        "INSERT INTO lake.t VALUES (7)",
+        "DETACH lake",
+        ATTACH,
+        "SELECT * FROM lake.t",
+    ],
+    "add-column": [
+        ATTACH,
+        "CREATE TABLE lake.t (id INTEGER, s VARCHAR)",
+        "INSERT INTO lake.t VALUES (1, 'a'), (2, 'b')",
+        "ALTER TABLE lake.t ADD COLUMN n DOUBLE",
+        "INSERT INTO lake.t VALUES (3, 'c', 2.5)",
+        "SELECT * FROM lake.t ORDER BY id",
+    ],
+    "alter-columns": [
+        ATTACH,
+        "CREATE TABLE lake.t (id INTEGER, s VARCHAR, n DOUBLE)",
+        "INSERT INTO lake.t VALUES (1, 'a', 0.5), (2, 'b', 1.5)",
+        "ALTER TABLE lake.t RENAME COLUMN s TO label",
+        "ALTER TABLE lake.t DROP COLUMN n",
+        "ALTER TABLE lake.t ALTER id TYPE BIGINT",
+        "SELECT * FROM lake.t ORDER BY id",
+    ],
+    "views-macros-comments": [
+        ATTACH,
+        "CREATE TABLE lake.t (id INTEGER, s VARCHAR)",
+        "CREATE VIEW lake.v AS SELECT id FROM lake.t",
+        "SELECT * FROM lake.v",
+        "CREATE MACRO lake.add1(x) AS x + 1",
+        "SELECT lake.add1(41)",
+        "COMMENT ON TABLE lake.t IS 'hello'",
+        "COMMENT ON COLUMN lake.t.id IS 'the id'",
+        "DROP VIEW lake.v",
+    ],
+    "partitioned": [
+        ATTACH,
+        "CREATE TABLE lake.t (id INTEGER, s VARCHAR)",
+        "ALTER TABLE lake.t SET PARTITIONED BY (id)",
+        "INSERT INTO lake.t VALUES (1, 'a'), (2, 'b')",
+        "SELECT * FROM lake.t ORDER BY id",
+    ],
+    "drop-schema": [
+        ATTACH,
+        "CREATE SCHEMA lake.s",
+        "CREATE TABLE lake.s.x (i INTEGER)",
+        "DROP TABLE lake.s.x",
+        "DROP SCHEMA lake.s",
+        "SELECT schema_name FROM duckdb_schemas() WHERE database_name = 'lake' ORDER BY 1",
+    ],
+    "drop-table": [
+        ATTACH,
+        "CREATE TABLE lake.t (id INTEGER, s VARCHAR)",
+        "INSERT INTO lake.t VALUES (1, 'a')",
+        "DROP TABLE lake.t",
+        "SELECT * FROM lake.t",
+    ],
+    # One explicit transaction with a commit message: one snapshot carrying author and message.
+    "commit-message": [
+        ATTACH,
+        "CREATE TABLE lake.t (id INTEGER, s VARCHAR)",
+        "BEGIN",
+        "INSERT INTO lake.t VALUES (5, 'e')",
+        "CALL lake.set_commit_message('me', 'hi')",
+        "COMMIT",
+        "SELECT author, commit_message FROM lake.snapshots() ORDER BY snapshot_id",
+    ],
+    "table-changes": [
+        ATTACH,
+        "CREATE TABLE lake.t (id INTEGER, s VARCHAR)",
+        "INSERT INTO lake.t VALUES (1, 'a'), (2, 'b')",
+        "SELECT * FROM lake.table_changes('t', 0, 3) ORDER BY ALL",
+    ],
+    "scalar-types": [
+        ATTACH,
+        "CREATE TABLE lake.ty (a BIGINT, b DOUBLE, c BOOLEAN, f DECIMAL(10, 2), m SMALLINT, n HUGEINT, o VARCHAR)",
+        "INSERT INTO lake.ty VALUES (1, 1.5, true, 12.34, 7, 12345678901234567890, 'x')",
+        "INSERT INTO lake.ty VALUES (NULL, NULL, NULL, NULL, NULL, NULL, NULL)",
+        "SELECT * FROM lake.ty ORDER BY a NULLS LAST",
+    ],
+    # Inlined values DuckLake writes with a CAST.
+    "cast-types": [
+        ATTACH,
+        "CREATE TABLE lake.ty (d DATE, e TIMESTAMP, g UUID, h BLOB, l TIMESTAMPTZ)",
+        "INSERT INTO lake.ty VALUES (DATE '2024-01-02', TIMESTAMP '2024-01-02 03:04:05', "
+        "'0190e6ae-8b5c-7d2a-9f3e-0123456789ab', '\\x01'::BLOB, TIMESTAMPTZ '2024-01-02 03:04:05+00')",
+        "INSERT INTO lake.ty VALUES (NULL, NULL, NULL, NULL, NULL)",
+        "SELECT * FROM lake.ty ORDER BY d NULLS LAST",
+    ],
+    # Parquet data and delete files (above the inlining limit), then an update through them.
+    "file-delete-update": [
+        ATTACH,
+        "CREATE TABLE lake.b (i BIGINT)",
+        "INSERT INTO lake.b SELECT * FROM range(5000)",
+        "DELETE FROM lake.b WHERE i % 2 = 0",
+        "SELECT count(*) FROM lake.b",
+        "UPDATE lake.b SET i = -1 WHERE i = 1",
+        "SELECT min(i), count(*) FROM lake.b",
+    ],
+    "snapshots": [
+        ATTACH,
+        "CREATE TABLE lake.t (id INTEGER)",
+        "INSERT INTO lake.t VALUES (1)",
+        "SELECT snapshot_id, schema_version, changes FROM lake.snapshots() ORDER BY snapshot_id",
+        "SELECT id FROM lake.current_snapshot()",
+    ],
+    "file-insert": [
+        ATTACH,
+        "CREATE TABLE lake.big (i BIGINT, s VARCHAR)",
+        "INSERT INTO lake.big SELECT i, 'v' || i FROM range(5000) r(i)",
+        "SELECT count(*), sum(i), min(s), max(s) FROM lake.big",
+        "SELECT * FROM lake.big WHERE i = 4321",
+    ],
+    # Several clients at once: four clients insert the same row concurrently; every commit lands once.
+    "concurrent-inserts": [
+        ATTACH,
+        "CREATE TABLE lake.t (id INTEGER, s VARCHAR)",
+        ("parallel", 4, "INSERT INTO lake.t VALUES (1, 'x')"),
+        "SELECT count(*), min(id), max(s) FROM lake.t",
+        "SELECT count(*) FROM lake.snapshots()",
+    ],
+}

@@ -1,0 +1,248 @@
+/**
+ * The Quack front door over HTTP: auth and lake selection at CONNECTION, stateless signed connection ids
+ * (revocation takes effect on the next message), reads at the edge, writes refused for read tokens, FETCH
+ * paging, and errors that carry their text.
+ */
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { SqlResult, SqlValue } from "../../../catalog/sql/result.ts";
+import { handleQuack, prepareResponse } from "../../../worker/quack/handler.ts";
+import {
+  decodeEnvelope,
+  encodeEnvelope,
+  MAX_MESSAGE_BYTES,
+  type Message,
+  MessageType,
+} from "../../../worker/quack/messages.ts";
+import { FETCH_CHUNKS, ResultStore } from "../../../worker/quack/results.ts";
+import { openSession, resumeSession } from "../../../worker/quack/session.ts";
+import { quackRecipe } from "../../../worker/routes/quack.ts";
+import writes from "../../fixtures/quack/writes.json";
+import { call, TOKENS } from "../../support/http.ts";
+import { connect, connectRequest, post, prepare } from "./client.ts";
+
+const SCHEMATA =
+  "\nSELECT catalog_name, schema_name\nFROM information_schema.schemata\nWHERE catalog_name NOT IN ('system', 'temp')\nORDER BY ALL\n\t";
+
+function errorText(m: Message): string {
+  if (m.type !== MessageType.ERROR_RESPONSE)
+    throw new Error(`expected an error, got ${JSON.stringify(m.type)}`);
+  return m.message;
+}
+
+beforeAll(async () => {
+  expect((await call("/v1/lakes/sales", { method: "PUT" })).status).toBe(201);
+});
+
+describe("Quack endpoint basics", () => {
+  it("answers GET / and OPTIONS /quack as stock does", async () => {
+    const root = await call("/", { token: null });
+    expect(root.status).toBe(200);
+    expect(await root.text()).toContain("Quack RPC endpoint");
+    const pre = await call("/quack", { method: "OPTIONS", token: null });
+    expect(pre.status).toBe(204);
+    expect(pre.headers.get("access-control-allow-origin")).toBe("*");
+    expect(pre.headers.get("access-control-allow-methods")).toBe("GET, POST, OPTIONS");
+  });
+
+  it("answers a malformed body and an oversized one with an ERROR_RESPONSE", async () => {
+    expect(errorText(await post(connectRequest(""), "", new Uint8Array([1, 2, 3])))).toMatch(
+      /expected field 1 \(type\) at offset 0/,
+    );
+    const res = await call("/quack", {
+      method: "POST",
+      token: null,
+      rawBody: new Uint8Array(MAX_MESSAGE_BYTES + 1),
+    });
+    const m = decodeEnvelope(new Uint8Array(await res.arrayBuffer())).message;
+    expect(errorText(m)).toMatch(/exceeds the limit/);
+  });
+});
+
+describe("CONNECTION: token and lake selection", () => {
+  it("refuses no token, an unknown token, and a token for another lake", async () => {
+    await expect(connect("")).rejects.toThrow(/Authentication failed: no token/);
+    await expect(connect("sales:not-a-real-token-at-all")).rejects.toThrow(/token is not recognised/);
+    await expect(connect(`other:${TOKENS.writeSales}`)).rejects.toThrow(/not valid for lake 'other'/);
+  });
+
+  it("takes `<lake>:<token>`, or a bare token covering exactly one lake", async () => {
+    expect(await connect(`sales:${TOKENS.readSales}`)).toMatch(/^sales\./);
+    expect(await connect(TOKENS.readSales)).toMatch(/^sales\./);
+    await expect(connect(TOKENS.adminAll)).rejects.toThrow(/covers several lakes; name one/);
+  });
+
+  it("refuses a missing lake unless the token is an admin's", async () => {
+    await expect(connect(`nolake:${TOKENS.writeSales}`)).rejects.toThrow(/not valid for lake 'nolake'/);
+    expect(await connect(`brand-new:${TOKENS.adminAll}`)).toMatch(/^brand-new\./);
+  });
+
+  it("rejects a tampered or foreign connection id", async () => {
+    const id = await connect(`sales:${TOKENS.readSales}`);
+    const tampered = id.replace(/^sales\./, "other.");
+    expect(errorText(await prepare(tampered, SCHEMATA))).toMatch(/Invalid connection id/);
+    expect(errorText(await prepare("0123456789ABCDEF0123456789ABCDEF", SCHEMATA))).toMatch(
+      /Invalid connection id/,
+    );
+  });
+
+  it("checks the connection id against the current tokens: a revoked token stops working", async () => {
+    const before = {
+      AUTH_TOKENS: JSON.stringify({ "t-temporary-0123456789": { lakes: ["sales"], scope: "write" } }),
+      QUACK_SESSION_SECRET: "k",
+    };
+    const { connectionId } = await openSession(before, "sales:t-temporary-0123456789", 1000);
+    expect((await resumeSession(before, connectionId, 2000)).grant.scope).toBe("write");
+    const revoked = {
+      ...before,
+      AUTH_TOKENS: JSON.stringify({ "t-someone-else-0123456789": { lakes: ["sales"], scope: "write" } }),
+    };
+    await expect(resumeSession(revoked, connectionId, 2000)).rejects.toThrow(/no longer valid/);
+    const downgraded = {
+      ...before,
+      AUTH_TOKENS: JSON.stringify({ "t-temporary-0123456789": { lakes: ["sales"], scope: "read" } }),
+    };
+    expect((await resumeSession(downgraded, connectionId, 2000)).grant.scope).toBe("read");
+    await expect(resumeSession(before, connectionId, 1000 + 25 * 3600 * 1000)).rejects.toThrow(/expired/);
+  });
+});
+
+describe("PREPARE", () => {
+  it("answers a catalog-load read at the edge", async () => {
+    const id = await connect(`sales:${TOKENS.readSales}`);
+    const m = await prepare(id, SCHEMATA);
+    expect(
+      m.type,
+      JSON.stringify(m, (_k, v) => (typeof v === "bigint" ? String(v) : v)),
+    ).toBe(MessageType.PREPARE_RESPONSE);
+    if (m.type !== MessageType.PREPARE_RESPONSE) return;
+    expect(m.names).toEqual(["catalog_name", "schema_name"]);
+    expect(m.types).toEqual([{ id: "VARCHAR" }, { id: "VARCHAR" }]);
+    expect(m.needsMoreFetch).toBe(false);
+  });
+
+  it("refuses an unrecognised statement by its shape", async () => {
+    const id = await connect(`sales:${TOKENS.readSales}`);
+    expect(errorText(await prepare(id, "SELECT 42 FROM nowhere WHERE x = 'secret'"))).toMatch(
+      /not recognised.*SELECT \? FROM nowhere WHERE x = \?/,
+    );
+  });
+
+  it("refuses any write from a read token, without running it", async () => {
+    const id = await connect(`sales:${TOKENS.readSales}`);
+    const text = errorText(
+      await prepare(id, 'INSERT INTO "main".ducklake_snapshot VALUES (1, NOW(), 1, 2, 0)'),
+    );
+    expect(text).toMatch(/read scope on lake 'sales'.*was not run/);
+  });
+
+  it("refuses a request with no statement and an unsupported message type", async () => {
+    const id = await connect(`sales:${TOKENS.readSales}`);
+    expect(errorText(await prepare(id, " ; "))).toMatch(/No statement/);
+    expect(errorText(await post({ type: MessageType.SUCCESS_RESPONSE }, id))).toMatch(
+      /Unsupported message type/,
+    );
+  });
+});
+
+describe("a lake that does not exist yet", () => {
+  const EXISTS_PROBE =
+    "SELECT COUNT(*) FROM information_schema.tables WHERE table_name = 'ducklake_metadata' AND table_schema = 'main'";
+  const initBatch = (): string => {
+    const scenario = Object.values(writes.scenarios)[0] as { steps: { writes: string[] }[] };
+    const batch = scenario.steps[0]?.writes[0];
+    if (!batch?.includes("CREATE TABLE")) throw new Error("no captured initialization batch");
+    return batch;
+  };
+
+  it("an admin's ATTACH sees an empty database, then DuckLake's initialization batch creates the lake", async () => {
+    expect((await call("/v1/lakes/qw-fresh")).status).toBe(404);
+    const id = await connect(`qw-fresh:${TOKENS.adminAll}`);
+    const probe = await prepare(id, EXISTS_PROBE);
+    expect(probe.type === MessageType.PREPARE_RESPONSE && probe.results[0]?.columns[0]).toEqual([0n]);
+    const init = await prepare(id, initBatch());
+    expect(init.type, init.type === MessageType.ERROR_RESPONSE ? init.message : "").toBe(
+      MessageType.PREPARE_RESPONSE,
+    );
+    expect((await call("/v1/lakes/qw-fresh")).status).toBe(200);
+    const again = await prepare(id, EXISTS_PROBE);
+    expect(again.type === MessageType.PREPARE_RESPONSE && again.results[0]?.columns[0]).toEqual([1n]);
+  });
+
+  it("any other token is refused at CONNECTION with what to do", async () => {
+    const tokens = JSON.stringify({ "t-ghost-writer-0123456789": { lakes: ["ghost"], scope: "write" } });
+    const body = encodeEnvelope({
+      header: { type: MessageType.CONNECTION_REQUEST, connectionId: "", clientQueryId: 1n },
+      message: connectRequest("ghost:t-ghost-writer-0123456789"),
+    });
+    const out = await handleQuack({
+      env: { ...env, AUTH_TOKENS: tokens },
+      body,
+      requestId: "t",
+      now: Date.now(),
+      results: new ResultStore(),
+    });
+    expect(errorText(decodeEnvelope(out.body).message)).toMatch(
+      /lake 'ghost' does not exist: create it with PUT \/v1\/lakes\/ghost, or ATTACH it with an admin token/,
+    );
+  });
+});
+
+describe("FETCH paging", () => {
+  it("sends 12 chunks per response, holds the rest, and answers FETCH page by page", async () => {
+    const id = await connect(`sales:${TOKENS.readSales}`);
+    const rows: SqlValue[][] = Array.from({ length: 50_000 }, (_, i) => [BigInt(i)]);
+    const result: SqlResult = { columns: [{ name: "i", type: { id: "BIGINT" } }], rows };
+    const store = new ResultStore();
+    const first = decodeEnvelope(prepareResponse(store, id, result, 0)).message;
+    if (first.type !== MessageType.PREPARE_RESPONSE) throw new Error("not a PREPARE_RESPONSE");
+    expect(first.needsMoreFetch).toBe(true);
+    expect(first.results.length).toBe(FETCH_CHUNKS);
+    const fetchOnce = async (): Promise<Message> => {
+      const body = encodeEnvelope({
+        header: { type: MessageType.FETCH_REQUEST, connectionId: id, clientQueryId: 1n },
+        message: { type: MessageType.FETCH_REQUEST, uuid: first.resultUuid },
+      });
+      return decodeEnvelope((await handleQuack({ env, body, requestId: "t", now: 1, results: store })).body)
+        .message;
+    };
+    const pages: Array<number[] | string> = [];
+    for (let i = 0; i < 4; i++) {
+      const m = await fetchOnce();
+      pages.push(
+        m.type === MessageType.FETCH_RESPONSE
+          ? [Number(m.batchIndex ?? -1n), ...m.results.map((c) => c.rows)]
+          : errorText(m),
+      );
+    }
+    expect(pages).toEqual([[1, ...Array(12).fill(2048)], [2, 848], [-1], [-1]]);
+    const all = [first, ...[]].flatMap((m) => (m.type === MessageType.PREPARE_RESPONSE ? m.results : []));
+    expect(all[0]?.columns[0]?.[0]).toBe(0n);
+    store.close(id);
+    expect(errorText(await fetchOnce())).toMatch(/^Result has been closed/);
+  });
+
+  it("bounds what an isolate holds", () => {
+    const store = new ResultStore();
+    for (let i = 0; i < 70; i++) store.hold(`c${i}`, BigInt(i), [new Uint8Array(10)], 0);
+    expect(store.take("c0", 0n, 0)).toBe("lost");
+    expect(store.take("c69", 69n, 0)).not.toBe("lost");
+    expect(store.take("c69", 69n, 11 * 60 * 1000)).toBe("lost");
+  });
+});
+
+describe("GET /v1/lakes/{lake}/quack", () => {
+  it("answers what to paste into DuckDB for the caller's host", async () => {
+    const res = await call("/v1/lakes/sales/quack", { token: TOKENS.readSales });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      secret:
+        "CREATE SECRET sales_quack (TYPE quack, TOKEN 'sales:<token>', SCOPE 'quack:edge.test:443/sales');",
+      attach: "ATTACH 'ducklake:quack:edge.test:443/sales' AS sales;",
+    });
+    expect(quackRecipe("my-lake", "127.0.0.1:8787").attach).toBe(
+      "ATTACH 'ducklake:quack:127.0.0.1:8787/my-lake' AS my_lake;",
+    );
+    expect((await call("/v1/lakes/sales/quack", { token: null })).status).toBe(401);
+  });
+});

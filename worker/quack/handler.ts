@@ -1,0 +1,302 @@
+/**
+ * One Quack message in, one out: CONNECTION (auth + lake selection), PREPARE (reads answered at the edge
+ * from a published cut, anything else forwarded to the lake writer as one atomic commit), FETCH (paged
+ * results), DISCONNECT. Every failure is an ERROR_RESPONSE carrying the error's own text; a statement no
+ * template recognises is logged with its shape (decision records 0200, 0202, 0203).
+ */
+
+import { statementKind } from "../../catalog/sql/kind.ts";
+import { type Statement, shapeOf, splitStatements } from "../../catalog/sql/lexer.ts";
+import { answerRead, type SqlReadContext } from "../../catalog/sql/reads.ts";
+import type { SqlResult } from "../../catalog/sql/result.ts";
+import type { SqlWriteAnswer, SqlWriteRequest } from "../../catalog/sql/writes/contract.ts";
+import type { Envelope } from "../../durable-objects/envelope.ts";
+import { CodedError } from "../../storage/errors.ts";
+import { LakeNotFound } from "../../storage/index.ts";
+import { scopeAtLeast } from "../auth.ts";
+import { openCut } from "../cut.ts";
+import type { Env } from "../env.ts";
+import { callWriter } from "../lake-rpc.ts";
+import { log } from "../log.ts";
+import { type DataChunk, toChunks } from "./chunk.ts";
+import { QuackForbidden, QuackLimit } from "./errors.ts";
+import {
+  concat,
+  decodeEnvelope,
+  encodeEnvelope,
+  encodeHeader,
+  encodeMessage,
+  type Message,
+  MessageType,
+  QUACK_VERSION,
+} from "./messages.ts";
+import { FETCH_CHUNKS, MAX_RESULT_ROWS, type ResultStore } from "./results.ts";
+import { openSession, type QuackSession, resumeSession } from "./session.ts";
+
+/** What this server reports as its DuckDB version and platform (the version it is tested against). */
+export const SERVER_DUCKDB_VERSION = "v1.5.5";
+export const SERVER_PLATFORM = "cloudflare_workers";
+
+export interface QuackRequest {
+  env: Env;
+  body: Uint8Array;
+  requestId: string;
+  now: number;
+  results: ResultStore;
+}
+
+function reply(message: Message, connectionId = ""): Uint8Array {
+  return encodeEnvelope({ header: { type: message.type, connectionId, clientQueryId: null }, message });
+}
+
+function errorReply(message: string): Uint8Array {
+  return reply({ type: MessageType.ERROR_RESPONSE, message });
+}
+
+/** Answers one request body with one response body (never throws: errors become ERROR_RESPONSE). */
+export async function handleQuack(
+  req: QuackRequest,
+): Promise<{ body: Uint8Array; lake: string | null; error?: string }> {
+  let lake: string | null = null;
+  try {
+    const { header, message } = decodeEnvelope(req.body);
+    if (message.type === MessageType.CONNECTION_REQUEST) {
+      if (message.minVersion > QUACK_VERSION) {
+        return {
+          body: errorReply("Unsupported Quack version - server only supports version 1 of quack"),
+          lake,
+        };
+      }
+      const { connectionId, session } = await openSession(req.env, message.authString, req.now);
+      lake = session.lake;
+      await checkLakeOnConnect(req.env, session);
+      const ok: Message = {
+        type: MessageType.CONNECTION_RESPONSE,
+        serverVersion: SERVER_DUCKDB_VERSION,
+        serverPlatform: SERVER_PLATFORM,
+        quackVersion: QUACK_VERSION,
+      };
+      return { body: reply(ok, connectionId), lake };
+    }
+    const session = await resumeSession(req.env, header.connectionId, req.now);
+    lake = session.lake;
+    switch (message.type) {
+      case MessageType.PREPARE_REQUEST:
+        return { body: await prepare(req, header.connectionId, session, message.sql), lake };
+      case MessageType.FETCH_REQUEST:
+        return { body: fetchPage(req, header.connectionId, message.uuid), lake };
+      case MessageType.DISCONNECT_MESSAGE:
+        req.results.close(header.connectionId);
+        return { body: reply({ type: MessageType.SUCCESS_RESPONSE }), lake };
+      default:
+        return { body: errorReply("Unsupported message type for server"), lake };
+    }
+  } catch (err) {
+    if (err instanceof CodedError) {
+      return { body: errorReply(err.message), lake, error: err.code };
+    }
+    log(
+      "error",
+      {
+        msg: "quack: unhandled error",
+        requestId: req.requestId,
+        lake,
+        error: String(err),
+        stack: (err as Error).stack,
+      },
+      "error",
+    );
+    return {
+      body: errorReply(`internal error; it has been logged with request id ${req.requestId}`),
+      lake,
+      error: "Internal",
+    };
+  }
+}
+
+/** No token for a missing lake passes CONNECTION, except an admin's (DuckLake then initialises it). */
+async function checkLakeOnConnect(env: Env, session: QuackSession): Promise<void> {
+  if (scopeAtLeast(session.grant, "admin")) return;
+  try {
+    await openCut(env, session.lake, {});
+  } catch (err) {
+    if (err instanceof LakeNotFound) throw lakeMissing(session.lake);
+    throw err;
+  }
+}
+
+function lakeMissing(lake: string): QuackForbidden {
+  return new QuackForbidden(
+    `lake '${lake}' does not exist: create it with PUT /v1/lakes/${lake}, or ATTACH it with an admin token to initialise it`,
+  );
+}
+
+async function prepare(
+  req: QuackRequest,
+  connectionId: string,
+  session: QuackSession,
+  sql: string,
+): Promise<Uint8Array> {
+  // Like stock, a new query closes the connection's open result.
+  req.results.close(connectionId);
+  const statements = splitStatements(sql);
+  if (statements.length === 0) return errorReply("No statement to prepare");
+  const result = statements.every((s) => statementKind(s) === "read")
+    ? await answerReads(req, session, statements)
+    : await forwardWrite(req, session, sql, statements);
+  return prepareResponse(req.results, connectionId, result, req.now);
+}
+
+async function answerReads(
+  req: QuackRequest,
+  session: QuackSession,
+  statements: Statement[],
+): Promise<SqlResult> {
+  let ctx: SqlReadContext;
+  try {
+    const opened = await openCut(req.env, session.lake, {});
+    ctx = { view: opened.view, memo: new Map() };
+  } catch (err) {
+    if (!(err instanceof LakeNotFound)) throw err;
+    // Only an admin's session reaches a missing lake: the catalog load then sees an empty database.
+    if (!scopeAtLeast(session.grant, "admin")) throw lakeMissing(session.lake);
+    ctx = { view: null, memo: new Map() };
+  }
+  let last: SqlResult | null = null;
+  for (const stmt of statements) {
+    try {
+      last = await answerRead(ctx, stmt);
+    } catch (err) {
+      logStatementError(req, session, stmt, err);
+      throw err;
+    }
+  }
+  return last as SqlResult;
+}
+
+async function forwardWrite(
+  req: QuackRequest,
+  session: QuackSession,
+  sql: string,
+  statements: Statement[],
+): Promise<SqlResult> {
+  if (!scopeAtLeast(session.grant, "write")) {
+    throw new QuackForbidden(
+      `the token has read scope on lake '${session.lake}': this request writes (${firstWords(statements)}) and was not run; use a token with write scope`,
+    );
+  }
+  try {
+    const request: SqlWriteRequest = { sql, mayCreateLake: scopeAtLeast(session.grant, "admin") };
+    const answer = await callWriter<SqlWriteAnswer>(req.env, session.lake, (stub) =>
+      (stub as unknown as SqlWriterStub).sqlWrite(session.lake, request),
+    );
+    return answer.result;
+  } catch (err) {
+    log(
+      "warn",
+      {
+        msg: "quack: write refused",
+        requestId: req.requestId,
+        lake: session.lake,
+        statements: statements.length,
+        shapes: statements.slice(0, 5).map((s) => shapeOf(s.tokens).slice(0, 300)),
+        error: err instanceof CodedError ? err.code : String(err),
+        detail: err instanceof Error ? err.message.slice(0, 500) : undefined,
+      },
+      req.env.LOG_LEVEL,
+    );
+    throw err;
+  }
+}
+
+/**
+ * The writer's sqlWrite as the stub exposes it. Spelled out because the RPC stub's derived type of the
+ * recursive SqlValue is too deep for the type checker; the method itself is LakeWriter.sqlWrite.
+ */
+interface SqlWriterStub {
+  sqlWrite(lake: string, req: SqlWriteRequest): Promise<Envelope<SqlWriteAnswer>>;
+}
+
+function firstWords(statements: Statement[]): string {
+  const first = statements.find((s) => statementKind(s) !== "read") ?? statements[0];
+  return (first?.tokens ?? [])
+    .slice(0, 3)
+    .map((t) => t.text)
+    .join(" ");
+}
+
+function logStatementError(req: QuackRequest, session: QuackSession, stmt: Statement, err: unknown): void {
+  const code = err instanceof CodedError ? err.code : "Internal";
+  log(
+    code === "Unsupported" ? "warn" : "info",
+    {
+      msg: code === "Unsupported" ? "quack: statement not recognised" : "quack: statement failed",
+      requestId: req.requestId,
+      lake: session.lake,
+      code,
+      shape: shapeOf(stmt.tokens).slice(0, 2000),
+    },
+    req.env.LOG_LEVEL,
+  );
+}
+
+function randomUuid(): bigint {
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  let v = 0n;
+  for (const x of b) v = (v << 8n) | BigInt(x);
+  return BigInt.asIntN(128, v);
+}
+
+/**
+ * The PREPARE_RESPONSE for a statement's result: the first FETCH_CHUNKS chunks, the rest held as FETCH
+ * pages for this connection.
+ */
+export function prepareResponse(
+  results: ResultStore,
+  connectionId: string,
+  result: SqlResult,
+  now: number,
+): Uint8Array {
+  if (result.columns.length === 0) return errorReply("Query did not return any columns");
+  if (result.rows.length > MAX_RESULT_ROWS) {
+    throw new QuackLimit(
+      `the statement answers ${result.rows.length} rows, more than the ${MAX_RESULT_ROWS} this server returns; narrow the query`,
+    );
+  }
+  const types = result.columns.map((c) => c.type);
+  const chunks = toChunks(types, result.rows);
+  const first = chunks.slice(0, FETCH_CHUNKS);
+  const needsMoreFetch = first.length === FETCH_CHUNKS;
+  const uuid = randomUuid();
+  if (needsMoreFetch) {
+    const pages: Uint8Array[] = [];
+    for (let at = FETCH_CHUNKS; at < chunks.length; at += FETCH_CHUNKS) {
+      pages.push(fetchBody(chunks.slice(at, at + FETCH_CHUNKS), BigInt(pages.length + 1)));
+    }
+    results.hold(connectionId, uuid, pages, now);
+  }
+  return reply({
+    type: MessageType.PREPARE_RESPONSE,
+    types,
+    names: result.columns.map((c) => c.name),
+    needsMoreFetch,
+    results: first,
+    resultUuid: uuid,
+  });
+}
+
+function fetchBody(results: DataChunk[], batchIndex: bigint | null): Uint8Array {
+  return encodeMessage({ type: MessageType.FETCH_RESPONSE, results, batchIndex });
+}
+
+function fetchPage(req: QuackRequest, connectionId: string, uuid: bigint): Uint8Array {
+  const page = req.results.take(connectionId, uuid, req.now);
+  const header = encodeHeader({ type: MessageType.FETCH_RESPONSE, connectionId: "", clientQueryId: null });
+  if (page === "lost") {
+    return errorReply(
+      "Result has been closed: this server no longer holds the rest of the result (it was evicted, expired, or the server restarted); run the query again",
+    );
+  }
+  if (page === "done") return concat(header, fetchBody([], null));
+  return concat(header, page.body);
+}

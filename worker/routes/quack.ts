@@ -1,0 +1,150 @@
+/**
+ * The Quack front door: `POST /quack` speaks Quack v1 (DuckDB 1.5.x) so that stock DuckDB attaches a
+ * lake with `ATTACH 'ducklake:quack:<host>:<port>'`; `OPTIONS /quack` and `GET /` answer as stock's
+ * server does; `GET /v1/lakes/{lake}/quack` tells a person what to paste into DuckDB (decision records
+ * 0201-0203).
+ */
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { AppEnv } from "../app-env.ts";
+import { log } from "../log.ts";
+import { requireScope } from "../middleware.ts";
+import { handleQuack } from "../quack/handler.ts";
+import { MAX_MESSAGE_BYTES } from "../quack/messages.ts";
+import { isolateResults } from "../quack/results.ts";
+import { bearerSecurity, LakeParamSchema, lakeRouteErrors } from "../schemas/common.ts";
+
+const QUACK_CONTENT_TYPE = "application/vnd.duckdb";
+const CORS = { "access-control-allow-origin": "*" };
+
+const postQuack = createRoute({
+  method: "post",
+  path: "/quack",
+  summary:
+    "Quack v1 (DuckDB 1.5.x): one binary message in, one out. HTTP 200 even for errors (an ERROR_RESPONSE message). The token travels inside CONNECTION_REQUEST.",
+  request: {
+    body: {
+      required: true,
+      content: { "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) } },
+    },
+  },
+  responses: {
+    200: {
+      description:
+        "a Quack message (CONNECTION_RESPONSE, PREPARE_RESPONSE, FETCH_RESPONSE, SUCCESS or ERROR_RESPONSE)",
+      content: { [QUACK_CONTENT_TYPE]: { schema: z.string().openapi({ format: "binary" }) } },
+    },
+  },
+});
+
+const optionsQuack = createRoute({
+  method: "options",
+  path: "/quack",
+  summary: "CORS preflight for the Quack endpoint, as stock answers it.",
+  responses: { 204: { description: "allowed" } },
+});
+
+const root = createRoute({
+  method: "get",
+  path: "/",
+  summary: "Says this is a Quack endpoint (as stock's server does) and where the HTTP API lives.",
+  responses: { 200: { description: "plain text", content: { "text/plain": { schema: z.string() } } } },
+});
+
+const QuackRecipeSchema = z
+  .object({
+    secret: z.string().openapi({
+      example:
+        "CREATE SECRET sales_quack (TYPE quack, TOKEN 'sales:<token>', SCOPE 'quack:edge.example.com:443');",
+    }),
+    attach: z.string().openapi({ example: "ATTACH 'ducklake:quack:edge.example.com:443' AS sales;" }),
+  })
+  .openapi("QuackRecipe");
+
+const recipe = createRoute({
+  method: "get",
+  path: "/v1/lakes/{lake}/quack",
+  summary:
+    "What to type into stock DuckDB 1.5.5 to attach this lake over Quack from the caller's host (token left as <token>). Read scope.",
+  security: bearerSecurity,
+  middleware: [requireScope("read")] as const,
+  request: { params: LakeParamSchema },
+  responses: {
+    200: { description: "the statements", content: { "application/json": { schema: QuackRecipeSchema } } },
+    ...lakeRouteErrors,
+  },
+});
+
+const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
+
+/** `quack:<host>:<port>` for the caller's Host header: local hosts keep their port, others use SSL on 443. */
+export function quackTarget(hostHeader: string): string {
+  const m = /^(\[[^\]]+\]|[^:]+)(?::(\d{1,5}))?$/.exec(hostHeader.trim());
+  const host = m?.[1] ?? "localhost";
+  const port = m?.[2];
+  if (LOCAL_HOSTS.has(host.toLowerCase())) return `quack:${host}:${port ?? "80"}`;
+  return `quack:${host}:443`;
+}
+
+/**
+ * The secret + ATTACH for a lake. The lake is chosen by the token string `<lake>:<token>`; the `/<lake>`
+ * after the port never reaches the server (DuckDB 1.5.5 ignores it on the wire) but DuckDB matches secret
+ * scopes on it, so one host can carry one secret per lake (decision record 0202).
+ */
+export function quackRecipe(lake: string, hostHeader: string): { secret: string; attach: string } {
+  const target = `${quackTarget(hostHeader)}/${lake}`;
+  const ident = lake.replace(/-/g, "_");
+  return {
+    secret: `CREATE SECRET ${ident}_quack (TYPE quack, TOKEN '${lake}:<token>', SCOPE '${target}');`,
+    attach: `ATTACH 'ducklake:${target}' AS ${ident};`,
+  };
+}
+
+export function registerQuackRoutes(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(postQuack, async (c) => {
+    const declared = Number(c.req.header("content-length") ?? "0");
+    const bytes =
+      declared > MAX_MESSAGE_BYTES
+        ? new Uint8Array(MAX_MESSAGE_BYTES + 1)
+        : new Uint8Array(await c.req.arrayBuffer());
+    const out = await handleQuack({
+      env: c.env,
+      body: bytes,
+      requestId: c.get("requestId"),
+      now: Date.now(),
+      results: isolateResults,
+    });
+    if (out.lake) c.set("lake", out.lake);
+    if (out.error) {
+      c.set("errorCode", out.error);
+      log(
+        "info",
+        { msg: "quack: error response", requestId: c.get("requestId"), code: out.error },
+        c.env.LOG_LEVEL,
+      );
+    }
+    return new Response(out.body, { status: 200, headers: { "content-type": QUACK_CONTENT_TYPE, ...CORS } });
+  });
+
+  app.openapi(optionsQuack, () => {
+    return new Response(null, {
+      status: 204,
+      headers: {
+        ...CORS,
+        "access-control-allow-methods": "GET, POST, OPTIONS",
+        "access-control-allow-headers": "*",
+      },
+    });
+  });
+
+  app.openapi(root, (c) =>
+    c.text(
+      "This is a DuckDB Quack RPC endpoint. Use ATTACH 'ducklake:quack:...' to connect here; GET /v1/lakes/<lake>/quack says what to type. The HTTP API is under /v1 (/v1/openapi.json).\n",
+      200,
+    ),
+  );
+
+  app.openapi(recipe, (c) => {
+    const { lake } = c.req.valid("param");
+    return c.json(quackRecipe(lake, c.req.header("host") ?? new URL(c.req.url).host), 200);
+  });
+}

@@ -35,6 +35,8 @@ export type RowOp =
   | { op: "end_tags"; table: "ducklake_tag" | "ducklake_column_tag"; endSnapshot: number; rows: Literal[][] }
   /** WITH dropped_cols(tid, cid) AS (VALUES …) UPDATE ducklake_column SET end_snapshot … */
   | { op: "end_columns"; endSnapshot: number; rows: Literal[][] }
+  /** DELETE FROM t WHERE key IN (ids): DuckLake removing rows it replaces (a rewritten delete file) */
+  | { op: "delete"; table: string; key: string; ids: number[] }
   /** UPDATE ducklake_metadata SET value=? WHERE key=? AND scope IS NULL | scope=? AND scope_id=? */
   | { op: "option_update"; key: string; value: string; scope: string | null; scopeId: number | null };
 
@@ -336,6 +338,17 @@ function parseWith(c: Cursor): RowOp {
   throw c.refuse();
 }
 
+/** Only the delete-file replacement form is accepted; maintenance's other DELETEs are refused by shape. */
+function parseDelete(c: Cursor): RowOp {
+  c.expect("DELETE", "FROM");
+  const table = c.tableName();
+  if (table !== "ducklake_delete_file") throw c.refuse();
+  c.expect("WHERE", "delete_file_id", "IN");
+  const ids = c.idList();
+  c.end();
+  return { op: "delete", table, key: "delete_file_id", ids };
+}
+
 /** One write statement as a row operation, or `Unsupported` naming its shape. */
 export function parseWrite(stmt: Statement): RowOp {
   const c = new Cursor(stmt);
@@ -350,6 +363,8 @@ export function parseWrite(stmt: Statement): RowOp {
       return parseUpdate(c);
     case "WITH":
       return parseWith(c);
+    case "DELETE":
+      return parseDelete(c);
     default:
       throw c.refuse();
   }

@@ -24,6 +24,7 @@ import type {
   DataFileRecord,
   DeleteFileRecord,
   FileColumnStats,
+  GcFileRecord,
   InlinedTableRecord,
   InlineFileDeleteRecord,
   InlineRowRecord,
@@ -164,6 +165,9 @@ export class Translator {
   /** ducklake_file_column_stats / file_partition_value rows, by data file, attached to the file's record. */
   private readonly fileStats = new Map<number, FileColumnStats[]>();
   private readonly partitionValues = new Map<number, DataFileRecord["x_partition_values"]>();
+  /** Delete files this batch removes (DuckLake rewrites a file's deletes into a new delete file), by data file. */
+  private readonly replacedDeletes = new Map<number, DeleteFileRecord>();
+  private readonly removedDeleteIds = new Set<number>();
   private readonly macroImpls = new Map<number, MacroImpl[]>();
   private readonly macroParams = new Map<string, MacroParameter[]>();
   private readonly partitionColumns = new Map<number, PartitionRecord["x_columns"]>();
@@ -193,6 +197,15 @@ export class Translator {
     const counts: number[] = [];
     for (const op of this.ops) counts.push(await this.apply(op));
     await this.checkRowIds();
+    for (const [f, old] of this.replacedDeletes) {
+      const now = await this.ctx.scan<DeleteFileRecord>(
+        keys.current(Kind.deleteFile, old.table_id),
+        ValueKind.deleteFile,
+        "delete file",
+      );
+      if (!now.some((d) => d.data_file_id === f))
+        throw bad(`delete file ${old.delete_file_id} is removed without a replacement`);
+    }
     return { snapshot: this.snap ? this.snapshotRecord() : null, counts };
   }
 
@@ -446,6 +459,8 @@ export class Translator {
         return this.endColumns(op);
       case "option_update":
         return this.updateOption(op);
+      case "delete":
+        return this.removeDeleteFiles(op);
     }
   }
 
@@ -516,6 +531,9 @@ export class Translator {
           break;
         case "ducklake_metadata":
           await this.insertOption(r);
+          break;
+        case "ducklake_files_scheduled_for_deletion":
+          this.scheduleDeletion(r);
           break;
         default:
           throw new Unsupported(`staged rows for ${op.table} are not translated yet`);
@@ -763,9 +781,17 @@ export class Translator {
     const t = int(r.table_id, "table_id");
     await this.liveTable(t);
     const id = this.fileId(int(r.delete_file_id, "delete_file_id"), "delete file");
-    this.begin(r.begin_snapshot, "delete file");
-    this.noEnd(r.end_snapshot, "delete file");
     const f = int(r.data_file_id, "data_file_id");
+    const replaced = this.replacedDeletes.get(f);
+    const begin = int(r.begin_snapshot, "delete file.begin_snapshot");
+    // A delete file that replaces one this batch removed keeps that file's begin (its rows carry their
+    // snapshots, partial_max the newest): DuckLake's rewrite of a file's deletes.
+    if (
+      !(replaced && begin === replaced.begin_snapshot && intOrNull(r.partial_max, "partial_max") === this.S)
+    ) {
+      this.begin(r.begin_snapshot, "delete file");
+    }
+    this.noEnd(r.end_snapshot, "delete file");
     if (
       !(await this.ctx.read<DataFileRecord>(
         keys.current(Kind.dataFile, t, f),
@@ -775,11 +801,12 @@ export class Translator {
     ) {
       throw new NotFound(`data file ${f} of table ${t} does not exist (or was removed)`);
     }
-    this.ctx.putVersion<DeleteFileRecord>(Kind.deleteFile, [t, id], ValueKind.deleteFile, {
+    // Written as is (not putVersion): a replacement keeps the replaced file's begin.
+    this.ctx.write(keys.current(Kind.deleteFile, t, id), ValueKind.deleteFile, {
       delete_file_id: id,
       table_id: t,
       data_file_id: f,
-      begin_snapshot: this.S,
+      begin_snapshot: begin,
       end_snapshot: null,
       path: str(r.path, "path"),
       path_is_relative: bool(r.path_is_relative, "path_is_relative"),
@@ -789,9 +816,54 @@ export class Translator {
       footer_size: intOrNull(r.footer_size, "footer_size"),
       encryption_key: strOrNull(r.encryption_key, "encryption_key"),
       partial_max: intOrNull(r.partial_max, "partial_max"),
-    });
+    } satisfies DeleteFileRecord);
     this.ctx.deletedDataFileIds.add(f);
     this.parquetDeletes.add(t);
+  }
+
+  /**
+   * `DELETE FROM ducklake_delete_file WHERE delete_file_id IN (…)`: DuckLake replaces a data file's delete
+   * file with one holding all its deletes, back-dated to the old file's begin. The old row goes without
+   * history, as in stock (the new file answers every snapshot the old one did); the replacement must
+   * follow in the same batch.
+   */
+  private async removeDeleteFiles(op: Extract<RowOp, { op: "delete" }>): Promise<number> {
+    let n = 0;
+    for (const id of op.ids) {
+      let found: DeleteFileRecord | undefined;
+      for await (const kv of this.ctx.st.scan({ prefix: keys.current(Kind.deleteFile) })) {
+        const rec = await this.ctx.read<DeleteFileRecord>(kv.key, ValueKind.deleteFile, "delete file");
+        if (rec?.delete_file_id === id) {
+          found = rec;
+          break;
+        }
+      }
+      if (!found) continue;
+      if (this.replacedDeletes.has(found.data_file_id))
+        throw bad(`data file ${found.data_file_id} loses two delete files`);
+      this.ctx.st.delete(keys.current(Kind.deleteFile, found.table_id, id));
+      this.replacedDeletes.set(found.data_file_id, found);
+      this.removedDeleteIds.add(id);
+      this.touched.add(found.table_id);
+      n++;
+    }
+    return n;
+  }
+
+  private scheduleDeletion(r: Cells): void {
+    const id = int(r.data_file_id, "data_file_id");
+    if (!this.removedDeleteIds.has(id)) {
+      throw new Unsupported(
+        "scheduling files for deletion outside a delete-file rewrite is not translated yet",
+      );
+    }
+    if (r.schedule_start?.k !== "now") throw bad("schedule_start must be NOW()");
+    this.ctx.write(keys.current(Kind.gcFile, id), ValueKind.gcFile, {
+      data_file_id: id,
+      path: str(r.path, "path"),
+      path_is_relative: bool(r.path_is_relative, "path_is_relative"),
+      schedule_start: Math.floor(this.ctx.env.now() * 1000),
+    } satisfies GcFileRecord);
   }
 
   /** The data columns of `ducklake_inlined_data_<t>_<sv>`: created by this batch, or the table's current ones. */

@@ -18,7 +18,7 @@ const REFUSED = [
   'DELETE FROM "main" . ducklake_inlined_data_N_N WHERE begin_snapshot <= ?',
   'DELETE FROM "main" . ducklake_inlined_data_tables WHERE',
   'DROP TABLE IF EXISTS "main" . ducklake_inlined_data_N_N',
-  'DELETE FROM "main" . ducklake_delete_file WHERE',
+  'DELETE FROM "main" . ducklake_delete_file WHERE data_file_id',
   'DELETE FROM "main" . ducklake_data_file WHERE',
   'DELETE FROM "main" . ducklake_file_column_stats WHERE',
   'DELETE FROM "main" . ducklake_file_partition_value WHERE',

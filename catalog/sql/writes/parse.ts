@@ -338,15 +338,28 @@ function parseWith(c: Cursor): RowOp {
   throw c.refuse();
 }
 
-/** Only the delete-file replacement form is accepted; maintenance's other DELETEs are refused by shape. */
+/** Tables whose rows DuckLake removes by file id when it rewrites files (merge, delete-file rewrite). */
+const FILE_ROW_TABLES = new Set([
+  "ducklake_data_file",
+  "ducklake_file_column_stats",
+  "ducklake_file_partition_value",
+  "ducklake_file_variant_stats",
+  "ducklake_delete_file",
+]);
+
+/** Only file-row removals by id are accepted; maintenance's other DELETEs are refused by shape. */
 function parseDelete(c: Cursor): RowOp {
   c.expect("DELETE", "FROM");
   const table = c.tableName();
-  if (table !== "ducklake_delete_file") throw c.refuse();
-  c.expect("WHERE", "delete_file_id", "IN");
+  if (!FILE_ROW_TABLES.has(table)) throw c.refuse();
+  c.expect("WHERE");
+  const key = c.ident();
+  if (key !== "data_file_id" && !(key === "delete_file_id" && table === "ducklake_delete_file"))
+    throw c.refuse();
+  c.expect("IN");
   const ids = c.idList();
   c.end();
-  return { op: "delete", table, key: "delete_file_id", ids };
+  return { op: "delete", table, key, ids };
 }
 
 /** One write statement as a row operation, or `Unsupported` naming its shape. */

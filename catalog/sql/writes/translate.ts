@@ -168,6 +168,8 @@ export class Translator {
   /** Delete files this batch removes (DuckLake rewrites a file's deletes into a new delete file), by data file. */
   private readonly replacedDeletes = new Map<number, DeleteFileRecord>();
   private readonly removedDeleteIds = new Set<number>();
+  /** Data files this batch removes (a merge), by id. */
+  private readonly removedData = new Map<number, DataFileRecord>();
   private readonly macroImpls = new Map<number, MacroImpl[]>();
   private readonly macroParams = new Map<string, MacroParameter[]>();
   private readonly partitionColumns = new Map<number, PartitionRecord["x_columns"]>();
@@ -460,7 +462,7 @@ export class Translator {
       case "option_update":
         return this.updateOption(op);
       case "delete":
-        return this.removeDeleteFiles(op);
+        return this.removeRows(op);
     }
   }
 
@@ -745,12 +747,14 @@ export class Translator {
     await this.liveTable(t);
     await this.premiseRowIds(t);
     const id = this.fileId(int(r.data_file_id, "data_file_id"), "data file");
-    this.begin(r.begin_snapshot, "data file");
+    const begin = int(r.begin_snapshot, "data file.begin_snapshot");
+    const merged = this.mergedInto(t, begin, r);
+    if (!merged) this.begin(r.begin_snapshot, "data file");
     this.noEnd(r.end_snapshot, "data file");
     const rec: DataFileRecord = {
       data_file_id: id,
       table_id: t,
-      begin_snapshot: this.S,
+      begin_snapshot: begin,
       end_snapshot: null,
       file_order: intOrNull(r.file_order, "file_order"),
       path: str(r.path, "path"),
@@ -772,8 +776,14 @@ export class Translator {
     this.partitionValues.delete(id);
     if (rec.mapping_id !== null)
       throw new Unsupported("data files with a column mapping are not translated yet");
-    this.useRowIds(t, rec.row_id_start, rec.record_count);
-    this.ctx.putVersion(Kind.dataFile, [t, id], ValueKind.dataFile, rec);
+    if (merged) {
+      // The merged rows keep their row ids: within the range the removed files held.
+      if (rec.row_id_start < merged.lo || rec.row_id_start + rec.record_count > merged.hi) {
+        throw bad(`merged data file ${id} holds row ids outside the files it replaces`);
+      }
+    } else this.useRowIds(t, rec.row_id_start, rec.record_count);
+    // Written as is (not putVersion): a merged file keeps the first replaced file's begin.
+    this.ctx.write(keys.current(Kind.dataFile, t, id), ValueKind.dataFile, rec);
     this.ctx.newFileTables.add(t);
   }
 
@@ -822,37 +832,97 @@ export class Translator {
   }
 
   /**
-   * `DELETE FROM ducklake_delete_file WHERE delete_file_id IN (…)`: DuckLake replaces a data file's delete
-   * file with one holding all its deletes, back-dated to the old file's begin. The old row goes without
-   * history, as in stock (the new file answers every snapshot the old one did); the replacement must
-   * follow in the same batch.
+   * A data file back-dated to the earliest of the files this batch removed from the table, with
+   * `partial_max` the latest of them: DuckLake's merge output. Its row-id span, or undefined otherwise.
    */
-  private async removeDeleteFiles(op: Extract<RowOp, { op: "delete" }>): Promise<number> {
+  private mergedInto(t: number, begin: number, r: Cells): { lo: number; hi: number } | undefined {
+    const removed = [...this.removedData.values()].filter((f) => f.table_id === t);
+    if (removed.length === 0 || begin === this.S) return undefined;
+    const first = Math.min(...removed.map((f) => f.begin_snapshot));
+    const last = Math.max(...removed.map((f) => f.partial_max ?? f.begin_snapshot));
+    if (begin !== first || intOrNull(r.partial_max, "partial_max") !== last) {
+      throw bad(
+        `data file begins at snapshot ${begin}: only a merge back-dates a file, to its first file's snapshot ${first}`,
+      );
+    }
+    return {
+      lo: Math.min(...removed.map((f) => f.row_id_start)),
+      hi: Math.max(...removed.map((f) => f.row_id_start + f.record_count)),
+    };
+  }
+
+  /** Tables whose new file rows this batch inserts: where the files it removes by id are looked up. */
+  private fileTables(): number[] {
+    const out = new Set<number>();
+    for (const op of this.ops) {
+      if (op.op !== "insert" || (op.table !== "ducklake_data_file" && op.table !== "ducklake_delete_file"))
+        continue;
+      for (const r of cellsOf(op, DUCKLAKE_TABLES[op.table] ?? [])) out.add(int(r.table_id, "table_id"));
+    }
+    return [...out];
+  }
+
+  /**
+   * `DELETE FROM ducklake_<file table> WHERE <file id> IN (…)`: DuckLake rewriting files — a data file's
+   * delete files merged into one (back-dated to the old file's begin), or adjacent data files merged into
+   * one (back-dated to the first file's begin, `partial_max` the last's). The old rows go without history,
+   * as in stock: the new file answers every snapshot the old ones did. Their replacement must follow in
+   * the same batch, in a table that batch writes files to.
+   */
+  private async removeRows(op: Extract<RowOp, { op: "delete" }>): Promise<number> {
+    const ctx = this.ctx;
     let n = 0;
     for (const id of op.ids) {
-      let found: DeleteFileRecord | undefined;
-      for await (const kv of this.ctx.st.scan({ prefix: keys.current(Kind.deleteFile) })) {
-        const rec = await this.ctx.read<DeleteFileRecord>(kv.key, ValueKind.deleteFile, "delete file");
-        if (rec?.delete_file_id === id) {
-          found = rec;
-          break;
+      if (op.table === "ducklake_data_file") {
+        for (const t of this.fileTables()) {
+          const k = keys.current(Kind.dataFile, t, id);
+          const rec = await ctx.read<DataFileRecord>(k, ValueKind.dataFile, "data file");
+          if (!rec) continue;
+          ctx.st.delete(k);
+          this.removedData.set(id, rec);
+          this.touched.add(t);
+          n++;
         }
+      } else if (op.table === "ducklake_delete_file") {
+        for (const t of this.fileTables()) {
+          for (const rec of await ctx.scan<DeleteFileRecord>(
+            keys.current(Kind.deleteFile, t),
+            ValueKind.deleteFile,
+            "delete file",
+          )) {
+            if ((op.key === "delete_file_id" ? rec.delete_file_id : rec.data_file_id) !== id) continue;
+            if (op.key === "data_file_id" && !this.removedData.has(id)) {
+              throw bad(`delete files of data file ${id} are removed while the data file stays`);
+            }
+            ctx.st.delete(keys.current(Kind.deleteFile, t, rec.delete_file_id));
+            if (op.key === "delete_file_id") {
+              if (this.replacedDeletes.has(rec.data_file_id))
+                throw bad(`data file ${rec.data_file_id} loses two delete files`);
+              this.replacedDeletes.set(rec.data_file_id, rec);
+            }
+            this.removedDeleteIds.add(rec.delete_file_id);
+            this.touched.add(t);
+            n++;
+          }
+        }
+      } else {
+        // Child rows embedded in the data file record: they went with it.
+        const rec = this.removedData.get(id);
+        if (!rec) throw bad(`${op.table} rows of data file ${id} are removed while the data file stays`);
+        n +=
+          op.table === "ducklake_file_column_stats"
+            ? rec.x_column_stats.length
+            : op.table === "ducklake_file_partition_value"
+              ? rec.x_partition_values.length
+              : rec.x_variant_stats.length;
       }
-      if (!found) continue;
-      if (this.replacedDeletes.has(found.data_file_id))
-        throw bad(`data file ${found.data_file_id} loses two delete files`);
-      this.ctx.st.delete(keys.current(Kind.deleteFile, found.table_id, id));
-      this.replacedDeletes.set(found.data_file_id, found);
-      this.removedDeleteIds.add(id);
-      this.touched.add(found.table_id);
-      n++;
     }
     return n;
   }
 
   private scheduleDeletion(r: Cells): void {
     const id = int(r.data_file_id, "data_file_id");
-    if (!this.removedDeleteIds.has(id)) {
+    if (!this.removedDeleteIds.has(id) && !this.removedData.has(id)) {
       throw new Unsupported(
         "scheduling files for deletion outside a delete-file rewrite is not translated yet",
       );

@@ -64,7 +64,7 @@ const TRANSLATED: Record<string, string[]> = {
   alter: ["attach_new", "create_schema", "create_table", "rename_column", "drop_column"],
   drop_schema: ["attach_new", "create_schema", "create_table", "drop_schema"],
   flush: ["attach_new", "create_schema", "create_table", "insert_inlined"],
-  maintenance: ["attach_new", "create_schema", "create_table", "insert_file", "insert_file_2"],
+  maintenance: ["attach_new", "create_schema", "create_table", "insert_file", "insert_file_2", "merge"],
 };
 
 /** Values the stock server mints itself (NOW(), UUID(), its build) or that name this writer. */

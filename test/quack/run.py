@@ -317,7 +317,9 @@ def compare_catalogs(stock, edge_port, lake, data_dirs):
         if scols != ecols:
             diffs.append({"catalog": table, "stock_columns": scols, "edge_columns": ecols})
             continue
-        time_cols = {i for i, c in enumerate(scols) if c.endswith("_time")}
+        # Time columns: by name, or by stock's value type (the edge's JSON route renders some as epoch µs).
+        time_cols = {i for i, c in enumerate(scols) if c.endswith("_time")} | {
+            i for r in srows for i, v in enumerate(r) if isinstance(v, datetime.datetime)}
 
         def rows(rs):
             out = []

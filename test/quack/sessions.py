@@ -167,4 +167,13 @@ SESSIONS = {
         "SELECT count(*), min(id), max(s) FROM lake.t",
         "SELECT count(*) FROM lake.snapshots()",
     ],
+    # Maintenance: merging adjacent Parquet files (the replaced files are scheduled for deletion).
+    "merge-adjacent-files": [
+        ATTACH,
+        "CREATE TABLE lake.b (i BIGINT)",
+        "INSERT INTO lake.b SELECT * FROM range(3000)",
+        "INSERT INTO lake.b SELECT * FROM range(3000)",
+        "CALL ducklake_merge_adjacent_files('lake')",
+        "SELECT count(*), sum(i) FROM lake.b",
+    ],
 }

@@ -107,6 +107,9 @@ READS = {
         4: [f"SELECT * FROM {T} ORDER BY id", f"SELECT * FROM {T} WHERE id > 14"],
         5: [
             f"SELECT * FROM {T} ORDER BY id",
+            "SELECT * FROM ducklake_table_changes('lake', 'main', 't', 2, {head}) ORDER BY ALL",
+            f"SELECT * FROM {T} AT (VERSION => 4) ORDER BY id",
+            f"SELECT * FROM {T} AT (VERSION => 5) WHERE id > 14",
             "CALL ducklake_merge_adjacent_files('lake')",
             "CALL ducklake_expire_snapshots('lake', dry_run => true, older_than => now())",
             "CALL ducklake_cleanup_old_files('lake', dry_run => true, cleanup_all => true)",

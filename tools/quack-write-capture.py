@@ -90,6 +90,11 @@ SCENARIOS = {
         ("create_nested", ["CREATE TABLE lake.s.n (l INTEGER[], st STRUCT(a INTEGER, b VARCHAR))"]),
         ("insert_nested", ["INSERT INTO lake.s.n VALUES ([1, 2], {'a': 1, 'b': 'x'})"]),
     ],
+    "update_many": BASE + [
+        ("insert_file", ["INSERT INTO lake.s.t SELECT i, 'x' || i, i / 100 FROM range(0, 2000) r(i)"]),
+        ("update_many", ["UPDATE lake.s.t SET s = 'w' WHERE id BETWEEN 100 AND 1000"]),
+        ("delete_many", ["DELETE FROM lake.s.t WHERE id BETWEEN 1500 AND 1600"]),
+    ],
     "view": BASE + [("create_view", ["CREATE VIEW lake.s.v AS SELECT id FROM lake.s.t"])],
     "macro": BASE + [("create_macro", ["CREATE MACRO lake.s.plus1(a) AS a + 1"])],
     "comment": BASE + [("comment", ["COMMENT ON TABLE lake.s.t IS 'hello'"]),

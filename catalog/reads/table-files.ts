@@ -1,7 +1,13 @@
 /**
  * One table's `ducklake_data_file` and `ducklake_delete_file` rows (every version, ended ones included) as
- * a stock catalog holds them when snapshot S is the head — the rows `ducklakeTable` shows for those two
- * tables, narrowed to one table id so that a per-table read does not scan every table's files.
+ * a stock catalog holds them when snapshot S is the head, narrowed to one table id so that a per-table
+ * read does not scan every table's files.
+ *
+ * One difference from `ducklakeTable`: a delete file that a flush merged into a new one is left out here,
+ * as DuckLake deletes that row. The catalog ends it instead (test/catalog/ducklake-golden.test.ts
+ * `endedInsteadOfRemoved`), but the merged file is backdated to the oldest delete it holds, so SQL that
+ * selects delete files by snapshot would see both at the snapshots in between and answer twice for one
+ * data file (decision record `docs/decisions/0220-quack-file-reads.md`).
  */
 import type { ReadView } from "../../storage/api.ts";
 import { ValueKind } from "../codec.ts";
@@ -32,7 +38,20 @@ export async function tableFileRows(
   );
   return {
     snapshot_id: s,
+    // A merge's replacement begins at or before the file it replaced (backdated, and allocated later); a
+    // DELETE's replacement begins exactly when the old one ends, after it began.
+    delete_files: deletes
+      .filter(
+        (d) =>
+          d.end_snapshot === null ||
+          !deletes.some(
+            (n) =>
+              n.data_file_id === d.data_file_id &&
+              n.delete_file_id > d.delete_file_id &&
+              n.begin_snapshot <= d.begin_snapshot,
+          ),
+      )
+      .sort((a, b) => a.delete_file_id - b.delete_file_id),
     data_files: data.sort((a, b) => a.data_file_id - b.data_file_id),
-    delete_files: deletes.sort((a, b) => a.delete_file_id - b.delete_file_id),
   };
 }

@@ -35,6 +35,8 @@ export type RowOp =
   | { op: "end_tags"; table: "ducklake_tag" | "ducklake_column_tag"; endSnapshot: number; rows: Literal[][] }
   /** WITH dropped_cols(tid, cid) AS (VALUES …) UPDATE ducklake_column SET end_snapshot … */
   | { op: "end_columns"; endSnapshot: number; rows: Literal[][] }
+  /** DELETE FROM t WHERE key IN (ids): DuckLake removing rows it replaces (a rewritten delete file) */
+  | { op: "delete"; table: string; key: string; ids: number[] }
   /** UPDATE ducklake_metadata SET value=? WHERE key=? AND scope IS NULL | scope=? AND scope_id=? */
   | { op: "option_update"; key: string; value: string; scope: string | null; scopeId: number | null };
 
@@ -336,6 +338,30 @@ function parseWith(c: Cursor): RowOp {
   throw c.refuse();
 }
 
+/** Tables whose rows DuckLake removes by file id when it rewrites files (merge, delete-file rewrite). */
+const FILE_ROW_TABLES = new Set([
+  "ducklake_data_file",
+  "ducklake_file_column_stats",
+  "ducklake_file_partition_value",
+  "ducklake_file_variant_stats",
+  "ducklake_delete_file",
+]);
+
+/** Only file-row removals by id are accepted; maintenance's other DELETEs are refused by shape. */
+function parseDelete(c: Cursor): RowOp {
+  c.expect("DELETE", "FROM");
+  const table = c.tableName();
+  if (!FILE_ROW_TABLES.has(table)) throw c.refuse();
+  c.expect("WHERE");
+  const key = c.ident();
+  if (key !== "data_file_id" && !(key === "delete_file_id" && table === "ducklake_delete_file"))
+    throw c.refuse();
+  c.expect("IN");
+  const ids = c.idList();
+  c.end();
+  return { op: "delete", table, key, ids };
+}
+
 /** One write statement as a row operation, or `Unsupported` naming its shape. */
 export function parseWrite(stmt: Statement): RowOp {
   const c = new Cursor(stmt);
@@ -350,6 +376,8 @@ export function parseWrite(stmt: Statement): RowOp {
       return parseUpdate(c);
     case "WITH":
       return parseWith(c);
+    case "DELETE":
+      return parseDelete(c);
     default:
       throw c.refuse();
   }

@@ -24,6 +24,7 @@ import type {
   DataFileRecord,
   DeleteFileRecord,
   FileColumnStats,
+  GcFileRecord,
   InlinedTableRecord,
   InlineFileDeleteRecord,
   InlineRowRecord,
@@ -165,6 +166,11 @@ export class Translator {
   /** ducklake_file_column_stats / file_partition_value rows, by data file, attached to the file's record. */
   private readonly fileStats = new Map<number, FileColumnStats[]>();
   private readonly partitionValues = new Map<number, DataFileRecord["x_partition_values"]>();
+  /** Delete files this batch removes (DuckLake rewrites a file's deletes into a new delete file), by data file. */
+  private readonly replacedDeletes = new Map<number, DeleteFileRecord>();
+  private readonly removedDeleteIds = new Set<number>();
+  /** Data files this batch removes (a merge), by id. */
+  private readonly removedData = new Map<number, DataFileRecord>();
   private readonly macroImpls = new Map<number, MacroImpl[]>();
   private readonly macroParams = new Map<string, MacroParameter[]>();
   private readonly partitionColumns = new Map<number, PartitionRecord["x_columns"]>();
@@ -194,6 +200,15 @@ export class Translator {
     const counts: number[] = [];
     for (const op of this.ops) counts.push(await this.apply(op));
     await this.checkRowIds();
+    for (const [f, old] of this.replacedDeletes) {
+      const now = await this.ctx.scan<DeleteFileRecord>(
+        keys.current(Kind.deleteFile, old.table_id),
+        ValueKind.deleteFile,
+        "delete file",
+      );
+      if (!now.some((d) => d.data_file_id === f))
+        throw bad(`delete file ${old.delete_file_id} is removed without a replacement`);
+    }
     return { snapshot: this.snap ? this.snapshotRecord() : null, counts };
   }
 
@@ -447,6 +462,8 @@ export class Translator {
         return this.endColumns(op);
       case "option_update":
         return this.updateOption(op);
+      case "delete":
+        return this.removeRows(op);
     }
   }
 
@@ -517,6 +534,9 @@ export class Translator {
           break;
         case "ducklake_metadata":
           await this.insertOption(r);
+          break;
+        case "ducklake_files_scheduled_for_deletion":
+          this.scheduleDeletion(r);
           break;
         default:
           throw new Unsupported(`staged rows for ${op.table} are not translated yet`);
@@ -728,12 +748,14 @@ export class Translator {
     await this.liveTable(t);
     await this.premiseRowIds(t);
     const id = this.fileId(int(r.data_file_id, "data_file_id"), "data file");
-    this.begin(r.begin_snapshot, "data file");
+    const begin = int(r.begin_snapshot, "data file.begin_snapshot");
+    const merged = this.mergedInto(t, begin, r);
+    if (!merged) this.begin(r.begin_snapshot, "data file");
     this.noEnd(r.end_snapshot, "data file");
     const rec: DataFileRecord = {
       data_file_id: id,
       table_id: t,
-      begin_snapshot: this.S,
+      begin_snapshot: begin,
       end_snapshot: null,
       file_order: intOrNull(r.file_order, "file_order"),
       path: str(r.path, "path"),
@@ -755,8 +777,14 @@ export class Translator {
     this.partitionValues.delete(id);
     if (rec.mapping_id !== null)
       throw new Unsupported("data files with a column mapping are not translated yet");
-    this.useRowIds(t, rec.row_id_start, rec.record_count);
-    this.ctx.putVersion(Kind.dataFile, [t, id], ValueKind.dataFile, rec);
+    if (merged) {
+      // The merged rows keep their row ids: within the range the removed files held.
+      if (rec.row_id_start < merged.lo || rec.row_id_start + rec.record_count > merged.hi) {
+        throw bad(`merged data file ${id} holds row ids outside the files it replaces`);
+      }
+    } else this.useRowIds(t, rec.row_id_start, rec.record_count);
+    // Written as is (not putVersion): a merged file keeps the first replaced file's begin.
+    this.ctx.write(keys.current(Kind.dataFile, t, id), ValueKind.dataFile, rec);
     this.ctx.newFileTables.add(t);
   }
 
@@ -764,9 +792,17 @@ export class Translator {
     const t = int(r.table_id, "table_id");
     await this.liveTable(t);
     const id = this.fileId(int(r.delete_file_id, "delete_file_id"), "delete file");
-    this.begin(r.begin_snapshot, "delete file");
-    this.noEnd(r.end_snapshot, "delete file");
     const f = int(r.data_file_id, "data_file_id");
+    const replaced = this.replacedDeletes.get(f);
+    const begin = int(r.begin_snapshot, "delete file.begin_snapshot");
+    // A delete file that replaces one this batch removed keeps that file's begin (its rows carry their
+    // snapshots, partial_max the newest): DuckLake's rewrite of a file's deletes.
+    if (
+      !(replaced && begin === replaced.begin_snapshot && intOrNull(r.partial_max, "partial_max") === this.S)
+    ) {
+      this.begin(r.begin_snapshot, "delete file");
+    }
+    this.noEnd(r.end_snapshot, "delete file");
     if (
       !(await this.ctx.read<DataFileRecord>(
         keys.current(Kind.dataFile, t, f),
@@ -776,11 +812,12 @@ export class Translator {
     ) {
       throw new NotFound(`data file ${f} of table ${t} does not exist (or was removed)`);
     }
-    this.ctx.putVersion<DeleteFileRecord>(Kind.deleteFile, [t, id], ValueKind.deleteFile, {
+    // Written as is (not putVersion): a replacement keeps the replaced file's begin.
+    this.ctx.write(keys.current(Kind.deleteFile, t, id), ValueKind.deleteFile, {
       delete_file_id: id,
       table_id: t,
       data_file_id: f,
-      begin_snapshot: this.S,
+      begin_snapshot: begin,
       end_snapshot: null,
       path: str(r.path, "path"),
       path_is_relative: bool(r.path_is_relative, "path_is_relative"),
@@ -790,9 +827,114 @@ export class Translator {
       footer_size: intOrNull(r.footer_size, "footer_size"),
       encryption_key: strOrNull(r.encryption_key, "encryption_key"),
       partial_max: intOrNull(r.partial_max, "partial_max"),
-    });
+    } satisfies DeleteFileRecord);
     this.ctx.deletedDataFileIds.add(f);
     this.parquetDeletes.add(t);
+  }
+
+  /**
+   * A data file back-dated to the earliest of the files this batch removed from the table, with
+   * `partial_max` the latest of them: DuckLake's merge output. Its row-id span, or undefined otherwise.
+   */
+  private mergedInto(t: number, begin: number, r: Cells): { lo: number; hi: number } | undefined {
+    const removed = [...this.removedData.values()].filter((f) => f.table_id === t);
+    if (removed.length === 0 || begin === this.S) return undefined;
+    const first = Math.min(...removed.map((f) => f.begin_snapshot));
+    const last = Math.max(...removed.map((f) => f.partial_max ?? f.begin_snapshot));
+    if (begin !== first || intOrNull(r.partial_max, "partial_max") !== last) {
+      throw bad(
+        `data file begins at snapshot ${begin}: only a merge back-dates a file, to its first file's snapshot ${first}`,
+      );
+    }
+    return {
+      lo: Math.min(...removed.map((f) => f.row_id_start)),
+      hi: Math.max(...removed.map((f) => f.row_id_start + f.record_count)),
+    };
+  }
+
+  /** Tables whose new file rows this batch inserts: where the files it removes by id are looked up. */
+  private fileTables(): number[] {
+    const out = new Set<number>();
+    for (const op of this.ops) {
+      if (op.op !== "insert" || (op.table !== "ducklake_data_file" && op.table !== "ducklake_delete_file"))
+        continue;
+      for (const r of cellsOf(op, DUCKLAKE_TABLES[op.table] ?? [])) out.add(int(r.table_id, "table_id"));
+    }
+    return [...out];
+  }
+
+  /**
+   * `DELETE FROM ducklake_<file table> WHERE <file id> IN (…)`: DuckLake rewriting files — a data file's
+   * delete files merged into one (back-dated to the old file's begin), or adjacent data files merged into
+   * one (back-dated to the first file's begin, `partial_max` the last's). The old rows go without history,
+   * as in stock: the new file answers every snapshot the old ones did. Their replacement must follow in
+   * the same batch, in a table that batch writes files to.
+   */
+  private async removeRows(op: Extract<RowOp, { op: "delete" }>): Promise<number> {
+    const ctx = this.ctx;
+    let n = 0;
+    for (const id of op.ids) {
+      if (op.table === "ducklake_data_file") {
+        for (const t of this.fileTables()) {
+          const k = keys.current(Kind.dataFile, t, id);
+          const rec = await ctx.read<DataFileRecord>(k, ValueKind.dataFile, "data file");
+          if (!rec) continue;
+          ctx.st.delete(k);
+          this.removedData.set(id, rec);
+          this.touched.add(t);
+          n++;
+        }
+      } else if (op.table === "ducklake_delete_file") {
+        for (const t of this.fileTables()) {
+          for (const rec of await ctx.scan<DeleteFileRecord>(
+            keys.current(Kind.deleteFile, t),
+            ValueKind.deleteFile,
+            "delete file",
+          )) {
+            if ((op.key === "delete_file_id" ? rec.delete_file_id : rec.data_file_id) !== id) continue;
+            if (op.key === "data_file_id" && !this.removedData.has(id)) {
+              throw bad(`delete files of data file ${id} are removed while the data file stays`);
+            }
+            ctx.st.delete(keys.current(Kind.deleteFile, t, rec.delete_file_id));
+            if (op.key === "delete_file_id") {
+              if (this.replacedDeletes.has(rec.data_file_id))
+                throw bad(`data file ${rec.data_file_id} loses two delete files`);
+              this.replacedDeletes.set(rec.data_file_id, rec);
+            }
+            this.removedDeleteIds.add(rec.delete_file_id);
+            this.touched.add(t);
+            n++;
+          }
+        }
+      } else {
+        // Child rows embedded in the data file record: they went with it.
+        const rec = this.removedData.get(id);
+        if (!rec) throw bad(`${op.table} rows of data file ${id} are removed while the data file stays`);
+        n +=
+          op.table === "ducklake_file_column_stats"
+            ? rec.x_column_stats.length
+            : op.table === "ducklake_file_partition_value"
+              ? rec.x_partition_values.length
+              : rec.x_variant_stats.length;
+      }
+    }
+    return n;
+  }
+
+  private scheduleDeletion(r: Cells): void {
+    const id = int(r.data_file_id, "data_file_id");
+    if (!this.removedDeleteIds.has(id) && !this.removedData.has(id)) {
+      throw new Unsupported(
+        "scheduling files for deletion outside a delete-file rewrite is not translated yet",
+      );
+    }
+    if (r.schedule_start?.k !== "now") throw bad("schedule_start must be NOW()");
+    this.ctx.write(keys.current(Kind.gcFile, id), ValueKind.gcFile, {
+      data_file_id: id,
+      path: str(r.path, "path"),
+      path_is_relative: bool(r.path_is_relative, "path_is_relative"),
+      schedule_start: Math.floor(this.ctx.env.now() * 1000),
+    } satisfies GcFileRecord);
   }
 
   /** The data columns of `ducklake_inlined_data_<t>_<sv>`: created by this batch, or the table's current ones. */

@@ -2,7 +2,7 @@
  * Every write statement template DuckLake 1.5.5 sends with client-side commit (the shared capture's 90
  * DDL/DML templates, and every statement of this repo's own stock captures) is either parsed into a row
  * operation or refused as Unsupported naming its shape — and the refused ones are exactly the list below
- * (the families not translated yet: inline flush, merge, expire, cleanup; see
+ * (the families not translated yet: inline flush, expire, cleanup; see
  * docs/decisions/0230-sql-write-translation.md).
  */
 import { describe, expect, it } from "vitest";
@@ -18,11 +18,6 @@ const REFUSED = [
   'DELETE FROM "main" . ducklake_inlined_data_N_N WHERE begin_snapshot <= ?',
   'DELETE FROM "main" . ducklake_inlined_data_tables WHERE',
   'DROP TABLE IF EXISTS "main" . ducklake_inlined_data_N_N',
-  'DELETE FROM "main" . ducklake_delete_file WHERE',
-  'DELETE FROM "main" . ducklake_data_file WHERE',
-  'DELETE FROM "main" . ducklake_file_column_stats WHERE',
-  'DELETE FROM "main" . ducklake_file_partition_value WHERE',
-  'DELETE FROM "main" . ducklake_file_variant_stats WHERE',
   'DELETE FROM "main" . ducklake_snapshot WHERE',
   'DELETE FROM "main" . ducklake_snapshot_changes WHERE',
   'DELETE FROM "main" . ducklake_schema WHERE',

@@ -49,6 +49,7 @@ const TRANSLATED: Record<string, string[]> = {
   types: ["attach_new", "create_schema", "create_table", "create_typed", "insert_typed"],
   // LIST/STRUCT inlined values: the catalog's inlined rows hold scalars only so far.
   nested: ["attach_new", "create_schema", "create_table", "create_nested"],
+  update_many: ["attach_new", "create_schema", "create_table", "insert_file", "update_many", "delete_many"],
   view: ["attach_new", "create_schema", "create_table", "create_view"],
   macro: ["attach_new", "create_schema", "create_table", "create_macro"],
   comment: ["attach_new", "create_schema", "create_table", "comment", "comment_again", "comment_column"],
@@ -64,7 +65,7 @@ const TRANSLATED: Record<string, string[]> = {
   alter: ["attach_new", "create_schema", "create_table", "rename_column", "drop_column"],
   drop_schema: ["attach_new", "create_schema", "create_table", "drop_schema"],
   flush: ["attach_new", "create_schema", "create_table", "insert_inlined"],
-  maintenance: ["attach_new", "create_schema", "create_table", "insert_file", "insert_file_2"],
+  maintenance: ["attach_new", "create_schema", "create_table", "insert_file", "insert_file_2", "merge"],
 };
 
 /** Values the stock server mints itself (NOW(), UUID(), its build) or that name this writer. */

@@ -28,10 +28,10 @@ import {
   readIngestSettings,
 } from "../catalog/index.ts";
 import { MAX_FLUSH_ROWS_PER_STEP } from "../catalog/maintenance/flush-plan.ts";
-import { runFlushJob } from "../maintenance/flush.ts";
-import type { JobRun } from "../maintenance/history.ts";
 import type { SqlWriteAnswer, SqlWriteRequest } from "../catalog/sql/writes/contract.ts";
 import { planSqlWrite } from "../catalog/sql/writes/plan.ts";
+import { runFlushJob } from "../maintenance/flush.ts";
+import type { JobRun } from "../maintenance/history.ts";
 import type { Bucket, CheckpointInfo, CheckpointWriter, MaintenanceReport, Store } from "../storage/api.ts";
 import { CodedError, Fenced, LakeDeleted, OpenRaced, StoreUnavailable } from "../storage/errors.ts";
 import { LakeStore, openWriter } from "../storage/index.ts";

@@ -58,9 +58,16 @@ import type { Literal, RowOp } from "./parse.ts";
 
 type Cells = Record<string, Literal>;
 
-/** Options live outside the snapshot protocol: a batch of them alone mints no snapshot. */
+/**
+ * Options and the deletion schedule's cleanup live outside the snapshot protocol: a batch of them alone
+ * mints no snapshot (it writes the head with the batch count advanced).
+ */
 function isOptionOp(op: RowOp): boolean {
-  return op.op === "option_update" || (op.op === "insert" && op.table === "ducklake_metadata");
+  return (
+    op.op === "option_update" ||
+    (op.op === "insert" && op.table === "ducklake_metadata") ||
+    (op.op === "delete" && op.table === "ducklake_files_scheduled_for_deletion")
+  );
 }
 
 function optionKey(scope: string | null, scopeId: number | null): Uint8Array {
@@ -872,6 +879,16 @@ export class Translator {
   private async removeRows(op: Extract<RowOp, { op: "delete" }>): Promise<number> {
     const ctx = this.ctx;
     let n = 0;
+    if (op.table === "ducklake_files_scheduled_for_deletion") {
+      // ducklake_cleanup_old_files: DuckLake removed the objects, then drops their schedule rows.
+      for (const id of op.ids) {
+        const k = keys.current(Kind.gcFile, id);
+        if (!(await ctx.st.get(k))) continue;
+        ctx.st.delete(k);
+        n++;
+      }
+      return n;
+    }
     for (const id of op.ids) {
       if (op.table === "ducklake_data_file") {
         for (const t of this.fileTables()) {

@@ -49,6 +49,15 @@ const TRANSLATED: Record<string, string[]> = {
   // LIST/STRUCT inlined values: the catalog's inlined rows hold scalars only so far.
   nested: ["attach_new", "create_schema", "create_table", "create_nested"],
   update_many: ["attach_new", "create_schema", "create_table", "insert_file", "update_many", "delete_many"],
+  cleanup: [
+    "attach_new",
+    "create_schema",
+    "create_table",
+    "insert_file",
+    "insert_file_2",
+    "merge",
+    "cleanup",
+  ],
   view: ["attach_new", "create_schema", "create_table", "create_view"],
   macro: ["attach_new", "create_schema", "create_table", "create_macro"],
   comment: ["attach_new", "create_schema", "create_table", "comment", "comment_again", "comment_column"],

@@ -111,7 +111,8 @@ SCENARIOS = {
                       ("set_table_option", ["CALL lake.set_option('data_inlining_row_limit', 5, schema => 's', table_name => 't')"])],
     "partition": BASE + [("set_partitioned", ["ALTER TABLE lake.s.t SET PARTITIONED BY (id)"])],
     "alter": BASE + [("rename_column", ["ALTER TABLE lake.s.t RENAME COLUMN s TO s2"]),
-                     ("drop_column", ["ALTER TABLE lake.s.t DROP COLUMN amount"])],
+                     ("drop_column", ["ALTER TABLE lake.s.t DROP COLUMN amount"]),
+                     ("rename_table", ["ALTER TABLE lake.s.t RENAME TO t2"])],
     "drop_schema": BASE + [("drop_schema", ["DROP SCHEMA lake.s CASCADE"])],
     "flush": BASE + [
         ("insert_inlined", ["INSERT INTO lake.s.t VALUES (1, 'a', 1.50), (2, 'b', 2.50)"]),

@@ -168,6 +168,8 @@ export class Translator {
   private changes: Cells | undefined;
   private readonly touched = new Set<number>();
   private readonly newCatalogIds = new Set<number>();
+  /** Tables whose live row this batch ended: a rename re-inserts the same id as the table's next version. */
+  private readonly endedTables = new Map<number, TableRecord>();
   private readonly newFileIds = new Set<number>();
   /** ducklake_file_column_stats / file_partition_value rows, by data file, attached to the file's record. */
   private readonly fileStats = new Map<number, FileColumnStats[]>();
@@ -573,7 +575,16 @@ export class Translator {
 
   private async insertTable(r: Cells): Promise<void> {
     const ctx = this.ctx;
-    const id = this.catalogId(int(r.table_id, "table_id"), "table");
+    const given = int(r.table_id, "table_id");
+    // ALTER TABLE ... RENAME TO ends the table's row and inserts its next version under the same id and
+    // uuid (columns, stats and files stay); any other insert must take a fresh catalog id.
+    const previous = this.endedTables.get(given);
+    const id = previous ? given : this.catalogId(given, "table");
+    if (previous) {
+      this.endedTables.delete(given);
+      if (str(r.table_uuid, "table_uuid") !== previous.table_uuid)
+        throw bad(`table id ${id} is re-inserted with a different table_uuid`);
+    }
     this.begin(r.begin_snapshot, "table");
     this.noEnd(r.end_snapshot, "table");
     const schema = await ctx.schemaById(int(r.schema_id, "schema_id"));
@@ -589,10 +600,11 @@ export class Translator {
       path: str(r.path, "path"),
       path_is_relative: bool(r.path_is_relative, "path_is_relative"),
     });
-    ctx.write(keys.current(Kind.tableMeta, id), ValueKind.tableMeta, {
-      table_id: id,
-      next_column_id: 1,
-    } satisfies TableMetaRecord);
+    if (!previous)
+      ctx.write(keys.current(Kind.tableMeta, id), ValueKind.tableMeta, {
+        table_id: id,
+        next_column_id: 1,
+      } satisfies TableMetaRecord);
     await ctx.addNameEntry(NameSpace.relation, schema.schema_id, { name, id, kind: "table" });
     ctx.createdInSchemaIds.set(schema.schema_name.toLowerCase(), schema.schema_id);
     this.touched.add(id);
@@ -1142,6 +1154,7 @@ export class Translator {
         if (!rec) continue;
         ctx.endVersion(Kind.table, [t], ValueKind.table, rec);
         await ctx.removeNameEntry(NameSpace.relation, rec.schema_id, rec.table_name);
+        this.endedTables.set(t, rec);
         this.touched.add(t);
         n++;
       }

@@ -70,7 +70,7 @@ const TRANSLATED: Record<string, string[]> = {
     "set_table_option",
   ],
   partition: ["attach_new", "create_schema", "create_table", "set_partitioned"],
-  alter: ["attach_new", "create_schema", "create_table", "rename_column", "drop_column"],
+  alter: ["attach_new", "create_schema", "create_table", "rename_column", "drop_column", "rename_table"],
   drop_schema: ["attach_new", "create_schema", "create_table", "drop_schema"],
   flush: ["attach_new", "create_schema", "create_table", "insert_inlined"],
   maintenance: ["attach_new", "create_schema", "create_table", "insert_file", "insert_file_2", "merge"],

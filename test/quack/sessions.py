@@ -185,6 +185,14 @@ SESSIONS = {
         "INSERT INTO lake.t2 VALUES (2, 'b')",
         "SELECT * FROM lake.t2 ORDER BY id",
     ],
+    # Time travel by time: the newest snapshot at or before it; before the first snapshot stock fails.
+    "at-timestamp": [
+        ATTACH,
+        "CREATE TABLE lake.t (id INTEGER)",
+        "INSERT INTO lake.t VALUES (1)",
+        "SELECT count(*) FROM lake.t AT (TIMESTAMP => now())",
+        "SELECT count(*) FROM lake.t AT (TIMESTAMP => TIMESTAMPTZ '2000-01-01 00:00:00+00')",
+    ],
     # Global options: set_option counts the key's global rows, then inserts or updates; the limit applies.
     "set-option": [
         ATTACH,

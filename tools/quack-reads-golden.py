@@ -63,6 +63,10 @@ TEMPLATES = {
         'SELECT snapshot_id, snapshot_time, schema_version, next_file_id, changes_made, author, commit_message, commit_extra_info FROM "main".ducklake_snapshot LEFT JOIN "main".ducklake_snapshot_changes USING (snapshot_id) WHERE snapshot_id != (SELECT MAX(snapshot_id) FROM "main".ducklake_snapshot) AND snapshot_time < \'{time}\' ORDER BY snapshot_id',
         True,
     ),
+    "snapshot.at_time": (
+        'SELECT snapshot_id, schema_version, next_catalog_id, next_file_id FROM "main".ducklake_snapshot WHERE snapshot_id = ( SELECT snapshot_id FROM "main".ducklake_snapshot WHERE snapshot_time::TIMESTAMPTZ <= \'{time}\' ORDER BY snapshot_time::TIMESTAMPTZ DESC LIMIT 1 )',
+        False,
+    ),
     "snapshot.distinct_schema_versions": ('SELECT DISTINCT schema_version FROM "main".ducklake_snapshot', False),
     "catalog.schemas": (
         'SELECT schema_id, schema_uuid::VARCHAR, schema_name, path, path_is_relative FROM "main".ducklake_schema WHERE {s} >= begin_snapshot AND ({s} < end_snapshot OR end_snapshot IS NULL)',
@@ -104,6 +108,10 @@ TEMPLATES = {
         False,
     ),
     "options.metadata": ('SELECT key, value, scope, scope_id FROM "main".ducklake_metadata', False),
+    "options.global_count": (
+        'SELECT COUNT(*) FROM "main".ducklake_metadata WHERE key = \'{key}\' AND scope IS NULL',
+        False,
+    ),
     "inlined_tables.newest": (
         'SELECT table_name, schema_version FROM "main".ducklake_inlined_data_tables WHERE table_id = {table} AND schema_version = ( SELECT MAX(schema_version) FROM "main".ducklake_inlined_data_tables WHERE table_id = {table})',
         False,
@@ -168,6 +176,10 @@ def params(con, name):
         return [{"s": s} for s in snaps + [snaps[-1] + 1]]
     if name.startswith("catalog.") or name == "stats.snapshot_and_all_tables":
         return [{"s": s} for s in snaps]
+    if name == "snapshot.at_time":
+        return [{"time": "2000-01-01T00:00:00+00"}, {"time": "2100-01-01T00:00:00.5+00"}]
+    if name == "options.global_count":
+        return [{"key": "data_path"}, {"key": "data_inlining_row_limit"}]
     if name == "snapshot.older_than":
         return [{"time": "2000-01-01T00:00:00+00"}, {"time": "2100-01-01T00:00:00.5+00"}]
     if name == "schema.path":

@@ -95,6 +95,12 @@ SCENARIOS = {
         ("update_many", ["UPDATE lake.s.t SET s = 'w' WHERE id BETWEEN 100 AND 1000"]),
         ("delete_many", ["DELETE FROM lake.s.t WHERE id BETWEEN 1500 AND 1600"]),
     ],
+    "cleanup": BASE + [
+        ("insert_file", ["INSERT INTO lake.s.t SELECT i, 'x' || i, i / 100 FROM range(0, 100) r(i)"]),
+        ("insert_file_2", ["INSERT INTO lake.s.t SELECT i, 'y' || i, i / 100 FROM range(100, 200) r(i)"]),
+        ("merge", ["CALL ducklake_merge_adjacent_files('lake')"]),
+        ("cleanup", ["CALL ducklake_cleanup_old_files('lake', cleanup_all => true)"]),
+    ],
     "view": BASE + [("create_view", ["CREATE VIEW lake.s.v AS SELECT id FROM lake.s.t"])],
     "macro": BASE + [("create_macro", ["CREATE MACRO lake.s.plus1(a) AS a + 1"])],
     "comment": BASE + [("comment", ["COMMENT ON TABLE lake.s.t IS 'hello'"]),
@@ -105,7 +111,8 @@ SCENARIOS = {
                       ("set_table_option", ["CALL lake.set_option('data_inlining_row_limit', 5, schema => 's', table_name => 't')"])],
     "partition": BASE + [("set_partitioned", ["ALTER TABLE lake.s.t SET PARTITIONED BY (id)"])],
     "alter": BASE + [("rename_column", ["ALTER TABLE lake.s.t RENAME COLUMN s TO s2"]),
-                     ("drop_column", ["ALTER TABLE lake.s.t DROP COLUMN amount"])],
+                     ("drop_column", ["ALTER TABLE lake.s.t DROP COLUMN amount"]),
+                     ("rename_table", ["ALTER TABLE lake.s.t RENAME TO t2"])],
     "drop_schema": BASE + [("drop_schema", ["DROP SCHEMA lake.s CASCADE"])],
     "flush": BASE + [
         ("insert_inlined", ["INSERT INTO lake.s.t VALUES (1, 'a', 1.50), (2, 'b', 2.50)"]),

@@ -176,6 +176,32 @@ SESSIONS = {
         "CALL ducklake_merge_adjacent_files('lake')",
         "SELECT count(*), sum(i) FROM lake.b",
     ],
+    # A rename keeps the table's id and uuid: a new ducklake_table row version under the same id.
+    "rename-table": [
+        ATTACH,
+        "CREATE TABLE lake.t (id INTEGER, s VARCHAR)",
+        "INSERT INTO lake.t VALUES (1, 'a')",
+        "ALTER TABLE lake.t RENAME TO t2",
+        "INSERT INTO lake.t2 VALUES (2, 'b')",
+        "SELECT * FROM lake.t2 ORDER BY id",
+    ],
+    # Time travel by time: the newest snapshot at or before it; before the first snapshot stock fails.
+    "at-timestamp": [
+        ATTACH,
+        "CREATE TABLE lake.t (id INTEGER)",
+        "INSERT INTO lake.t VALUES (1)",
+        "SELECT count(*) FROM lake.t AT (TIMESTAMP => now())",
+        "SELECT count(*) FROM lake.t AT (TIMESTAMP => TIMESTAMPTZ '2000-01-01 00:00:00+00')",
+    ],
+    # Global options: set_option counts the key's global rows, then inserts or updates; the limit applies.
+    "set-option": [
+        ATTACH,
+        "CALL lake.set_option('data_inlining_row_limit', 20)",
+        "CALL lake.set_option('data_inlining_row_limit', 30)",
+        "CREATE TABLE lake.t (id INTEGER)",
+        "INSERT INTO lake.t SELECT * FROM range(25)",
+        "SELECT count(*) FROM lake.t",
+    ],
 }
 
 # Sessions whose stock catalog is not a valid oracle for some tables: stock runs a commit batch

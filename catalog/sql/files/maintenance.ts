@@ -81,23 +81,29 @@ const flushDeletes: ReadTemplate = {
   },
 };
 
+/** merge_adjacent_files' candidates: the live files of a table below a size bound, with their deletes. */
 const MERGE_CANDIDATES = shapeOfSql(
   `WITH snapshot_ranges AS ( SELECT begin_snapshot, COALESCE( LEAD(begin_snapshot) OVER (ORDER BY begin_snapshot), 9223372036854775807 ) AS end_snapshot, schema_version FROM "main".ducklake_schema_versions WHERE table_id=1 ORDER BY begin_snapshot ) SELECT data.data_file_id, data.record_count, data.row_id_start, data.begin_snapshot, data.end_snapshot, data.mapping_id, sr.schema_version , data.partial_max, data.partition_id, partition_info.keys, data.path AS data_path, data.path_is_relative AS data_path_is_relative, data.file_size_bytes AS data_file_size_bytes, data.footer_size AS data_footer_size, del.data_file_id AS del_data_file_id,del.delete_file_id AS del_delete_file_id, del.delete_count, del.begin_snapshot AS del_begin_snapshot, del.end_snapshot AS del_end_snapshot, del.partial_max AS del_partial_max, del.path AS del_path, del.path_is_relative AS del_path_is_relative, del.file_size_bytes AS del_file_size_bytes, del.footer_size AS del_footer_size, del.format AS del_format FROM "main".ducklake_data_file data LEFT JOIN snapshot_ranges sr ON data.begin_snapshot >= sr.begin_snapshot AND data.begin_snapshot < sr.end_snapshot LEFT JOIN ( SELECT * FROM "main".ducklake_delete_file WHERE table_id=1 ) del USING (data_file_id) LEFT JOIN ( SELECT data_file_id, ARRAY_AGG(partition_value ORDER BY partition_key_index) keys FROM "main".ducklake_file_partition_value GROUP BY data_file_id ) partition_info USING (data_file_id) WHERE data.table_id=1 AND data.file_size_bytes < 536870912 AND data.end_snapshot IS NULL ORDER BY data.begin_snapshot, data.row_id_start, data.data_file_id, del.begin_snapshot`,
 );
+/** rewrite_data_files' candidates: the same listing without the size bound. */
+const REWRITE_CANDIDATES = shapeOfSql(
+  `WITH snapshot_ranges AS ( SELECT begin_snapshot, COALESCE( LEAD(begin_snapshot) OVER (ORDER BY begin_snapshot), 9223372036854775807 ) AS end_snapshot, schema_version FROM "main".ducklake_schema_versions WHERE table_id=1 ORDER BY begin_snapshot ) SELECT data.data_file_id, data.record_count, data.row_id_start, data.begin_snapshot, data.end_snapshot, data.mapping_id, sr.schema_version , data.partial_max, data.partition_id, partition_info.keys, data.path AS data_path, data.path_is_relative AS data_path_is_relative, data.file_size_bytes AS data_file_size_bytes, data.footer_size AS data_footer_size, del.data_file_id AS del_data_file_id,del.delete_file_id AS del_delete_file_id, del.delete_count, del.begin_snapshot AS del_begin_snapshot, del.end_snapshot AS del_end_snapshot, del.partial_max AS del_partial_max, del.path AS del_path, del.path_is_relative AS del_path_is_relative, del.file_size_bytes AS del_file_size_bytes, del.footer_size AS del_footer_size, del.format AS del_format FROM "main".ducklake_data_file data LEFT JOIN snapshot_ranges sr ON data.begin_snapshot >= sr.begin_snapshot AND data.begin_snapshot < sr.end_snapshot LEFT JOIN ( SELECT * FROM "main".ducklake_delete_file WHERE table_id=1 ) del USING (data_file_id) LEFT JOIN ( SELECT data_file_id, ARRAY_AGG(partition_value ORDER BY partition_key_index) keys FROM "main".ducklake_file_partition_value GROUP BY data_file_id ) partition_info USING (data_file_id) WHERE data.table_id=1 AND data.end_snapshot is null ORDER BY data.begin_snapshot, data.row_id_start, data.data_file_id, del.begin_snapshot`,
+);
 
-const mergeCandidates: ReadTemplate = {
-  name: "maintenance.merge_candidates",
-  matches: (s) => s === MERGE_CANDIDATES,
+const candidates = (name: string, shape: string, sizeBound: boolean): ReadTemplate => ({
+  name,
+  matches: (s) => s === shape,
   answer: async (ctx, stmt) => {
     const lits = boundLiterals(stmt);
-    // Literals: the open range's end, the schema-version table, the delete table, the data table, the size bound.
-    const [last, svTable, delTable, t, maxBytes] = [0, 1, 2, 3, 4].map((k) => at(lits, k)) as [
-      number,
+    // Literals: the open range's end, the schema-version table, the delete table, the data table, the
+    // size bound (merge only; without it every live file is a candidate).
+    const [last, svTable, delTable, t] = [0, 1, 2, 3].map((k) => at(lits, k)) as [
       number,
       number,
       number,
       number,
     ];
+    const maxBytes = sizeBound ? at(lits, 4) : Number.POSITIVE_INFINITY;
     const view = ctx.view;
     const versions = view
       ? (await ducklakeTable(view, "ducklake_schema_versions", (await resolveSnapshot(view)).snapshot_id))
@@ -203,7 +209,7 @@ const mergeCandidates: ReadTemplate = {
       rows: out.map((o) => o.row),
     };
   },
-};
+});
 
 const UNREACHABLE = (table: "ducklake_data_file" | "ducklake_delete_file", id: string): string =>
   shapeOfSql(
@@ -249,7 +255,8 @@ const unreachable = (
 
 export const MAINTENANCE_READS: readonly ReadTemplate[] = [
   flushDeletes,
-  mergeCandidates,
+  candidates("maintenance.merge_candidates", MERGE_CANDIDATES, true),
+  candidates("maintenance.rewrite_candidates", REWRITE_CANDIDATES, false),
   unreachable("ducklake_data_file", "data_file_id"),
   unreachable("ducklake_delete_file", "delete_file_id"),
 ];

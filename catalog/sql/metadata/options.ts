@@ -5,7 +5,17 @@
 import { inlinedTablesOf, schemaVersionsOf } from "../../reads/by-table.ts";
 import type { ReadTemplate } from "../reads.ts";
 import { type SqlValue, T } from "../result.ts";
-import { big, byShape, cell, compareIds, intLiteral, requireView, result, rowsOf } from "./common.ts";
+import {
+  big,
+  byShape,
+  cell,
+  compareIds,
+  intLiteral,
+  literal,
+  requireView,
+  result,
+  rowsOf,
+} from "./common.ts";
 
 const metadata = byShape(
   "options.metadata",
@@ -25,6 +35,22 @@ const metadata = byShape(
         big(r.scope_id),
       ]),
     ),
+);
+
+/**
+ * `CALL lake.set_option(name, value)` without a scope first counts the global rows of that key (to
+ * choose between INSERT and UPDATE). DuckDB names the column `count_star()`.
+ */
+const globalOptionCount = byShape(
+  "options.global_count",
+  "SELECT COUNT(*) FROM \"main\".ducklake_metadata WHERE key = 'data_inlining_row_limit' AND scope IS NULL",
+  async (ctx, stmt) => {
+    const key = literal(stmt, 0);
+    const n = (await rowsOf(ctx, "ducklake_metadata")).filter(
+      (r) => r.key === key && r.scope === null,
+    ).length;
+    return result([{ name: "count_star()", type: T.BIGINT }], [[BigInt(n)]]);
+  },
 );
 
 const newestInlined = byShape(
@@ -94,6 +120,7 @@ const schemaVersionBegin = byShape(
 
 export const OPTION_READS: readonly ReadTemplate[] = [
   metadata,
+  globalOptionCount,
   newestInlined,
   superseded,
   schemaVersionBegin,

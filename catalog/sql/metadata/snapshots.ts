@@ -122,6 +122,33 @@ const olderThan = byShape(
   },
 );
 
+/**
+ * `AT (TIMESTAMP => t)`: the newest snapshot taken at or before t (ties on the time: the highest id, as
+ * the catalog never writes two snapshots with one time), or no row when every snapshot is younger.
+ */
+const atTime = byShape(
+  "snapshot.at_time",
+  'SELECT snapshot_id, schema_version, next_catalog_id, next_file_id FROM "main".ducklake_snapshot WHERE snapshot_id = ( SELECT snapshot_id FROM "main".ducklake_snapshot WHERE snapshot_time::TIMESTAMPTZ <= \'2026-12-01 10:33:46.833743+00\' ORDER BY snapshot_time::TIMESTAMPTZ DESC LIMIT 1 )',
+  async (ctx, stmt) => {
+    const at = timestamptzMicros(literal(stmt, 0));
+    if (intLiteral(stmt, 1) < 1) return result(SNAPSHOT_COLUMNS, []);
+    let best: { time: bigint; id: number; row: SqlValue[] } | null = null;
+    for (const r of await rowsOf(ctx, "ducklake_snapshot")) {
+      const time = big(r.snapshot_time);
+      if (typeof time !== "bigint" || time > at) continue;
+      const id = r.snapshot_id as number;
+      if (best === null || time > best.time || (time === best.time && id > best.id)) {
+        best = {
+          time,
+          id,
+          row: [big(r.snapshot_id), big(r.schema_version), big(r.next_catalog_id), big(r.next_file_id)],
+        };
+      }
+    }
+    return result(SNAPSHOT_COLUMNS, best ? [best.row] : []);
+  },
+);
+
 const schemaVersions = byShape(
   "snapshot.distinct_schema_versions",
   'SELECT DISTINCT schema_version FROM "main".ducklake_snapshot',
@@ -135,4 +162,11 @@ const schemaVersions = byShape(
   },
 );
 
-export const SNAPSHOT_READS: readonly ReadTemplate[] = [latest, byId, list, olderThan, schemaVersions];
+export const SNAPSHOT_READS: readonly ReadTemplate[] = [
+  latest,
+  byId,
+  list,
+  olderThan,
+  atTime,
+  schemaVersions,
+];

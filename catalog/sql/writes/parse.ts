@@ -345,6 +345,7 @@ const FILE_ROW_TABLES = new Set([
   "ducklake_file_partition_value",
   "ducklake_file_variant_stats",
   "ducklake_delete_file",
+  "ducklake_files_scheduled_for_deletion",
 ]);
 
 /** Only file-row removals by id are accepted; maintenance's other DELETEs are refused by shape. */

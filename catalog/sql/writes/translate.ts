@@ -59,9 +59,16 @@ import type { Literal, RowOp } from "./parse.ts";
 
 type Cells = Record<string, Literal>;
 
-/** Options live outside the snapshot protocol: a batch of them alone mints no snapshot. */
+/**
+ * Options and the deletion schedule's cleanup live outside the snapshot protocol: a batch of them alone
+ * mints no snapshot (it writes the head with the batch count advanced).
+ */
 function isOptionOp(op: RowOp): boolean {
-  return op.op === "option_update" || (op.op === "insert" && op.table === "ducklake_metadata");
+  return (
+    op.op === "option_update" ||
+    (op.op === "insert" && op.table === "ducklake_metadata") ||
+    (op.op === "delete" && op.table === "ducklake_files_scheduled_for_deletion")
+  );
 }
 
 function optionKey(scope: string | null, scopeId: number | null): Uint8Array {
@@ -162,6 +169,8 @@ export class Translator {
   private changes: Cells | undefined;
   private readonly touched = new Set<number>();
   private readonly newCatalogIds = new Set<number>();
+  /** Tables whose live row this batch ended: a rename re-inserts the same id as the table's next version. */
+  private readonly endedTables = new Map<number, TableRecord>();
   private readonly newFileIds = new Set<number>();
   /** ducklake_file_column_stats / file_partition_value rows, by data file, attached to the file's record. */
   private readonly fileStats = new Map<number, FileColumnStats[]>();
@@ -567,7 +576,16 @@ export class Translator {
 
   private async insertTable(r: Cells): Promise<void> {
     const ctx = this.ctx;
-    const id = this.catalogId(int(r.table_id, "table_id"), "table");
+    const given = int(r.table_id, "table_id");
+    // ALTER TABLE ... RENAME TO ends the table's row and inserts its next version under the same id and
+    // uuid (columns, stats and files stay); any other insert must take a fresh catalog id.
+    const previous = this.endedTables.get(given);
+    const id = previous ? given : this.catalogId(given, "table");
+    if (previous) {
+      this.endedTables.delete(given);
+      if (str(r.table_uuid, "table_uuid") !== previous.table_uuid)
+        throw bad(`table id ${id} is re-inserted with a different table_uuid`);
+    }
     this.begin(r.begin_snapshot, "table");
     this.noEnd(r.end_snapshot, "table");
     const schema = await ctx.schemaById(int(r.schema_id, "schema_id"));
@@ -583,10 +601,11 @@ export class Translator {
       path: str(r.path, "path"),
       path_is_relative: bool(r.path_is_relative, "path_is_relative"),
     });
-    ctx.write(keys.current(Kind.tableMeta, id), ValueKind.tableMeta, {
-      table_id: id,
-      next_column_id: 1,
-    } satisfies TableMetaRecord);
+    if (!previous)
+      ctx.write(keys.current(Kind.tableMeta, id), ValueKind.tableMeta, {
+        table_id: id,
+        next_column_id: 1,
+      } satisfies TableMetaRecord);
     await ctx.addNameEntry(NameSpace.relation, schema.schema_id, { name, id, kind: "table" });
     ctx.createdInSchemaIds.set(schema.schema_name.toLowerCase(), schema.schema_id);
     this.touched.add(id);
@@ -873,6 +892,16 @@ export class Translator {
   private async removeRows(op: Extract<RowOp, { op: "delete" }>): Promise<number> {
     const ctx = this.ctx;
     let n = 0;
+    if (op.table === "ducklake_files_scheduled_for_deletion") {
+      // ducklake_cleanup_old_files: DuckLake removed the objects, then drops their schedule rows.
+      for (const id of op.ids) {
+        const k = keys.current(Kind.gcFile, id);
+        if (!(await ctx.st.get(k))) continue;
+        ctx.st.delete(k);
+        n++;
+      }
+      return n;
+    }
     for (const id of op.ids) {
       if (op.table === "ducklake_data_file") {
         for (const t of this.fileTables()) {
@@ -1136,6 +1165,7 @@ export class Translator {
         if (!rec) continue;
         ctx.endVersion(Kind.table, [t], ValueKind.table, rec);
         await ctx.removeNameEntry(NameSpace.relation, rec.schema_id, rec.table_name);
+        this.endedTables.set(t, rec);
         this.touched.add(t);
         n++;
       }

@@ -2,7 +2,7 @@
  * Every write statement template DuckLake 1.5.5 sends with client-side commit (the shared capture's 90
  * DDL/DML templates, and every statement of this repo's own stock captures) is either parsed into a row
  * operation or refused as Unsupported naming its shape — and the refused ones are exactly the list below
- * (the families not translated yet: inline flush, expire, cleanup; see
+ * (the families not translated yet: inline flush, snapshot expiry; see
  * docs/decisions/0230-sql-write-translation.md).
  */
 import { describe, expect, it } from "vitest";
@@ -27,7 +27,6 @@ const REFUSED = [
   'DELETE FROM "main" . ducklake_macro_impl tbl WHERE',
   'DELETE FROM "main" . ducklake_macro_parameters tbl WHERE',
   'DELETE FROM "main" . ducklake_name_mapping tbl WHERE',
-  'DELETE FROM "main" . ducklake_files_scheduled_for_deletion WHERE',
 ];
 
 function classify(sql: string): { shape: string; parsed: boolean }[] {

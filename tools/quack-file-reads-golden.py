@@ -323,6 +323,9 @@ def run(name, statements, reads, variants, extra):
         cli.execute("DETACH lake")
         cli.close()
         srv.close()
+        # DuckLake may send a step's reads concurrently (their log order varies run to run): keep one
+        # canonical order so the fixture, and so `--check`, is deterministic (steps stay in order).
+        out.sort(key=lambda e: (e["after"], e["sent_by"], e["sql"]))
         return {"scenario": name, "statements": statements, "reads": out}
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

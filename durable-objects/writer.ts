@@ -896,7 +896,10 @@ export class Writer {
     if (head.next_seq - 1 === head.drained) return;
     const settings = await readIngestSettings(view);
     if (settings.flush_interval_ms === 0) return;
-    const due = this.flushDueAt ?? this.host.now();
+    // Unknown (after a restart) or still being armed (its settings read in flight): due now, which at
+    // worst flushes earlier than the interval, never later.
+    const armed = this.flushDueAt;
+    const due = armed === undefined || !Number.isFinite(armed) ? this.host.now() : armed;
     if (due > this.host.now()) {
       if (Number.isFinite(due)) this.host.scheduleBackground(due - this.host.now());
       return;

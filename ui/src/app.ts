@@ -53,9 +53,15 @@ const href = (r: Route): string => {
 
 const fmtBytes = (n: number): string =>
   n < 1024 ? `${n} B` : n < 1048576 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1048576).toFixed(1)} MiB`;
-/** DuckLake times (snapshot_time) are microseconds since the epoch. */
-const fmtTime = (us: unknown): string =>
-  typeof us === "number" ? new Date(Math.floor(us / 1000)).toISOString().replace("T", " ").slice(0, 19) : "";
+/**
+ * DuckLake times: the API answers DuckDB's TIMESTAMPTZ text (`2026-12-01 08:30:38.123456+00`); older
+ * answers were microseconds since the epoch. Shown to the second, in UTC.
+ */
+const fmtTime = (t: unknown): string => {
+  const ms =
+    typeof t === "number" ? Math.floor(t / 1000) : typeof t === "string" ? Date.parse(t) : Number.NaN;
+  return Number.isFinite(ms) ? new Date(ms).toISOString().replace("T", " ").slice(0, 19) : "";
+};
 const text = (v: unknown): string =>
   v === null || v === undefined ? "∅" : typeof v === "object" ? JSON.stringify(v) : String(v);
 
@@ -161,7 +167,7 @@ function Charts({ lake }: { lake: string }) {
 
 interface Snapshot {
   snapshot_id: number;
-  snapshot_time: number;
+  snapshot_time: string;
   author: string | null;
   commit_message: string | null;
   changes_made: string | null;

@@ -313,9 +313,11 @@ describe("background work re-arms with backoff after a failure", () => {
     unwrap(await s.createLake(lake, {}));
     unwrap(await s.commit(lake, createTable("t")));
     await evictDurableObject(s);
-    rig.bucket.fail({ op: "list", prefix: `lakes/${lake}/wal/`, times: 3 });
+    // Every WAL list fails until cleared: the open overlaps two lists (storage/tail-prefetch.ts), so a
+    // fault limited to N calls could be split between them and absorbed by their retries.
+    rig.bucket.fail({ op: "list", prefix: `lakes/${lake}/wal/` });
     expect(await runDurableObjectAlarm(stub(lake))).toBe(true);
-    expect(rig.bucket.count({ op: "list", outcome: "error" })).toBe(3);
+    expect(rig.bucket.count({ op: "list", outcome: "error" })).toBeGreaterThanOrEqual(3);
     expect((await registry(lake))?.backgroundFailures).toBe(1);
     expect(await alarmAt(lake)).not.toBeNull();
     rig.bucket.clearFaults();

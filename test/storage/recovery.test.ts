@@ -35,11 +35,14 @@ describe("recovery", () => {
       }
     };
     const opening = open(fb, lake);
-    await gate.whenHeld(RECOVERY_CONCURRENCY);
-    expect(inFlight).toBe(RECOVERY_CONCURRENCY);
+    // The open fetches the tail while it reads the manifest (storage/tail-prefetch.ts): one connection of
+    // the six goes to the manifest GET, so at most five segments are in flight at once.
+    const segmentsAtOnce = RECOVERY_CONCURRENCY - 1;
+    await gate.whenHeld(segmentsAtOnce);
+    expect(inFlight).toBe(segmentsAtOnce);
     gate.release();
     const st = await opening;
-    expect(max).toBe(RECOVERY_CONCURRENCY);
+    expect(max).toBeLessThanOrEqual(RECOVERY_CONCURRENCY);
     expect(RECOVERY_CONCURRENCY).toBe(6);
     expect(st.position).toBe(19);
     expect(Object.keys(await dump(st.snapshot()))).toHaveLength(19);

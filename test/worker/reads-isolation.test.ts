@@ -144,7 +144,11 @@ async function readEverything(fx: Fixture): Promise<number> {
       const text = url.includes("/data/")
         ? `${(await res.arrayBuffer()).byteLength} bytes`
         : await res.text();
-      expect(res.status, `${method} ${url}: ${text}`).toBe(200);
+      if (pattern.endsWith("/rows") && res.status === 422) {
+        // The rows API does not read Parquet files yet (README "Rows API"): on the fixture's file-backed
+        // table it answers Unsupported, still from R2 alone, which is what this test is about.
+        expect(text, `${method} ${url}`).toContain('"Unsupported"');
+      } else expect(res.status, `${method} ${url}: ${text}`).toBe(200);
       sent++;
       const etag = res.headers.get("etag");
       if (etag && method === "GET" && !url.includes("/data/") && !revalidated.has(pattern)) {

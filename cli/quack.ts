@@ -14,13 +14,14 @@ export function computedQuackLines(config: CliConfig, lake: string): string[] {
   return [
     "INSTALL httpfs; INSTALL quack; INSTALL ducklake;",
     "LOAD httpfs; LOAD quack; LOAD ducklake;",
-    `ATTACH 'ducklake:${endpoint}' AS ${lake.replaceAll("-", "_")} (META_TOKEN '${token.replaceAll("'", "''")}');`,
+    // The lake is chosen by the token string `<lake>:<token>` (docs/decisions/0202-quack-sessions-and-lake-selection.md).
+    `ATTACH 'ducklake:${endpoint}' AS ${lake.replaceAll("-", "_")} (META_TOKEN '${`${lake}:${token}`.replaceAll("'", "''")}');`,
   ];
 }
 
 interface QuackRoute {
+  secret?: unknown;
   attach?: unknown;
-  lines?: unknown;
 }
 
 export async function quackLines(config: CliConfig, lake: string): Promise<string[]> {
@@ -28,9 +29,10 @@ export async function quackLines(config: CliConfig, lake: string): Promise<strin
   const res = await fetch(`${config.url}/v1/lakes/${lake}/quack`, { headers }).catch(() => null);
   if (res?.ok) {
     const body = (await res.json().catch(() => null)) as QuackRoute | null;
-    const lines = body?.lines ?? body?.attach;
-    if (Array.isArray(lines) && lines.every((l) => typeof l === "string")) return lines as string[];
-    if (typeof lines === "string") return [lines];
+    // The route answers `{secret, attach}` with `<token>` as a placeholder; fill in the caller's token.
+    const fill = (l: string): string => (config.token ? l.replaceAll("<token>", config.token) : l);
+    const lines = [body?.secret, body?.attach].filter((l): l is string => typeof l === "string");
+    if (lines.length > 0) return lines.map(fill);
   }
   return computedQuackLines(config, lake);
 }

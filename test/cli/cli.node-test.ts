@@ -146,7 +146,9 @@ describe("ducklake-edge CLI", { timeout: 600_000 }, () => {
 
     const quack = cli(["quack-url", "cli-shop"]);
     assert.equal(quack.status, 0, quack.stderr);
-    assert.match(quack.stdout, /ATTACH 'ducklake:quack:127\.0\.0\.1:9340' AS cli_shop \(META_TOKEN '/);
+    assert.match(quack.stdout, /CREATE SECRET .*TYPE quack/);
+    assert.match(quack.stdout, /ATTACH 'ducklake:quack:127\.0\.0\.1:9340\/cli-shop' AS cli_shop/);
+    assert.doesNotMatch(quack.stdout, /<token>/);
 
     const out = join(work, "shop.sqlite");
     const exported = ok<{ snapshotId: number; inlinedTables: number; filesDownloaded: number }>([

@@ -21,6 +21,9 @@ import { statusForCode } from "../../worker/errors.ts";
 import { LAKE_NAME_PATTERN } from "../../worker/lake-name.ts";
 import { call, TOKENS } from "../support/http.ts";
 
+/** 30 random verb sequences, each uploading its files and committing over HTTP: minutes on a loaded 2-core CI box. */
+const SEQUENCES_TIMEOUT_MS = 240_000;
+
 // ---------------------------------------------------------------------------------------------------
 // Harness: one fault-free FaultBucket per lake so the writer's own R2 writes can be counted, and no
 // background work (alarms) that could write between the before/after comparisons.
@@ -1002,44 +1005,48 @@ describe("fuzzing the HTTP API", () => {
     expect(reasons.size).toBeGreaterThanOrEqual(30);
   });
 
-  it("random valid and invalid verb lists: consecutive snapshots for accepted ones, nothing for the rest, invariants hold", async () => {
-    let lakeSeq = 0;
-    let accepted = 0;
-    let rejected = 0;
-    await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 6, max: 16 }), fc.gen(), async (steps, g) => {
-        const lake = `fuzz-seq-${lakeSeq++}`;
-        expect((await request(`/v1/lakes/${lake}`, { method: "PUT" })).status).toBe(201);
-        for (let i = 0; i < POOL_FILES; i++) await env.BUCKET.put(poolKey(lake, i), POOL_FILE);
-        let head = 0;
-        for (let step = 0; step < steps; step++) {
-          const verbs = g(verbListFor, await shapeOf(lake));
-          const res = await commit(lake, verbs);
-          const text = await res.text();
-          expect(res.status, `${JSON.stringify(verbs)} → ${text}`).toBeLessThan(500);
-          if (res.status === 200) {
-            accepted++;
-            const out = JSON.parse(text) as { snapshotId: number | null };
-            if (out.snapshotId !== null) {
-              expect(out.snapshotId, JSON.stringify(verbs)).toBe(head + 1);
-              head = out.snapshotId;
+  it(
+    "random valid and invalid verb lists: consecutive snapshots for accepted ones, nothing for the rest, invariants hold",
+    async () => {
+      let lakeSeq = 0;
+      let accepted = 0;
+      let rejected = 0;
+      await fc.assert(
+        fc.asyncProperty(fc.integer({ min: 6, max: 16 }), fc.gen(), async (steps, g) => {
+          const lake = `fuzz-seq-${lakeSeq++}`;
+          expect((await request(`/v1/lakes/${lake}`, { method: "PUT" })).status).toBe(201);
+          for (let i = 0; i < POOL_FILES; i++) await env.BUCKET.put(poolKey(lake, i), POOL_FILE);
+          let head = 0;
+          for (let step = 0; step < steps; step++) {
+            const verbs = g(verbListFor, await shapeOf(lake));
+            const res = await commit(lake, verbs);
+            const text = await res.text();
+            expect(res.status, `${JSON.stringify(verbs)} → ${text}`).toBeLessThan(500);
+            if (res.status === 200) {
+              accepted++;
+              const out = JSON.parse(text) as { snapshotId: number | null };
+              if (out.snapshotId !== null) {
+                expect(out.snapshotId, JSON.stringify(verbs)).toBe(head + 1);
+                head = out.snapshotId;
+              }
+            } else {
+              rejected++;
+              await expectRejected(
+                { method: "POST", path: `/v1/lakes/${lake}/commits`, why: JSON.stringify(verbs) },
+                new Response(text, res),
+              );
             }
-          } else {
-            rejected++;
-            await expectRejected(
-              { method: "POST", path: `/v1/lakes/${lake}/commits`, why: JSON.stringify(verbs) },
-              new Response(text, res),
-            );
+            const after = await snapshotList(lake);
+            expect(after.map((x) => x.snapshot_id)).toEqual(Array.from({ length: head + 1 }, (_, i) => i));
           }
-          const after = await snapshotList(lake);
-          expect(after.map((x) => x.snapshot_id)).toEqual(Array.from({ length: head + 1 }, (_, i) => i));
-        }
-        await expectCatalogInvariants(lake);
-      }),
-      { numRuns: 30 },
-    );
-    // Both outcomes were exercised in earnest.
-    expect(accepted).toBeGreaterThan(30);
-    expect(rejected).toBeGreaterThan(10);
-  });
+          await expectCatalogInvariants(lake);
+        }),
+        { numRuns: 30 },
+      );
+      // Both outcomes were exercised in earnest.
+      expect(accepted).toBeGreaterThan(30);
+      expect(rejected).toBeGreaterThan(10);
+    },
+    SEQUENCES_TIMEOUT_MS,
+  );
 });

@@ -31,6 +31,8 @@ import { runInput } from "./run-input.ts";
 import { loadWholeTable } from "./whole-table.ts";
 
 export interface CompactionStepResult {
+  kind: "l0" | "runs";
+  targetRun: number;
   partitionsReplaced: number;
   partitionsWritten: number;
   bytesIn: number;
@@ -148,10 +150,14 @@ export async function compactStep(
       const hi = parts[p + 1]?.minKey;
       // Every incoming key of this partition's range lies past its last key: a gap, append without rewriting.
       const gap = part === undefined || compareBytes(head.key, part.maxKey) > 0;
+      // Merging into a partition takes the incoming keys up to its last key; the keys past it (up to the
+      // next partition) are a gap the next round appends, where the step may stop.
+      const last = gap ? undefined : part.maxKey;
       const incoming = async function* (): AsyncGenerator<SortedEntry> {
         for (;;) {
           const e = await l0Stream.peek();
           if (e === undefined || (hi !== undefined && compareBytes(e.key, hi) >= 0)) return;
+          if (last !== undefined && compareBytes(e.key, last) > 0) return;
           l0Stream.take();
           bytesIn += entryBytes(e);
           if (bytesIn >= nextYield) {
@@ -238,6 +244,8 @@ export async function compactStep(
   ctx.counters.compactionBytesIn += bytesIn;
   ctx.counters.partitionsWritten += writer.written.length;
   return {
+    kind: plan.kind,
+    targetRun,
     partitionsReplaced: replaced.length,
     partitionsWritten: writer.written.length,
     bytesIn,

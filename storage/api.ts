@@ -270,6 +270,11 @@ export interface SortedSource {
   get(key: Bytes): Promise<SortedEntry | undefined>;
   /** Ordered, forward-only, streaming; includes tombstones. */
   scan(range: ScanRange): AsyncIterable<SortedEntry>;
+  /**
+   * Optional: fetch whatever a `get(key)` would need before it can look (a table's metadata), so a
+   * lookup over many layers opens them all in one round instead of one after another.
+   */
+  prepare?(key: Bytes): Promise<void>;
 }
 
 /** Options for opening a lake's store as its writer. */

@@ -82,6 +82,10 @@ export class LazyTable implements SortedSource {
     return (await this.open()).get(key);
   }
 
+  async prepare(key: Bytes): Promise<void> {
+    if (this.covers(key)) await this.open();
+  }
+
   async *scan(range: ScanRange): AsyncIterable<SortedEntry> {
     const b = rangeBounds(range);
     const lo = max(b.lo, this.ref.mergedBelow);
@@ -140,6 +144,10 @@ export class RunLayer implements SortedSource {
   async get(key: Bytes): Promise<SortedEntry | undefined> {
     const p = this.partitions[this.floor(key)];
     return p === undefined ? undefined : p.get(key);
+  }
+
+  async prepare(key: Bytes): Promise<void> {
+    await this.partitions[this.floor(key)]?.prepare(key);
   }
 
   async *scan(range: ScanRange): AsyncIterable<SortedEntry> {

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- sustained [--quick] [latency=20] [seconds=N] [commits=N] [only=load|cold]`: the store under sustained load
+ * `npm run bench -- sustained [--quick] [latency=20] [seconds=N] [commits=N] [writers=N] [only=load|cold]`: the store under sustained load
  * (issue 16). 16 and 64 writers of single-row commits through the writer core for a fixed time with
  * injected PUT/GET latency (sustained-load.ts), then the cold paths at 0 and 50 ms per operation
  * (sustained-cold.ts). --quick: 20 s per writer count and a 1k-file plan, under two minutes in all; the
@@ -19,7 +19,9 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
   const latencyMs = Number(arg(opts.args, "latency") ?? 20);
   const seconds = Number(arg(opts.args, "seconds") ?? (opts.quick ? 20 : 120));
   const windows = opts.quick ? 4 : 6;
-  const writerCounts = [16, 64];
+  // `writers=16` runs one writer count.
+  const writerCounts =
+    arg(opts.args, "writers") === undefined ? [16, 64] : [Number(arg(opts.args, "writers"))];
   const fileCounts = opts.quick ? [1_000] : [1_000, 10_000];
   const coldLatencies = [0, 50];
   // `only=load` or `only=cold` runs one phase (while iterating on one of them).

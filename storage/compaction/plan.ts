@@ -10,7 +10,7 @@
  * Choice, in order:
  * 1. an unfinished merge (inputs carry `mergedBelow` + `mergeInto`) resumes — an L0 one first;
  * 2. L0 at the trigger: all of L0 into a new run;
- * 3. size tiers: a run's tier is floor(log_RUN_MERGE_WIDTH(bytes / partitionBytes)); the newest window of
+ * 3. size tiers: a run's tier is floor(log_RUN_MERGE_WIDTH(bytes / (partitionBytes / 32))); the newest window of
  *    at least RUN_MERGE_WIDTH adjacent runs of one tier merges into its oldest; past MAX_RUNS runs the
  *    newest RUN_MERGE_WIDTH merge whatever their sizes (reads stay bounded);
  * 4. `force` (operators, tests): L0 into a new run, else every run into the oldest.
@@ -39,8 +39,18 @@ export interface CompactionPlan {
   from: string | undefined;
 }
 
+/**
+ * Tier 0 holds runs up to TIER_BASE_FRACTION of a partition (64 KiB at 2 MiB), each tier the next factor
+ * of RUN_MERGE_WIDTH. Fine tiers matter: with tier 0 up to a few partitions, four-run merges would fold
+ * a grown run together with small new ones again and again, rewriting it each time.
+ */
+export const TIER_BASE_FRACTION = 1 / 32;
+
 const tier = (bytes: number, partitionBytes: number): number =>
-  Math.floor(Math.log(Math.max(1, bytes / Math.max(1, partitionBytes))) / Math.log(RUN_MERGE_WIDTH));
+  Math.floor(
+    Math.log(Math.max(1, bytes / Math.max(1, partitionBytes * TIER_BASE_FRACTION))) /
+      Math.log(RUN_MERGE_WIDTH),
+  );
 
 function runById(runs: readonly Run[], id: number): Run {
   return runs.find((r) => r.id === id) ?? { id, parts: [], bytes: 0 };

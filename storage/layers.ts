@@ -173,3 +173,17 @@ export class RunLayer implements SortedSource {
     }
   }
 }
+
+/**
+ * The most tables a reader with `prefetchTables` or an opening writer opens at once (metadata GETs): 12
+ * is two rounds of six connections, ~40 KiB each at the default partition size; a cut with more tables
+ * is opened lazily, table by table, as reads reach them.
+ */
+export const PREFETCH_TABLES_MAX = 12;
+
+/** Every table of `layers` (L0 tables and run partitions). */
+export function lazyTables(layers: readonly SortedSource[]): LazyTable[] {
+  return layers.flatMap((l) =>
+    l instanceof LazyTable ? [l] : l instanceof RunLayer ? [...l.partitions] : [],
+  );
+}

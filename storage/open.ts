@@ -11,14 +11,17 @@
  */
 import type { Bucket, OpenWriter, WriterOptions } from "./api.ts";
 import { randomId } from "./bytes.ts";
+import { LruCache } from "./cache.ts";
 import { Corruption, LakeDeleted, OpenRaced, StoreUnavailable } from "./errors.ts";
 import { checkLakeName, manifestKey, walKey } from "./keys.ts";
+import { layersFromManifest, lazyTables, PREFETCH_TABLES_MAX } from "./layers.ts";
 import { encodeManifest, MANIFEST_FORMAT_VERSION, type Manifest } from "./manifest.ts";
 import { putOnce } from "./put-once.ts";
 import { newestManifest, RECOVERY_CONCURRENCY, replaySegment, startReplay } from "./recovery.ts";
 import { type RetryPolicy, retryPolicy } from "./retry.ts";
 import { decodeSegment, encodedSegmentSize, encodeSegment, type Segment, segmentSummary } from "./segment.ts";
-import { LakeStore } from "./store.ts";
+import { ReadCounters } from "./sst/counters.ts";
+import { DEFAULT_CACHE_BYTES, LakeStore } from "./store.ts";
 import { prefetchTail, type TailPrefetch, tailAfter } from "./tail-prefetch.ts";
 
 /** How many consecutive fence collisions an open tolerates before reporting the lake as contended. */
@@ -106,6 +109,14 @@ async function openAfterPrefetch(
     await mintManifest(bucket, lake, manifest, policy, false);
   }
   const epoch = manifest.writer.epoch;
+  // Open the manifest's tables now (metadata GETs, ≤ PREFETCH_TABLES_MAX tables) so they land during the
+  // tail reads and the fence PUT: the woken writer's first reads then cost a block GET, not two rounds.
+  const cache = options.cache ?? new LruCache(DEFAULT_CACHE_BYTES);
+  const counters = new ReadCounters();
+  const layers = layersFromManifest(bucket, lake, manifest, { cache, counters });
+  if (manifest.sortedTables.length <= PREFETCH_TABLES_MAX) {
+    for (const t of lazyTables(layers)) t.open().catch(() => {});
+  }
 
   const { ids, segments } = await tailAfter(bucket, lake, manifest.wal.replayAfter, policy, await prefetched);
   const state = startReplay(manifest);
@@ -163,7 +174,8 @@ async function openAfterPrefetch(
     now,
     tail,
     ...(options.maintenance ? { policy: options.maintenance } : {}),
-    ...(options.cache ? { cache: options.cache } : {}),
+    cache,
+    tables: { layers, counters },
     ...(newest !== undefined && newest.writer.identity !== identity
       ? {
           takeover: {

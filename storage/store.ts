@@ -46,7 +46,7 @@ import { Txn, type TxnHost } from "./transaction.ts";
 import { Maintainer } from "./writer-maintenance.ts";
 
 /** Default size of the writer's table cache (metadata and blocks of sorted tables). */
-const DEFAULT_CACHE_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_CACHE_BYTES = 16 * 1024 * 1024;
 
 interface PendingBatch {
   position: Position;
@@ -76,6 +76,8 @@ export interface WriterState {
   /** Background-work tuning (defaults in maintenance.ts). */
   policy?: MaintenancePolicy;
   cache?: ObjectCache;
+  /** The manifest's layers, already opening (open.ts starts their metadata GETs during the fence PUT). */
+  tables?: { layers: readonly SortedSource[]; counters: ReadCounters };
   /** Sizes of the replayed tail segments (ids after the manifest's replay point). */
   tail?: readonly { id: number; bytes: number }[];
 }
@@ -118,7 +120,7 @@ export class LakeStore implements Store, TxnHost, CheckpointWriter {
   /** Table metadata and blocks, shared by every cut of this writer. */
   readonly cache: ObjectCache;
   /** Sorted-table read cost (GETs, bytes, blocks resident) of this writer's reads and maintenance. */
-  readonly readCounters = new ReadCounters();
+  readonly readCounters: ReadCounters;
   /** Memtable flushes, compaction bytes, GC deletions. */
   readonly maintenanceCounters = new MaintenanceCounters();
   private readonly maintainer: Maintainer;
@@ -139,8 +141,9 @@ export class LakeStore implements Store, TxnHost, CheckpointWriter {
     this.mem = s.mem;
     this.tail = [...(s.tail ?? [])];
     this.cache = s.cache ?? new LruCache(DEFAULT_CACHE_BYTES);
+    this.readCounters = s.tables?.counters ?? new ReadCounters();
     this.maintainer = new Maintainer(this.maintenanceContext(maintenancePolicy(s.policy)));
-    this.adoptTables();
+    this.adoptTables(s.tables?.layers);
   }
 
   get position(): Position {
@@ -265,12 +268,14 @@ export class LakeStore implements Store, TxnHost, CheckpointWriter {
   }
 
   /** Reads from the current manifest's tables and drops the frozen memtable (its table is published). */
-  private adoptTables(): void {
+  private adoptTables(opened?: readonly SortedSource[]): void {
     const m = this.currentManifest;
-    this.tables = layersFromManifest(this.bucket, this.lake, m, {
-      cache: this.cache,
-      counters: this.readCounters,
-    });
+    this.tables =
+      opened ??
+      layersFromManifest(this.bucket, this.lake, m, {
+        cache: this.cache,
+        counters: this.readCounters,
+      });
     if (this.frozen !== undefined && this.frozen.lastSegment <= m.wal.replayAfter) this.frozen = undefined;
     this.tail = this.tail.filter((t) => t.id > m.wal.replayAfter);
     this.refreshLayers();

@@ -2,7 +2,8 @@
  * Which per-table inlined tables exist at snapshot S and their columns, without their rows: what a
  * catalog listing (DuckDB's `duckdb_tables()` over a stock metadata database) shows. Same rules as
  * `inlinedTablesAt` (which also reads every row); this one reads only the registry, the column versions
- * of registered tables and the table metas.
+ * and the table metas — each kind in one range scan, never one scan per table, so a catalog load costs
+ * the same number of reads at 10 or 10k tables (docs/decisions/0250-quack-catalog-load-cost.md).
  */
 import type { ReadView } from "../../storage/api.ts";
 import { ValueKind } from "../codec.ts";
@@ -11,7 +12,7 @@ import { Kind, keys } from "../keys.ts";
 import type { ColumnRecord, InlinedTableRecord, TableMetaRecord } from "../records.ts";
 import { duckdbTypeName } from "../types.ts";
 import { topLevel } from "./inlined-tables.ts";
-import { scanAll, versionsAt } from "./versions.ts";
+import { allVersions, scanAll, visibleAt } from "./versions.ts";
 
 /** Table name → `[column name, DuckDB type]` in declaration order. */
 export async function inlinedDeclarationsAt(
@@ -29,9 +30,17 @@ export async function inlinedDeclarationsAt(
       "inlined table",
     )
   ).filter((r) => r.schema_version <= snap.schema_version);
+  const columnsOf = new Map<number, ColumnRecord[]>();
+  if (registered.length > 0) {
+    for (const c of await allVersions<ColumnRecord>(view, Kind.column, ValueKind.column)) {
+      const list = columnsOf.get(c.table_id);
+      if (list) list.push(c);
+      else columnsOf.set(c.table_id, [c]);
+    }
+  }
   for (const rec of registered) {
     const since = rec.x_begin_snapshot ?? s;
-    const cols = await versionsAt<ColumnRecord>(view, since, Kind.column, ValueKind.column, rec.table_id);
+    const cols = (columnsOf.get(rec.table_id) ?? []).filter((c) => visibleAt(c, since));
     out[rec.table_name] = [
       ["row_id", "BIGINT"],
       ["begin_snapshot", "BIGINT"],

@@ -56,17 +56,31 @@ export function literalText(stmt: Statement, i: number): string {
 }
 
 /**
- * Rows of one `ducklake_*` table as the cut's head holds them (every version, ended ones with their
- * end_snapshot), read once per request.
+ * What `load` reads from the cut, once per cut: in the context's cut memo when it has one (shared by the
+ * requests reading the same published cut), else once per request. A failed load is forgotten, so the
+ * next request retries it. Values are shared: callers must treat them as read-only.
  */
-export async function rowsOf(ctx: SqlReadContext, table: string): Promise<Row[]> {
-  const view = requireView(ctx);
-  const key = `metadata-reads:${table}`;
-  const hit = ctx.memo.get(key) as Promise<Row[]> | undefined;
+export function memoised<T>(ctx: SqlReadContext, key: string, load: () => Promise<T>): Promise<T> {
+  const memo = ctx.cutMemo ?? ctx.memo;
+  const hit = memo.get(key) as Promise<T> | undefined;
   if (hit) return hit;
-  const loading = ducklakeTable(view, table);
-  ctx.memo.set(key, loading);
+  const loading = load();
+  memo.set(key, loading);
+  loading.catch(() => {
+    if (memo.get(key) === loading) memo.delete(key);
+  });
   return loading;
+}
+
+/**
+ * Rows of one `ducklake_*` table as the cut's head holds them (every version, ended ones with their
+ * end_snapshot): one range scan per record kind, read once per cut (`memoised`). Frozen: shared.
+ */
+export function rowsOf(ctx: SqlReadContext, table: string): Promise<readonly Row[]> {
+  const view = requireView(ctx);
+  return memoised(ctx, `metadata-reads:${table}`, async () =>
+    Object.freeze((await ducklakeTable(view, table)).map((r) => Object.freeze(r))),
+  );
 }
 
 /** DuckLake's visibility predicate `S >= begin_snapshot AND (S < end_snapshot OR end_snapshot IS NULL)`. */

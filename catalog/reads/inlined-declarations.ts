@@ -22,21 +22,24 @@ export async function inlinedDeclarationsAt(
   const snap = await resolveSnapshot(view, snapshotId);
   const s = snap.snapshot_id;
   const out: Record<string, [string, string][]> = {};
-  const registered = (
-    await scanAll<InlinedTableRecord>(
+  // The three kinds are independent range scans: read together (the column kind is read whole, even when
+  // nothing is registered, so the cost never depends on what the lake holds).
+  const [registeredAll, columns, metas] = await Promise.all([
+    scanAll<InlinedTableRecord>(
       view,
       keys.current(Kind.inlinedTable),
       ValueKind.inlinedTable,
       "inlined table",
-    )
-  ).filter((r) => r.schema_version <= snap.schema_version);
+    ),
+    allVersions<ColumnRecord>(view, Kind.column, ValueKind.column),
+    scanAll<TableMetaRecord>(view, keys.current(Kind.tableMeta), ValueKind.tableMeta, "table meta"),
+  ]);
+  const registered = registeredAll.filter((r) => r.schema_version <= snap.schema_version);
   const columnsOf = new Map<number, ColumnRecord[]>();
-  if (registered.length > 0) {
-    for (const c of await allVersions<ColumnRecord>(view, Kind.column, ValueKind.column)) {
-      const list = columnsOf.get(c.table_id);
-      if (list) list.push(c);
-      else columnsOf.set(c.table_id, [c]);
-    }
+  for (const c of columns) {
+    const list = columnsOf.get(c.table_id);
+    if (list) list.push(c);
+    else columnsOf.set(c.table_id, [c]);
   }
   for (const rec of registered) {
     const since = rec.x_begin_snapshot ?? s;
@@ -48,12 +51,6 @@ export async function inlinedDeclarationsAt(
       ...topLevel(cols).map((c): [string, string] => [c.name, duckdbTypeName(c)]),
     ];
   }
-  const metas = await scanAll<TableMetaRecord>(
-    view,
-    keys.current(Kind.tableMeta),
-    ValueKind.tableMeta,
-    "table meta",
-  );
   for (const meta of metas) {
     if (meta.x_inlined_delete_since === undefined || meta.x_inlined_delete_since > s) continue;
     out[`ducklake_inlined_delete_${meta.table_id}`] = [

@@ -25,8 +25,8 @@ export interface SqlReadContext {
   memo: Map<string, unknown>;
   /**
    * Shared by every request that reads the same published cut (`cut-memo.ts`): metadata reads keep what
-   * they decoded from the cut here, so the dozen requests of one catalog load read each kind once.
-   * Absent (tests, the writer's own view): `memo` alone.
+   * they decoded from the cut here (settled values only), so the dozen requests of one catalog load read
+   * each kind once. Absent (tests, the writer's own view): `memo` alone.
    */
   cutMemo?: Map<string, unknown>;
 }

@@ -56,19 +56,25 @@ export function literalText(stmt: Statement, i: number): string {
 }
 
 /**
- * What `load` reads from the cut, once per cut: in the context's cut memo when it has one (shared by the
- * requests reading the same published cut), else once per request. A failed load is forgotten, so the
- * next request retries it. Values are shared: callers must treat them as read-only.
+ * What `load` reads from the cut, once per request and, with a cut memo, once per cut: a value loaded
+ * by an earlier request at the same published cut is reused. Only settled values are shared between
+ * requests, never a pending promise: a Worker must not await another request's I/O (if that request is
+ * cancelled, its I/O is too). A failed load is not kept for later requests. Values are shared: callers
+ * must treat them as read-only.
  */
 export function memoised<T>(ctx: SqlReadContext, key: string, load: () => Promise<T>): Promise<T> {
-  const memo = ctx.cutMemo ?? ctx.memo;
-  const hit = memo.get(key) as Promise<T> | undefined;
-  if (hit) return hit;
-  const loading = load();
-  memo.set(key, loading);
-  loading.catch(() => {
-    if (memo.get(key) === loading) memo.delete(key);
-  });
+  const own = ctx.memo.get(key) as Promise<T> | undefined;
+  if (own) return own;
+  const cutMemo = ctx.cutMemo;
+  const shared = cutMemo?.get(key) as { value: T } | undefined;
+  const loading = shared ? Promise.resolve(shared.value) : load();
+  ctx.memo.set(key, loading);
+  if (cutMemo && !shared) {
+    loading.then(
+      (value) => cutMemo.set(key, { value }),
+      () => {},
+    );
+  }
   return loading;
 }
 

@@ -4,6 +4,7 @@
  * `files/` (decision record `docs/decisions/0220-quack-file-reads.md`).
  */
 import { CHANGES_READS } from "./files/changes.ts";
+import { CLEANUP_READS } from "./files/cleanup.ts";
 import { DATA_FILE_READS } from "./files/data-files.ts";
 import { INLINED_DATA_READS } from "./files/inlined-data.ts";
 import { INLINED_DELETE_READS } from "./files/inlined-deletes.ts";
@@ -16,4 +17,5 @@ export const FILE_READS: readonly ReadTemplate[] = [
   ...INLINED_DELETE_READS,
   ...CHANGES_READS,
   ...MAINTENANCE_READS,
+  ...CLEANUP_READS,
 ];

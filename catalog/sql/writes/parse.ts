@@ -16,7 +16,13 @@ export type Literal =
   | { k: "num"; text: string }
   | { k: "str"; v: string }
   | { k: "now" }
-  | { k: "uuid" };
+  | { k: "uuid" }
+  /** `[a, b, …]`: a LIST value of an inlined row */
+  | { k: "list"; items: Literal[] }
+  /** `{'f': a, …}`: a STRUCT value, fields in the order written */
+  | { k: "struct"; fields: { name: string; v: Literal }[] }
+  /** `MAP([k, …], [v, …])`: a MAP value, keys and values in entry order */
+  | { k: "map"; keys: Literal[]; values: Literal[] };
 
 export type RowOp =
   /** INSERT INTO t [(cols)] VALUES (…), (…) */
@@ -39,6 +45,17 @@ export type RowOp =
   | { op: "delete"; table: string; key: string; ids: number[] }
   /** UPDATE ducklake_metadata SET value=? WHERE key=? AND scope IS NULL | scope=? AND scope_id=? */
   | { op: "option_update"; key: string; value: string; scope: string | null; scopeId: number | null };
+
+/** A cast keeps the literal's text as the value: only values written as text or numbers are cast. */
+function castable(lit: Literal): boolean {
+  return lit.k !== "now" && lit.k !== "uuid";
+}
+
+/** Deepest nesting of LIST/STRUCT/MAP literals accepted (bounds the parser's recursion). */
+export const MAX_NESTED_DEPTH = 64;
+
+/** Most items one LIST or MAP literal may carry (an inlined row stays far below). */
+export const MAX_NESTED_ITEMS = 100_000;
 
 /** Most rows one INSERT may carry (DuckLake's largest batches stay far below). */
 export const MAX_ROWS_PER_STATEMENT = 100_000;
@@ -95,7 +112,18 @@ class Cursor {
     if (!Number.isSafeInteger(n)) throw new InvalidRequest(`integer ${t.text} is out of range`);
     return n;
   }
+  private depth = 0;
   literal(): Literal {
+    if (++this.depth > MAX_NESTED_DEPTH) {
+      throw new InvalidRequest(`a value nested more than ${MAX_NESTED_DEPTH} levels deep`);
+    }
+    try {
+      return this.literalAt();
+    } finally {
+      this.depth--;
+    }
+  }
+  private literalAt(): Literal {
     const t = this.next();
     let lit: Literal;
     if (t.kind === "string") lit = { k: "str", v: t.value };
@@ -104,19 +132,34 @@ class Cursor {
       const n = this.next();
       if (n.kind !== "number") throw this.refuse();
       lit = { k: "num", text: `-${n.text}` };
-    } else if (t.kind === "op" && (t.text === "[" || t.text === "{")) {
-      // DuckLake writes LIST and STRUCT values of inlined rows as literals; the catalog's inlined rows hold
-      // scalars only so far.
-      throw new Unsupported(
-        `inlined rows with ${t.text === "[" ? "LIST" : "STRUCT"} values are not translated yet: ${shapeOf(this.stmt.tokens).slice(0, 300)}`,
-      );
+    } else if (t.kind === "op" && t.text === "[") {
+      // Nested values of inlined rows, as DuckLake writes them (docs/decisions/0244-quack-nested-literals.md).
+      lit = { k: "list", items: this.items("]") };
+    } else if (t.kind === "op" && t.text === "{") {
+      const fields: { name: string; v: Literal }[] = [];
+      do {
+        const name = this.next();
+        if (name.kind !== "string" && name.kind !== "quoted" && name.kind !== "word") throw this.refuse();
+        this.expect(":");
+        fields.push({ name: name.value, v: this.literal() });
+      } while (this.eat(","));
+      this.expect("}");
+      lit = { k: "struct", fields };
+    } else if (t.kind === "word" && t.value.toUpperCase() === "MAP" && this.eat("(")) {
+      this.expect("[");
+      const keys = this.items("]");
+      this.expect(",", "[");
+      const values = this.items("]");
+      this.expect(")");
+      if (keys.length !== values.length) throw this.refuse();
+      lit = { k: "map", keys, values };
     } else if (t.kind === "word" && t.value.toUpperCase() === "CAST" && this.eat("(")) {
       // CAST('...' AS TYPE): DuckLake's form for dates, times, UUIDs, blobs and special floats.
       lit = this.literal();
       this.expect("AS");
       this.typeText();
       this.expect(")");
-      if (lit.k === "now" || lit.k === "uuid") throw this.refuse();
+      if (!castable(lit)) throw this.refuse();
     } else if (t.kind === "word") {
       const w = t.value.toUpperCase();
       if (w === "NULL") lit = { k: "null" };
@@ -128,9 +171,22 @@ class Cursor {
     // `'…'::TYPE`: DuckLake casts inlined values of some types; the stored text is the literal's.
     if (this.eat("::")) {
       this.typeText();
-      if (lit.k === "now" || lit.k === "uuid") throw this.refuse();
+      if (!castable(lit)) throw this.refuse();
     }
     return lit;
+  }
+  /** Literals up to the closing `close` (already past the opening bracket); none for `[]`. */
+  items(close: string): Literal[] {
+    const out: Literal[] = [];
+    if (this.eat(close)) return out;
+    do {
+      out.push(this.literal());
+      if (out.length > MAX_NESTED_ITEMS) {
+        throw new InvalidRequest(`more than ${MAX_NESTED_ITEMS} items in one nested value`);
+      }
+    } while (this.eat(","));
+    this.expect(close);
+    return out;
   }
   /** A column type as written (`DECIMAL(10,2)`, `VARCHAR[]`, `STRUCT(a INTEGER)`), up to `,` or `)`. */
   typeText(): string {

@@ -123,6 +123,16 @@ function inlineValue(l: Literal): InlineValue {
       const n = Number(l.text);
       return Number.isFinite(n) && String(n) === l.text ? n : l.text;
     }
+    // Nested values take the JSON forms parseValue checks per column type (docs/decisions/0244-quack-nested-literals.md).
+    case "list":
+      return l.items.map(inlineValue);
+    case "struct": {
+      const out: { [field: string]: InlineValue } = {};
+      for (const f of l.fields) out[f.name] = inlineValue(f.v);
+      return out;
+    }
+    case "map":
+      return l.keys.map((k, i) => ({ key: inlineValue(k), value: inlineValue(l.values[i] as Literal) }));
     default:
       throw bad(`${l.k.toUpperCase()}() is not a value an inlined row can hold`);
   }

@@ -43,6 +43,8 @@ export type RowOp =
   | { op: "end_columns"; endSnapshot: number; rows: Literal[][] }
   /** DELETE FROM t WHERE key IN (ids): DuckLake removing rows it replaces (a rewritten delete file) */
   | { op: "delete"; table: string; key: string; ids: number[] }
+  /** DELETE FROM ducklake_inlined_data_<t>_<sv> WHERE begin_snapshot <= N: ducklake_flush_inlined_data */
+  | { op: "flush_inlined"; table: string; upTo: number }
   /** UPDATE ducklake_metadata SET value=? WHERE key=? AND scope IS NULL | scope=? AND scope_id=? */
   | { op: "option_update"; key: string; value: string; scope: string | null; scopeId: number | null };
 
@@ -408,6 +410,13 @@ const FILE_ROW_TABLES = new Set([
 function parseDelete(c: Cursor): RowOp {
   c.expect("DELETE", "FROM");
   const table = c.tableName();
+  if (/^ducklake_inlined_data_\d+_\d+$/.test(table)) {
+    // The flush's removal of the rows it wrote to a Parquet file (docs/decisions/0240-quack-flush-inlined-data.md).
+    c.expect("WHERE", "begin_snapshot", "<=");
+    const upTo = c.int();
+    c.end();
+    return { op: "flush_inlined", table, upTo };
+  }
   if (!FILE_ROW_TABLES.has(table)) throw c.refuse();
   c.expect("WHERE");
   const key = c.ident();

@@ -8,7 +8,7 @@
  * (`VerbContext`: versions, history, the name index), so both front doors leave identical keys.
  */
 import { parseChangesMade } from "../../changes.ts";
-import { ValueKind } from "../../codec.ts";
+import { decodeValue, ValueKind } from "../../codec.ts";
 import {
   AlreadyExists,
   CommitConflict,
@@ -200,6 +200,11 @@ export class Translator {
   private readonly rowIdsUsed = new Map<number, [number, number][]>();
   /** Row ids this batch deletes, per table: an UPDATE's new version may take one over (row lineage). */
   private readonly deletedRowIds = new Map<number, Set<number>>();
+  /** Per table: the inlined rows this batch's flushes remove, and whether a data file carried them. */
+  private readonly flushes = new Map<
+    number,
+    { keys: Uint8Array[]; rows: InlineRowRecord[]; carried: boolean }
+  >();
   /** Tables this batch adds a delete file to (its positions are in Parquet: lineage is not checkable). */
   private readonly parquetDeletes = new Set<number>();
 
@@ -216,9 +221,16 @@ export class Translator {
   async run(): Promise<Translated> {
     this.readSnapshotRows();
     this.collectFileChildren();
+    await this.collectFlushes();
     const counts: number[] = [];
     for (const op of this.ops) counts.push(await this.apply(op));
     await this.checkRowIds();
+    for (const [t, f] of this.flushes) {
+      if (f.keys.length > 0 && !f.carried)
+        throw bad(
+          `table ${t}: ${f.keys.length} inlined rows are flushed without the data file that holds them`,
+        );
+    }
     for (const [f, old] of this.replacedDeletes) {
       const now = await this.ctx.scan<DeleteFileRecord>(
         keys.current(Kind.deleteFile, old.table_id),
@@ -255,7 +267,12 @@ export class Translator {
       }
     }
     const s = this.snap;
-    if (s === undefined && this.changes === undefined && this.ops.every(isOptionOp)) return;
+    if (
+      s === undefined &&
+      this.changes === undefined &&
+      this.ops.every((op) => isOptionOp(op) || op.op === "flush_inlined")
+    )
+      return;
     if (s === undefined || this.changes === undefined) {
       throw new Unsupported(
         "a write batch without a ducklake_snapshot and a ducklake_snapshot_changes row (maintenance that mints no snapshot) is not translated yet",
@@ -483,7 +500,90 @@ export class Translator {
         return this.updateOption(op);
       case "delete":
         return this.removeRows(op);
+      case "flush_inlined":
+        return this.flushInlined(op);
     }
+  }
+
+  // --- ducklake_flush_inlined_data (docs/decisions/0240-quack-flush-inlined-data.md) ------------------
+
+  /** The inlined rows `DELETE FROM ducklake_inlined_data_<t>_<sv> WHERE begin_snapshot <= N` names. */
+  private async flushedRows(
+    op: Extract<RowOp, { op: "flush_inlined" }>,
+  ): Promise<[Uint8Array, InlineRowRecord][]> {
+    const m = INLINED_DATA.exec(op.table);
+    if (!m) throw bad(`${op.table} is not an inlined data table`);
+    const [t, sv] = [Number(m[1]), Number(m[2])];
+    const out: [Uint8Array, InlineRowRecord][] = [];
+    for await (const kv of this.ctx.st.scan({ prefix: keys.inlineRowPrefix(t) })) {
+      const rec = decodeValue<InlineRowRecord>(ValueKind.inlineRow, kv.value, "inlined row");
+      if (rec.schema_version === sv && rec.begin_snapshot <= op.upTo) out.push([kv.key, rec]);
+    }
+    return out;
+  }
+
+  /**
+   * Before any statement runs: the rows each flush of this batch removes, so the data file that carries
+   * them (inserted earlier in the batch than the DELETE) is checked against them.
+   */
+  private async collectFlushes(): Promise<void> {
+    if (this.snap === undefined) return;
+    for (const op of this.ops) {
+      if (op.op !== "flush_inlined") continue;
+      if (op.upTo > this.premise.snapshot_id)
+        throw bad(
+          `a flush removes inlined rows up to snapshot ${op.upTo}, past the head ${this.premise.snapshot_id}`,
+        );
+      const t = Number(INLINED_DATA.exec(op.table)?.[1]);
+      const f = this.flushes.get(t) ?? { keys: [], rows: [], carried: false };
+      for (const [k, rec] of await this.flushedRows(op)) {
+        if (rec.end_snapshot !== null)
+          throw new Unsupported(
+            `flushing ${op.table}, whose rows include deleted or updated ones, is not translated yet`,
+          );
+        f.keys.push(k);
+        f.rows.push(rec);
+      }
+      this.flushes.set(t, f);
+    }
+  }
+
+  /**
+   * A data file back-dated to the first flushed row's snapshot, `partial_max` the last's, holding exactly
+   * the flushed rows' ids: the file a flush writes. Undefined when this batch flushes nothing of `t`.
+   */
+  private flushedInto(t: number, begin: number, r: Cells): boolean {
+    const f = this.flushes.get(t);
+    if (!f || f.rows.length === 0) return false;
+    const first = Math.min(...f.rows.map((x) => x.begin_snapshot));
+    const last = Math.max(...f.rows.map((x) => x.begin_snapshot));
+    const ids = f.rows.map((x) => x.row_id);
+    const [lo, hi] = [Math.min(...ids), Math.max(...ids) + 1];
+    if (begin !== first || intOrNull(r.partial_max, "partial_max") !== last)
+      throw bad(`table ${t}: the flushed file must begin at snapshot ${first} with partial_max ${last}`);
+    const start = int(r.row_id_start, "row_id_start");
+    if (start !== lo || int(r.record_count, "record_count") !== f.rows.length || hi - lo !== f.rows.length)
+      throw bad(
+        `table ${t}: the flushed file must hold the ${f.rows.length} flushed rows, row ids [${lo}, ${hi})`,
+      );
+    if (f.carried) throw bad(`table ${t}: two data files carry one flush`);
+    f.carried = true;
+    return true;
+  }
+
+  /**
+   * In a commit batch: the flushed rows go (without history, as in stock: the new file answers every
+   * snapshot they did). Alone — DuckLake sends the DELETE once before its commit batch too — it only
+   * counts: removing rows outside the commit that registers their file would lose them if that commit
+   * never came.
+   */
+  private async flushInlined(op: Extract<RowOp, { op: "flush_inlined" }>): Promise<number> {
+    const t = Number(INLINED_DATA.exec(op.table)?.[1]);
+    await this.liveTable(t);
+    const rows = await this.flushedRows(op);
+    if (this.snap === undefined) return rows.length;
+    for (const [k] of rows) this.ctx.st.delete(k);
+    return rows.length;
   }
 
   private async insert(op: Extract<RowOp, { op: "insert" }>): Promise<number> {
@@ -778,8 +878,9 @@ export class Translator {
     await this.premiseRowIds(t);
     const id = this.fileId(int(r.data_file_id, "data_file_id"), "data file");
     const begin = int(r.begin_snapshot, "data file.begin_snapshot");
-    const merged = this.mergedInto(t, begin, r);
-    if (!merged) this.begin(r.begin_snapshot, "data file");
+    const flushed = begin !== this.S && this.flushedInto(t, begin, r);
+    const merged = flushed ? undefined : this.mergedInto(t, begin, r);
+    if (!merged && !flushed) this.begin(r.begin_snapshot, "data file");
     this.noEnd(r.end_snapshot, "data file");
     const rec: DataFileRecord = {
       data_file_id: id,
@@ -811,7 +912,7 @@ export class Translator {
       if (rec.row_id_start < merged.lo || rec.row_id_start + rec.record_count > merged.hi) {
         throw bad(`merged data file ${id} holds row ids outside the files it replaces`);
       }
-    } else this.useRowIds(t, rec.row_id_start, rec.record_count);
+    } else if (!flushed) this.useRowIds(t, rec.row_id_start, rec.record_count);
     // Written as is (not putVersion): a merged file keeps the first replaced file's begin.
     this.ctx.write(keys.current(Kind.dataFile, t, id), ValueKind.dataFile, rec);
     this.ctx.newFileTables.add(t);

@@ -203,7 +203,7 @@ export class Translator {
   /** Per table: the inlined rows this batch's flushes remove, and whether a data file carried them. */
   private readonly flushes = new Map<
     number,
-    { keys: Uint8Array[]; rows: InlineRowRecord[]; carried: boolean }
+    { keys: Uint8Array[]; rows: InlineRowRecord[]; carried: boolean; fileId?: number }
   >();
   /** Tables this batch adds a delete file to (its positions are in Parquet: lineage is not checkable). */
   private readonly parquetDeletes = new Set<number>();
@@ -537,10 +537,6 @@ export class Translator {
       const t = Number(INLINED_DATA.exec(op.table)?.[1]);
       const f = this.flushes.get(t) ?? { keys: [], rows: [], carried: false };
       for (const [k, rec] of await this.flushedRows(op)) {
-        if (rec.end_snapshot !== null)
-          throw new Unsupported(
-            `flushing ${op.table}, whose rows include deleted or updated ones, is not translated yet`,
-          );
         f.keys.push(k);
         f.rows.push(rec);
       }
@@ -552,7 +548,7 @@ export class Translator {
    * A data file back-dated to the first flushed row's snapshot, `partial_max` the last's, holding exactly
    * the flushed rows' ids: the file a flush writes. Undefined when this batch flushes nothing of `t`.
    */
-  private flushedInto(t: number, begin: number, r: Cells): boolean {
+  private flushedInto(t: number, id: number, begin: number, r: Cells): boolean {
     const f = this.flushes.get(t);
     if (!f || f.rows.length === 0) return false;
     const first = Math.min(...f.rows.map((x) => x.begin_snapshot));
@@ -561,13 +557,31 @@ export class Translator {
     const [lo, hi] = [Math.min(...ids), Math.max(...ids) + 1];
     if (begin !== first || intOrNull(r.partial_max, "partial_max") !== last)
       throw bad(`table ${t}: the flushed file must begin at snapshot ${first} with partial_max ${last}`);
+    // Every version goes into the file (an updated row's versions share its row id), ended ones included.
     const start = int(r.row_id_start, "row_id_start");
-    if (start !== lo || int(r.record_count, "record_count") !== f.rows.length || hi - lo !== f.rows.length)
+    if (start !== lo || int(r.record_count, "record_count") !== f.rows.length || hi - lo > f.rows.length)
       throw bad(
         `table ${t}: the flushed file must hold the ${f.rows.length} flushed rows, row ids [${lo}, ${hi})`,
       );
     if (f.carried) throw bad(`table ${t}: two data files carry one flush`);
     f.carried = true;
+    f.fileId = id;
+    return true;
+  }
+
+  /**
+   * The delete file of a flushed file: the flushed rows that were ended (deleted, or updated away),
+   * back-dated to the first end; its rows carry their own snapshots.
+   */
+  private flushDeletes(t: number, dataFileId: number, begin: number, r: Cells): boolean {
+    const f = this.flushes.get(t);
+    if (!f || f.fileId !== dataFileId) return false;
+    const ended = f.rows.filter((x) => x.end_snapshot !== null).map((x) => x.end_snapshot as number);
+    const from = Math.min(...ended);
+    if (ended.length === 0 || begin !== from || int(r.delete_count, "delete_count") !== ended.length)
+      throw bad(
+        `table ${t}: the flushed file's delete file must hold its ${ended.length} ended rows from snapshot ${from}`,
+      );
     return true;
   }
 
@@ -878,7 +892,7 @@ export class Translator {
     await this.premiseRowIds(t);
     const id = this.fileId(int(r.data_file_id, "data_file_id"), "data file");
     const begin = int(r.begin_snapshot, "data file.begin_snapshot");
-    const flushed = begin !== this.S && this.flushedInto(t, begin, r);
+    const flushed = begin !== this.S && this.flushedInto(t, id, begin, r);
     const merged = flushed ? undefined : this.mergedInto(t, begin, r);
     if (!merged && !flushed) this.begin(r.begin_snapshot, "data file");
     this.noEnd(r.end_snapshot, "data file");
@@ -928,7 +942,12 @@ export class Translator {
     // A delete file that replaces one this batch removed keeps that file's begin (its rows carry their
     // snapshots, partial_max the newest): DuckLake's rewrite of a file's deletes.
     if (
-      !(replaced && begin === replaced.begin_snapshot && intOrNull(r.partial_max, "partial_max") === this.S)
+      !(
+        replaced &&
+        begin === replaced.begin_snapshot &&
+        intOrNull(r.partial_max, "partial_max") === this.S
+      ) &&
+      !(begin !== this.S && this.flushDeletes(t, f, begin, r))
     ) {
       this.begin(r.begin_snapshot, "delete file");
     }

@@ -6,7 +6,7 @@
  * `CAST('…' AS TYPE)` casts (the literal's text is the value).
  */
 import { InvalidRequest, Unsupported } from "../../errors.ts";
-import { type Statement, shapeOf, type Token } from "../lexer.ts";
+import { type Statement, shapeOf, type Token, tokenize } from "../lexer.ts";
 import { type SqlResult, T } from "../result.ts";
 
 /** A literal as DuckLake wrote it. Numbers keep their text (ids are checked to be safe integers later). */
@@ -45,6 +45,12 @@ export type RowOp =
   | { op: "delete"; table: string; key: string; ids: number[] }
   /** DELETE FROM ducklake_inlined_data_<t>_<sv> WHERE begin_snapshot <= N: ducklake_flush_inlined_data */
   | { op: "flush_inlined"; table: string; upTo: number }
+  /** DELETE FROM ducklake_snapshot[_changes] WHERE snapshot_id IN (ids): ducklake_expire_snapshots */
+  | { op: "expire_snapshots"; table: "ducklake_snapshot" | "ducklake_snapshot_changes"; ids: number[] }
+  /** DELETE FROM ducklake_<schema|view|tag|macro> WHERE end_snapshot IS NOT NULL AND NOT EXISTS(<a snapshot in its range>) */
+  | { op: "prune_versions"; table: string }
+  /** DELETE FROM ducklake_<macro_impl|macro_parameters|name_mapping> tbl WHERE NOT EXISTS (<its parent>) */
+  | { op: "prune_orphans"; table: string }
   /** UPDATE ducklake_metadata SET value=? WHERE key=? AND scope IS NULL | scope=? AND scope_id=? */
   | { op: "option_update"; key: string; value: string; scope: string | null; scopeId: number | null };
 
@@ -406,6 +412,32 @@ const FILE_ROW_TABLES = new Set([
   "ducklake_files_scheduled_for_deletion",
 ]);
 
+/** The versioned tables expire_snapshots prunes by range, and the tail of that DELETE after the table. */
+const PRUNABLE = new Set(["ducklake_schema", "ducklake_view", "ducklake_tag", "ducklake_macro"]);
+const PRUNE_TAIL = shapeOf(
+  tokenize(
+    'WHERE end_snapshot IS NOT NULL AND NOT EXISTS( SELECT snapshot_id FROM "main".ducklake_snapshot WHERE snapshot_id >= begin_snapshot AND snapshot_id < end_snapshot )',
+  ),
+);
+/** Child tables expire_snapshots prunes once their parent rows are gone, with the parent's name and key. */
+const ORPHAN_TAILS: Record<string, string> = {
+  ducklake_macro_impl: shapeOf(
+    tokenize(
+      'tbl WHERE NOT EXISTS ( SELECT 1 FROM "main".ducklake_macro m WHERE m.macro_id = tbl.macro_id )',
+    ),
+  ),
+  ducklake_macro_parameters: shapeOf(
+    tokenize(
+      'tbl WHERE NOT EXISTS ( SELECT 1 FROM "main".ducklake_macro m WHERE m.macro_id = tbl.macro_id )',
+    ),
+  ),
+  ducklake_name_mapping: shapeOf(
+    tokenize(
+      'tbl WHERE NOT EXISTS ( SELECT 1 FROM "main".ducklake_column_mapping m WHERE m.mapping_id = tbl.mapping_id )',
+    ),
+  ),
+};
+
 /** Only file-row removals by id are accepted; maintenance's other DELETEs are refused by shape. */
 function parseDelete(c: Cursor): RowOp {
   c.expect("DELETE", "FROM");
@@ -417,6 +449,17 @@ function parseDelete(c: Cursor): RowOp {
     c.end();
     return { op: "flush_inlined", table, upTo };
   }
+  // ducklake_expire_snapshots (docs/decisions/0241-quack-expire-snapshots.md).
+  if (table === "ducklake_snapshot" || table === "ducklake_snapshot_changes") {
+    c.expect("WHERE", "snapshot_id", "IN");
+    const ids = c.idList();
+    c.end();
+    return { op: "expire_snapshots", table, ids };
+  }
+  const tail = shapeOf(c.tokens.slice(c.i));
+  if (PRUNABLE.has(table) && tail === PRUNE_TAIL) return { op: "prune_versions", table };
+  if (ORPHAN_TAILS[table] !== undefined && tail === ORPHAN_TAILS[table])
+    return { op: "prune_orphans", table };
   if (!FILE_ROW_TABLES.has(table)) throw c.refuse();
   c.expect("WHERE");
   const key = c.ident();

@@ -12,6 +12,7 @@ import { decodeValue, ValueKind } from "../../codec.ts";
 import {
   AlreadyExists,
   CommitConflict,
+  Constraint,
   InvalidRequest,
   NotFound,
   quoteName,
@@ -70,6 +71,25 @@ function isOptionOp(op: RowOp): boolean {
     (op.op === "delete" && op.table === "ducklake_files_scheduled_for_deletion")
   );
 }
+
+/**
+ * Statements that change no snapshot's contents, so a request of them alone mints none: the flush's lone
+ * pre-commit DELETE (it only counts) and expire_snapshots' removals, each its own request
+ * (docs/decisions/0240-quack-flush-inlined-data.md, docs/decisions/0241-quack-expire-snapshots.md).
+ */
+const MINTS_NO_SNAPSHOT = new Set<RowOp["op"]>([
+  "flush_inlined",
+  "expire_snapshots",
+  "prune_versions",
+  "prune_orphans",
+]);
+
+/** The versioned kinds expire_snapshots prunes by range (ducklake_tag's entries live in containers). */
+const PRUNE_KINDS: Record<string, { kind: Kind; vk: ValueKind }> = {
+  ducklake_schema: { kind: Kind.schema, vk: ValueKind.schema },
+  ducklake_view: { kind: Kind.view, vk: ValueKind.view },
+  ducklake_macro: { kind: Kind.macro, vk: ValueKind.macro },
+};
 
 function optionKey(scope: string | null, scopeId: number | null): Uint8Array {
   if (scope === null) return keys.current(Kind.option, OptionScope.global, 0);
@@ -212,6 +232,8 @@ export class Translator {
     private readonly ctx: VerbContext,
     private readonly premise: SnapshotRecord,
     private readonly ops: readonly RowOp[],
+    /** Snapshots a live checkpoint pins (→ its id): expire_snapshots never removes them. */
+    private readonly pinned: ReadonlyMap<number, string> = new Map(),
   ) {}
 
   private get S(): number {
@@ -270,7 +292,7 @@ export class Translator {
     if (
       s === undefined &&
       this.changes === undefined &&
-      this.ops.every((op) => isOptionOp(op) || op.op === "flush_inlined")
+      this.ops.every((op) => isOptionOp(op) || MINTS_NO_SNAPSHOT.has(op.op))
     )
       return;
     if (s === undefined || this.changes === undefined) {
@@ -502,7 +524,92 @@ export class Translator {
         return this.removeRows(op);
       case "flush_inlined":
         return this.flushInlined(op);
+      case "expire_snapshots":
+        return this.expireSnapshots(op);
+      case "prune_versions":
+        return this.pruneVersions(op.table);
+      case "prune_orphans":
+        // Macro implementations, parameters and name mappings are held inside their parent's record:
+        // they went with it, so no row is left to remove.
+        return 0;
     }
+  }
+
+  // --- ducklake_expire_snapshots (docs/decisions/0241-quack-expire-snapshots.md) ---------------------
+
+  private expiryOnly(what: string): void {
+    if (this.snap !== undefined) throw bad(`${what} arrives in a commit that mints a snapshot`);
+  }
+
+  /**
+   * `DELETE FROM ducklake_snapshot WHERE snapshot_id IN (…)`: the snapshots' records go, their
+   * ducklake_snapshot_changes rows with them (one record holds both). The head is never expired, nor a
+   * snapshot a live checkpoint pins: the whole request is refused and nothing changes.
+   */
+  private async expireSnapshots(op: Extract<RowOp, { op: "expire_snapshots" }>): Promise<number> {
+    this.expiryOnly(`DELETE FROM ${op.table}`);
+    let n = 0;
+    for (const id of op.ids) {
+      if (id >= this.premise.snapshot_id)
+        throw bad(
+          `snapshot ${id} is the head or beyond it (head ${this.premise.snapshot_id}); the head is never expired`,
+        );
+      const pin = this.pinned.get(id);
+      if (pin !== undefined)
+        throw new Constraint(
+          `snapshot ${id} is pinned by live checkpoint ${pin}: expire older snapshots only, or delete the checkpoint first`,
+        );
+      const k = keys.snapshot(id);
+      const exists = (await this.ctx.st.get(k)) !== undefined;
+      if (op.table === "ducklake_snapshot_changes") {
+        // Its row went with the snapshot's record; a changes row never outlives or predeceases it.
+        if (exists) throw bad(`snapshot ${id}'s changes row is removed while the snapshot stays`);
+        continue;
+      }
+      if (!exists) continue;
+      this.ctx.st.delete(k);
+      n++;
+    }
+    return n;
+  }
+
+  /** The snapshot ids left, ascending (after this request's own removals). */
+  private async remainingSnapshots(): Promise<number[]> {
+    const out: number[] = [];
+    for await (const kv of this.ctx.st.scan({ prefix: keys.snapshotPrefix() }))
+      out.push(decodeValue<SnapshotRecord>(ValueKind.snapshot, kv.value, "snapshot").snapshot_id);
+    return out;
+  }
+
+  /**
+   * `DELETE FROM ducklake_<schema|view|tag|macro> WHERE end_snapshot IS NOT NULL AND NOT EXISTS(a snapshot
+   * in [begin_snapshot, end_snapshot))`: ended versions no remaining snapshot can see.
+   */
+  private async pruneVersions(table: string): Promise<number> {
+    this.expiryOnly(`DELETE FROM ${table}`);
+    const left = await this.remainingSnapshots();
+    const seen = (b: number, e: number | null): boolean => e === null || left.some((id) => id >= b && id < e);
+    let n = 0;
+    if (table === "ducklake_tag") {
+      for await (const kv of this.ctx.st.scan({ prefix: keys.current(Kind.tag) })) {
+        const c = decodeValue<TagContainer>(ValueKind.tagContainer, kv.value, "tag");
+        const kept = c.entries.filter((e) => seen(e.begin_snapshot, e.end_snapshot));
+        if (kept.length === c.entries.length) continue;
+        n += c.entries.length - kept.length;
+        if (kept.length === 0) this.ctx.st.delete(kv.key);
+        else this.ctx.write(kv.key, ValueKind.tagContainer, { ...c, entries: kept } satisfies TagContainer);
+      }
+      return n;
+    }
+    const spec = PRUNE_KINDS[table];
+    if (!spec) throw bad(`${table} is not pruned by expire_snapshots`);
+    for await (const kv of this.ctx.st.scan({ prefix: keys.historyPrefix(spec.kind) })) {
+      const rec = decodeValue<Versioned>(spec.vk, kv.value, table);
+      if (seen(rec.begin_snapshot, rec.end_snapshot)) continue;
+      this.ctx.st.delete(kv.key);
+      n++;
+    }
+    return n;
   }
 
   // --- ducklake_flush_inlined_data (docs/decisions/0240-quack-flush-inlined-data.md) ------------------

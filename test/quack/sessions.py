@@ -260,6 +260,37 @@ SESSIONS = {
         "SELECT * FROM lake.t2 ORDER BY id",
         "CALL ducklake_cleanup_old_files('lake', cleanup_all => true)",
     ],
+    # Expiry of everything at once: renamed and altered tables, a table emptied by DELETE, a table dropped
+    # whole (its rows by table_id, its inlined tables, its file scheduled), views, macros, schemas, tags.
+    "expire-dropped-tables": [
+        ATTACH,
+        "CREATE TABLE lake.t (id INTEGER, s VARCHAR)",
+        "INSERT INTO lake.t VALUES (1, 'a'), (2, 'b')",
+        "UPDATE lake.t SET s = 'B' WHERE id = 2",
+        "ALTER TABLE lake.t RENAME TO t2",
+        "ALTER TABLE lake.t2 ADD COLUMN n INTEGER",
+        "ALTER TABLE lake.t2 DROP COLUMN n",
+        "CREATE TABLE lake.b (i BIGINT)",
+        "INSERT INTO lake.b SELECT * FROM range(5000)",
+        "DELETE FROM lake.b WHERE i < 10",
+        "DELETE FROM lake.b",
+        "CREATE TABLE lake.d (i BIGINT)",
+        "INSERT INTO lake.d SELECT * FROM range(5000)",
+        "DROP TABLE lake.d",
+        "CREATE VIEW lake.v AS SELECT 1 AS x",
+        "DROP VIEW lake.v",
+        "CREATE MACRO lake.m(x) AS x + 1",
+        "DROP MACRO lake.m",
+        "CREATE SCHEMA lake.s",
+        "DROP SCHEMA lake.s",
+        "COMMENT ON TABLE lake.t2 IS 'c1'",
+        "COMMENT ON TABLE lake.t2 IS 'c2'",
+        "CALL ducklake_expire_snapshots('lake', older_than => now())",
+        "SELECT snapshot_id FROM lake.snapshots() ORDER BY 1",
+        "SELECT * FROM lake.t2 ORDER BY id",
+        "SELECT count(*) FROM lake.b",
+        "CALL ducklake_cleanup_old_files('lake', cleanup_all => true)",
+    ],
     # Cleanup after a merge: the replaced files are removed by DuckDB, their schedule rows by the commit;
     # then the orphan sweep lists every file the catalog still names (docs/decisions/0242).
     "cleanup-old-files": [

@@ -51,6 +51,10 @@ export type RowOp =
   | { op: "prune_versions"; table: string }
   /** DELETE FROM ducklake_<macro_impl|macro_parameters|name_mapping> tbl WHERE NOT EXISTS (<its parent>) */
   | { op: "prune_orphans"; table: string }
+  /** DELETE FROM ducklake_<per-table table> WHERE table_id IN (ids): expiry of tables dropped whole */
+  | { op: "expire_table_rows"; table: string; ids: number[] }
+  /** DROP TABLE IF EXISTS ducklake_inlined_data_<t>_<sv> | ducklake_inlined_delete_<t>: the same expiry */
+  | { op: "drop_inlined"; table: string }
   /** UPDATE ducklake_metadata SET value=? WHERE key=? AND scope IS NULL | scope=? AND scope_id=? */
   | { op: "option_update"; key: string; value: string; scope: string | null; scopeId: number | null };
 
@@ -412,6 +416,22 @@ const FILE_ROW_TABLES = new Set([
   "ducklake_files_scheduled_for_deletion",
 ]);
 
+/** The per-table DuckLake tables whose rows expire_snapshots deletes by table_id for a table dropped whole. */
+export const TABLE_ROW_TABLES = new Set([
+  "ducklake_table",
+  "ducklake_table_stats",
+  "ducklake_table_column_stats",
+  "ducklake_partition_info",
+  "ducklake_partition_column",
+  "ducklake_column",
+  "ducklake_column_tag",
+  "ducklake_sort_info",
+  "ducklake_sort_expression",
+  "ducklake_schema_versions",
+  "ducklake_inlined_data_tables",
+  "ducklake_column_mapping",
+]);
+
 /** The versioned tables expire_snapshots prunes by range, and the tail of that DELETE after the table. */
 const PRUNABLE = new Set(["ducklake_schema", "ducklake_view", "ducklake_tag", "ducklake_macro"]);
 const PRUNE_TAIL = shapeOf(
@@ -456,6 +476,12 @@ function parseDelete(c: Cursor): RowOp {
     c.end();
     return { op: "expire_snapshots", table, ids };
   }
+  if (TABLE_ROW_TABLES.has(table) && c.peek()?.text.toUpperCase() === "WHERE") {
+    c.expect("WHERE", "table_id", "IN");
+    const ids = c.idList();
+    c.end();
+    return { op: "expire_table_rows", table, ids };
+  }
   const tail = shapeOf(c.tokens.slice(c.i));
   if (PRUNABLE.has(table) && tail === PRUNE_TAIL) return { op: "prune_versions", table };
   if (ORPHAN_TAILS[table] !== undefined && tail === ORPHAN_TAILS[table])
@@ -487,6 +513,14 @@ export function parseWrite(stmt: Statement): RowOp {
       return parseWith(c);
     case "DELETE":
       return parseDelete(c);
+    case "DROP": {
+      // Only expire_snapshots' drop of a dropped table's inlined tables (docs/decisions/0241-quack-expire-snapshots.md).
+      c.expect("DROP", "TABLE", "IF", "EXISTS");
+      const table = c.tableName();
+      c.end();
+      if (!/^ducklake_inlined_(data_\d+_\d+|delete_\d+)$/.test(table)) throw c.refuse();
+      return { op: "drop_inlined", table };
+    }
     default:
       throw c.refuse();
   }
@@ -498,5 +532,7 @@ export function parseWrite(stmt: Statement): RowOp {
  */
 export function resultOf(op: RowOp, touched: number): SqlResult {
   const columns = [{ name: "Count", type: T.BIGINT }];
-  return op.op === "create" ? { columns, rows: [] } : { columns, rows: [[BigInt(touched)]] };
+  return op.op === "create" || op.op === "drop_inlined"
+    ? { columns, rows: [] }
+    : { columns, rows: [[BigInt(touched)]] };
 }

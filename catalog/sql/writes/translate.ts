@@ -82,7 +82,25 @@ const MINTS_NO_SNAPSHOT = new Set<RowOp["op"]>([
   "expire_snapshots",
   "prune_versions",
   "prune_orphans",
+  "expire_table_rows",
+  "drop_inlined",
 ]);
+
+/** Per-table kinds whose records (current and history) go with a table dropped whole and expired. */
+const TABLE_ROW_KINDS: Record<string, Kind[]> = {
+  ducklake_table: [Kind.table, Kind.tableMeta],
+  ducklake_table_stats: [Kind.tableStats],
+  ducklake_table_column_stats: [Kind.tableColumnStats],
+  ducklake_partition_info: [Kind.partition],
+  ducklake_partition_column: [], // inside ducklake_partition_info's records
+  ducklake_column: [Kind.column],
+  ducklake_column_tag: [Kind.columnTag],
+  ducklake_sort_info: [Kind.sort],
+  ducklake_sort_expression: [], // inside ducklake_sort_info's records
+  ducklake_schema_versions: [Kind.schemaVersion],
+  ducklake_inlined_data_tables: [Kind.inlinedTable],
+  ducklake_column_mapping: [Kind.mapping],
+};
 
 /** The versioned kinds expire_snapshots prunes by range (ducklake_tag's entries live in containers). */
 const PRUNE_KINDS: Record<string, { kind: Kind; vk: ValueKind }> = {
@@ -220,6 +238,8 @@ export class Translator {
   private readonly rowIdsUsed = new Map<number, [number, number][]>();
   /** Row ids this batch deletes, per table: an UPDATE's new version may take one over (row lineage). */
   private readonly deletedRowIds = new Map<number, Set<number>>();
+  /** The snapshot ids left, once read (reset when this request removes snapshots). */
+  private remaining: number[] | undefined;
   /** Per table: the inlined rows this batch's flushes remove, and whether a data file carried them. */
   private readonly flushes = new Map<
     number,
@@ -292,7 +312,13 @@ export class Translator {
     if (
       s === undefined &&
       this.changes === undefined &&
-      this.ops.every((op) => isOptionOp(op) || MINTS_NO_SNAPSHOT.has(op.op))
+      this.ops.every(
+        (op) =>
+          isOptionOp(op) ||
+          MINTS_NO_SNAPSHOT.has(op.op) ||
+          op.op === "delete" ||
+          (op.op === "insert" && op.table === "ducklake_files_scheduled_for_deletion"),
+      )
     )
       return;
     if (s === undefined || this.changes === undefined) {
@@ -528,6 +554,10 @@ export class Translator {
         return this.expireSnapshots(op);
       case "prune_versions":
         return this.pruneVersions(op.table);
+      case "expire_table_rows":
+        return this.expireTableRows(op);
+      case "drop_inlined":
+        return this.dropInlined(op.table);
       case "prune_orphans":
         // Macro implementations, parameters and name mappings are held inside their parent's record:
         // they went with it, so no row is left to remove.
@@ -568,16 +598,117 @@ export class Translator {
       }
       if (!exists) continue;
       this.ctx.st.delete(k);
+      this.remaining = undefined;
       n++;
     }
     return n;
   }
 
+  /** Every version (current and history) of a per-table or lake-wide kind, with its key. */
+  private async versionsOf<T>(kind: Kind, vk: ValueKind, ...ids: number[]): Promise<[Uint8Array, T][]> {
+    const out: [Uint8Array, T][] = [];
+    for (const prefix of [keys.current(kind, ...ids), keys.historyPrefix(kind, ...ids)])
+      for await (const kv of this.ctx.st.scan({ prefix }))
+        out.push([kv.key, decodeValue<T>(vk, kv.value, "record")]);
+    return out;
+  }
+
+  /** True when no remaining snapshot lies in [begin, end) (a live version, end NULL, is always seen). */
+  private async unseen(rec: Versioned): Promise<boolean> {
+    if (rec.end_snapshot === null) return false;
+    const e = rec.end_snapshot;
+    return !(await this.remainingSnapshots()).some((id) => id >= rec.begin_snapshot && id < e);
+  }
+
+  /** A table every version of which has ended outside every remaining snapshot (none left counts). */
+  private async tableExpired(t: number): Promise<boolean> {
+    for (const [, rec] of await this.versionsOf<TableRecord>(Kind.table, ValueKind.table, t))
+      if (!(await this.unseen(rec))) return false;
+    return true;
+  }
+
+  /**
+   * `DELETE FROM ducklake_data_file | ducklake_delete_file WHERE <id> IN (…)` in a request of its own: the
+   * expiry of files no remaining snapshot sees, or of a table dropped whole. Any other file is refused.
+   */
+  private async expireFiles(op: Extract<RowOp, { op: "delete" }>): Promise<number> {
+    const data = op.table === "ducklake_data_file";
+    if (!data && op.table !== "ducklake_delete_file") {
+      // Child rows of data files (stats, partition values) live inside the data file's record.
+      for (const id of op.ids)
+        if ((await this.fileVersions(true, "data_file_id", id)).length > 0)
+          throw bad(`${op.table} rows of data file ${id} are removed while the data file stays`);
+      return 0;
+    }
+    let n = 0;
+    for (const id of op.ids) {
+      for (const [k, rec] of await this.fileVersions(data, op.key, id)) {
+        if (!(await this.unseen(rec)) && !(await this.tableExpired(rec.table_id)))
+          throw bad(`${data ? "data" : "delete"} file ${id} is still visible at a remaining snapshot`);
+        this.ctx.st.delete(k);
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** The versions of the data or delete file(s) whose `key` is `id`, in any table. */
+  private async fileVersions(
+    data: boolean,
+    key: string,
+    id: number,
+  ): Promise<[Uint8Array, DataFileRecord | DeleteFileRecord][]> {
+    const all = data
+      ? await this.versionsOf<DataFileRecord>(Kind.dataFile, ValueKind.dataFile)
+      : await this.versionsOf<DeleteFileRecord>(Kind.deleteFile, ValueKind.deleteFile);
+    return all.filter(([, r]) => (r as unknown as Record<string, unknown>)[key] === id);
+  }
+
+  /** `DELETE FROM ducklake_<per-table table> WHERE table_id IN (…)`: only tables dropped whole and expired. */
+  private async expireTableRows(op: Extract<RowOp, { op: "expire_table_rows" }>): Promise<number> {
+    this.expiryOnly(`DELETE FROM ${op.table}`);
+    const kinds = TABLE_ROW_KINDS[op.table];
+    if (!kinds) throw bad(`${op.table} is not a per-table DuckLake table`);
+    let n = 0;
+    for (const t of op.ids) {
+      if (!(await this.tableExpired(t))) throw bad(`table ${t} is still visible at a remaining snapshot`);
+      for (const kind of kinds) {
+        for (const prefix of [keys.current(kind, t), keys.historyPrefix(kind, t)]) {
+          for await (const kv of this.ctx.st.scan({ prefix })) {
+            this.ctx.st.delete(kv.key);
+            if (kind !== Kind.tableMeta) n++;
+          }
+        }
+      }
+    }
+    return n;
+  }
+
+  /** `DROP TABLE IF EXISTS ducklake_inlined_data_<t>_<sv> | ducklake_inlined_delete_<t>` of an expired table. */
+  private async dropInlined(table: string): Promise<number> {
+    this.expiryOnly(`DROP TABLE ${table}`);
+    const data = INLINED_DATA.exec(table);
+    const t = Number(data ? data[1] : INLINED_DELETE.exec(table)?.[1]);
+    if (!(await this.tableExpired(t))) throw bad(`table ${t} is still visible at a remaining snapshot`);
+    if (data) {
+      const sv = Number(data[2]);
+      for await (const kv of this.ctx.st.scan({ prefix: keys.inlineRowPrefix(t) }))
+        if (decodeValue<InlineRowRecord>(ValueKind.inlineRow, kv.value, "inlined row").schema_version === sv)
+          this.ctx.st.delete(kv.key);
+    } else {
+      for await (const kv of this.ctx.st.scan({ prefix: keys.inlineFileDeletePrefix(t) }))
+        this.ctx.st.delete(kv.key);
+    }
+    return 0;
+  }
+
   /** The snapshot ids left, ascending (after this request's own removals). */
   private async remainingSnapshots(): Promise<number[]> {
+    if (this.remaining) return this.remaining;
     const out: number[] = [];
     for await (const kv of this.ctx.st.scan({ prefix: keys.snapshotPrefix() }))
       out.push(decodeValue<SnapshotRecord>(ValueKind.snapshot, kv.value, "snapshot").snapshot_id);
+    this.remaining = out;
     return out;
   }
 
@@ -776,7 +907,7 @@ export class Translator {
           await this.insertOption(r);
           break;
         case "ducklake_files_scheduled_for_deletion":
-          this.scheduleDeletion(r);
+          await this.scheduleDeletion(r);
           break;
         default:
           throw new Unsupported(`staged rows for ${op.table} are not translated yet`);
@@ -1139,6 +1270,7 @@ export class Translator {
       }
       return n;
     }
+    if (this.snap === undefined) return this.expireFiles(op);
     for (const id of op.ids) {
       if (op.table === "ducklake_data_file") {
         for (const t of this.fileTables()) {
@@ -1187,9 +1319,18 @@ export class Translator {
     return n;
   }
 
-  private scheduleDeletion(r: Cells): void {
+  private async scheduleDeletion(r: Cells): Promise<void> {
     const id = int(r.data_file_id, "data_file_id");
-    if (!this.removedDeleteIds.has(id) && !this.removedData.has(id)) {
+    if (this.snap === undefined) {
+      // expire_snapshots schedules a file after removing its row, in a request of its own: the file must be
+      // one the catalog no longer names (docs/decisions/0241-quack-expire-snapshots.md).
+      if (id >= this.premise.next_file_id) throw bad(`file id ${id} was never allocated`);
+      if (
+        (await this.fileVersions(true, "data_file_id", id)).length > 0 ||
+        (await this.fileVersions(false, "delete_file_id", id)).length > 0
+      )
+        throw bad(`file ${id} is scheduled for deletion while the catalog still names it`);
+    } else if (!this.removedDeleteIds.has(id) && !this.removedData.has(id)) {
       throw new Unsupported(
         "scheduling files for deletion outside a delete-file rewrite is not translated yet",
       );

@@ -16,7 +16,21 @@ export type SqlWritePlan =
   | { kind: "commit"; member: SelfStagedMember; answer: (r: StagedResult) => SqlResult }
   | { kind: "create-lake"; dataPath: string; result: SqlResult };
 
-export function planSqlWrite(sql: string, idempotencyKey?: string): SqlWritePlan {
+/**
+ * True when the request removes snapshots (ducklake_expire_snapshots): the writer then supplies the
+ * snapshots live checkpoints pin (docs/decisions/0241-quack-expire-snapshots.md).
+ */
+export function expiresSnapshots(sql: string): boolean {
+  return splitStatements(sql)
+    .map(parseWrite)
+    .some((op) => op.op === "expire_snapshots");
+}
+
+export function planSqlWrite(
+  sql: string,
+  idempotencyKey?: string,
+  pinned: ReadonlyMap<number, string> = new Map(),
+): SqlWritePlan {
   const ops = splitStatements(sql).map(parseWrite);
   const last = ops[ops.length - 1];
   if (last === undefined) throw new InvalidRequest("the SQL write holds no statement");
@@ -29,7 +43,7 @@ export function planSqlWrite(sql: string, idempotencyKey?: string): SqlWritePlan
     };
   return {
     kind: "commit",
-    member: new StagedRowsMember(ops, sql, idempotencyKey),
+    member: new StagedRowsMember(ops, sql, idempotencyKey, pinned),
     answer: (r) => resultOf(last, Number(r.assigned[0]?.[LAST_COUNT] ?? 0)),
   };
 }

@@ -12,6 +12,7 @@ import { CodedError } from "../errors.ts";
 import { catalogAt } from "../reads/catalog-at.ts";
 import type { ColumnRecord } from "../records.ts";
 import { uuidv7 } from "../uuid.ts";
+import { rowIdsAdjacent } from "../verbs/ops/compaction.ts";
 import type { CommitRequest, VerbOf } from "../verbs/schema.ts";
 import {
   type Candidate,
@@ -125,12 +126,9 @@ export async function planMerges(
   return { steps, refused };
 }
 
-/** Row ids adjacent across the inputs: the merged file needs no row-id column (DuckLake's rule). */
-export function rowIdsAdjacent(inputs: readonly Candidate[]): boolean {
-  return inputs.every((c, i) => {
-    const prev = inputs[i - 1];
-    return prev === undefined || c.file.row_id_start === prev.file.row_id_start + prev.file.record_count;
-  });
+/** Row ids adjacent across the inputs: the merged file needs no row-id column (the verb's rule). */
+export function inputsAdjacent(inputs: readonly Candidate[]): boolean {
+  return rowIdsAdjacent(inputs.map((c) => c.file));
 }
 
 /** The compacted file's name, beside the first input (so a partitioned table's file stays in its partition). */
@@ -160,7 +158,7 @@ export async function buildMerge(
   const { file, spec } = writeCompacted(
     step.columns,
     rows,
-    { rowId: !rowIdsAdjacent(step.inputs), snapshotId: true },
+    { rowId: !inputsAdjacent(step.inputs), snapshotId: true },
     name.path,
   );
   const verb: VerbOf<"merge_adjacent_files"> = {

@@ -245,7 +245,10 @@ const SOURCES: Record<string, Source> = {
     (await v<ViewRecord>(Kind.view, ValueKind.view)(view, snap)) as unknown as Row[],
   ducklake_tag: (view, snap) => tagRows(view, snap, Kind.tag),
   ducklake_column_tag: (view, snap) => tagRows(view, snap, Kind.columnTag),
-  ducklake_data_file: async (view, snap) => (await files(view, snap)) as unknown as Row[],
+  ducklake_data_file: async (view, snap) =>
+    (await files(view, snap)).map((f) =>
+      f.x_row_ids_in_file ? { ...f, row_id_start: null } : f,
+    ) as unknown as Row[],
   ducklake_file_column_stats: async (view, snap) =>
     (await files(view, snap)).flatMap((f) =>
       f.x_column_stats.map((c) => ({ data_file_id: f.data_file_id, table_id: f.table_id, ...c })),

@@ -80,11 +80,18 @@ async function scheduledPath(
     : { path: joinPath(tableDir, f.path), path_is_relative: false };
 }
 
-const rowIdsAdjacent = (files: readonly DataFileRecord[]): boolean =>
-  files.every((f, i) => {
+/**
+ * DuckLake's adjacency: every input numbers its rows from row_id_start (none carries its own ids) and
+ * each starts where the previous ends, so the merged file needs no row-id column.
+ */
+export function rowIdsAdjacent(files: readonly DataFileRecord[]): boolean {
+  return files.every((f, i) => {
     const prev = files[i - 1];
-    return prev === undefined || f.row_id_start === prev.row_id_start + prev.record_count;
+    return (
+      !f.x_row_ids_in_file && (prev === undefined || f.row_id_start === prev.row_id_start + prev.record_count)
+    );
   });
+}
 
 export async function mergeAdjacentFiles(
   ctx: VerbContext,
@@ -110,9 +117,8 @@ export async function mergeAdjacentFiles(
   const first = files[0] as DataFileRecord;
   // Adjacent row ids: the file's rows are numbered from the first input's start (no row-id column);
   // otherwise the file carries `_ducklake_internal_row_id` and the start is the lowest id (decision 0322).
-  const rowIdStart = rowIdsAdjacent(files)
-    ? first.row_id_start
-    : Math.min(...files.map((f) => f.row_id_start));
+  const adjacent = rowIdsAdjacent(files);
+  const rowIdStart = adjacent ? first.row_id_start : Math.min(...files.map((f) => f.row_id_start));
   const dataFileId = ctx.fileId();
   const { row } = await dataFileRow(ctx, table, v.file, dataFileId, rowIdStart);
   const now = Math.floor(ctx.env.now() * 1000);
@@ -131,6 +137,7 @@ export async function mergeAdjacentFiles(
     partial_max: Math.max(...files.map((f) => f.partial_max ?? f.begin_snapshot)),
     partition_id: first.partition_id,
     x_partition_values: first.x_partition_values,
+    ...(adjacent ? {} : { x_row_ids_in_file: true as const }),
   } satisfies DataFileRecord);
   ctx.change("mergeAdjacent", t);
   ctx.newFileTables.add(t);
@@ -179,6 +186,7 @@ export async function rewriteDataFiles(ctx: VerbContext, v: VerbOf<"rewrite_data
       ...row,
       partition_id: first.partition_id,
       x_partition_values: first.x_partition_values,
+      x_row_ids_in_file: true,
     };
     ctx.write(keys.current(Kind.dataFile, t, dataFileId), ValueKind.dataFile, rec);
     live = [rec];

@@ -103,7 +103,9 @@ export async function buildRewrite(
     const name = outputName(step, now);
     const { file, spec } = writeCompacted(step.columns, rows, { rowId: true, snapshotId: false }, name.path);
     verb.file = spec;
-    verb.rowIdStart = Number(rows.reduce((m, r) => (r.rowId < m ? r.rowId : m), rows[0]?.rowId ?? 0n));
+    let lowest = Number.POSITIVE_INFINITY;
+    for (const r of rows) lowest = Math.min(lowest, Number(r.rowId));
+    verb.rowIdStart = lowest;
     objects.push({ relativeToDataPath: name.relativeToDataPath, bytes: file.bytes });
     bytesOut = file.bytes.byteLength;
   }

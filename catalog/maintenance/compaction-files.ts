@@ -45,6 +45,12 @@ export const MAX_COMPACTION_INPUT_BYTES_PER_STEP = 16 * 1024 * 1024;
 /** Most rows one compaction step decodes and writes (the other half of the step's memory bound). */
 export const MAX_COMPACTION_ROWS_PER_STEP = 200_000;
 
+/**
+ * Most input GETs one step keeps in flight: a step's inputs are read together (their bytes are bounded by
+ * the step limit anyway), since one after another they would add a round trip each.
+ */
+export const MAX_CONCURRENT_INPUT_READS = 8;
+
 const INT64 = { kind: "int", bits: 64, signed: true } as const;
 
 /** A step's bounds (the named limits above by default; tests pass smaller ones). */
@@ -286,6 +292,23 @@ function subtreeSize(schema: ReturnType<typeof Array.prototype.slice>, at: numbe
     k--;
   }
   return n;
+}
+
+/** Reads every path with at most MAX_CONCURRENT_INPUT_READS in flight; answers the bytes in path order. */
+export async function readAll(
+  paths: readonly string[],
+  read: (relativeToDataPath: string) => Promise<Uint8Array>,
+): Promise<Uint8Array[]> {
+  const out: Uint8Array[] = new Array(paths.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < paths.length) {
+      const i = next++;
+      out[i] = await read(paths[i] as string);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(MAX_CONCURRENT_INPUT_READS, paths.length) }, worker));
+  return out;
 }
 
 /** Positions a delete file marks (every row of a live delete file applies at the head). */

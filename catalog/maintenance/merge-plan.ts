@@ -23,6 +23,7 @@ import {
   groupKey,
   inputRows,
   layoutColumns,
+  readAll,
   type StepLimits,
   type TableCandidates,
   tableCandidates,
@@ -151,8 +152,12 @@ export async function buildMerge(
 ): Promise<PlannedCompaction> {
   const top = layoutColumns(step.columns);
   const rows: CompactedRow[] = [];
-  for (const c of step.inputs) {
-    for (const r of await inputRows(top, c, await read(c.relativeToDataPath), new Set())) rows.push(r);
+  const bytes = await readAll(
+    step.inputs.map((c) => c.relativeToDataPath),
+    read,
+  );
+  for (const [i, c] of step.inputs.entries()) {
+    for (const r of await inputRows(top, c, bytes[i] as Uint8Array, new Set())) rows.push(r);
   }
   const name = outputName(step, now);
   const { file, spec } = writeCompacted(

@@ -19,6 +19,7 @@ import {
   greedyRuns,
   inputRows,
   layoutColumns,
+  readAll,
   targetFileSize,
   writeCompacted,
 } from "./compaction-files.ts";
@@ -86,11 +87,19 @@ export async function buildRewrite(
 ): Promise<PlannedCompaction> {
   const top = layoutColumns(step.columns);
   const rows: CompactedRow[] = [];
+  const paths = step.inputs.flatMap((c) =>
+    c.deleteRelativeToDataPath === null
+      ? [c.relativeToDataPath]
+      : [c.relativeToDataPath, c.deleteRelativeToDataPath],
+  );
+  const bytes = await readAll(paths, read);
+  let k = 0;
   for (const c of step.inputs) {
+    const data = bytes[k++] as Uint8Array;
     const deleted = new Set(c.inlinedDeleted);
     if (c.deleteRelativeToDataPath !== null)
-      for (const p of await deletePositions(await read(c.deleteRelativeToDataPath))) deleted.add(p);
-    for (const r of await inputRows(top, c, await read(c.relativeToDataPath), deleted)) rows.push(r);
+      for (const p of await deletePositions(bytes[k++] as Uint8Array)) deleted.add(p);
+    for (const r of await inputRows(top, c, data, deleted)) rows.push(r);
   }
   const verb: VerbOf<"rewrite_data_files"> = {
     op: "rewrite_data_files",

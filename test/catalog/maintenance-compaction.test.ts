@@ -234,4 +234,53 @@ describe("maintenance: merge adjacent files and rewrite deleted-heavy files", ()
       }
     });
   }
+
+  it("the compaction verbs refuse inputs DuckLake would not compact, and commit alone", async () => {
+    const l = await freshLake("mt-cmp-verbs");
+    await createT(l);
+    const a = await appendFile(l, [{ id: "0", s: "a" }]);
+    const b = await appendFile(l, [{ id: "1", s: "b" }]);
+    const c = await appendFile(l, [{ id: "2", s: "c" }]);
+    await deleteWithFile(l, c, [0]);
+    const file = (recordCount: number) => ({ path: "ducklake-x.parquet", recordCount, fileSizeBytes: 10 });
+    const refused = async (verbs: unknown[]) => {
+      try {
+        await commit(l, verbs);
+      } catch (e) {
+        return String(e);
+      }
+      return "committed";
+    };
+    expect(
+      await refused([
+        { op: "merge_adjacent_files", table: { name: "t" }, dataFileIds: [b, c], file: file(2) },
+      ]),
+    ).toMatch(/has deletes/);
+    expect(
+      await refused([
+        { op: "merge_adjacent_files", table: { name: "t" }, dataFileIds: [a, b], file: file(3) },
+      ]),
+    ).toMatch(/holds 3 rows but its inputs hold 2/);
+    expect(
+      await refused([
+        { op: "merge_adjacent_files", table: { name: "t" }, dataFileIds: [a, a], file: file(2) },
+      ]),
+    ).toMatch(/twice/);
+    expect(
+      await refused([
+        { op: "rewrite_data_files", table: { name: "t" }, dataFileIds: [a], file: file(1), rowIdStart: 0 },
+      ]),
+    ).toMatch(/no deletes to rewrite/);
+    expect(
+      await refused([
+        { op: "rewrite_data_files", table: { name: "t" }, dataFileIds: [c], file: file(1), rowIdStart: 2 },
+      ]),
+    ).toMatch(/keep 0 after their deletes/);
+    expect(
+      await refused([
+        { op: "merge_adjacent_files", table: { name: "t" }, dataFileIds: [a, b], file: file(2) },
+        { op: "add_column", table: { name: "t" }, column: { name: "z", type: "int32" } },
+      ]),
+    ).toMatch(/either compacts/);
+  });
 });

@@ -43,6 +43,7 @@ import { type MetricsSnapshot, WriterMetrics } from "./metrics.ts";
 import type { WriterTunables } from "./options.ts";
 import { FlushPacer } from "./pacer.ts";
 import type { LakeRecord, LakeRegistry } from "./registry.ts";
+import { runRowsFlushStep } from "./rows-flush.ts";
 import { type Phase, type StallReport, StallWatch } from "./stall.ts";
 import { Ticket } from "./ticket.ts";
 
@@ -301,18 +302,32 @@ export class Writer {
     let batches = 0;
     let drained = 0;
     const snapshots: number[] = [];
-    for (; batches < MAX_FLUSH_BATCHES_PER_CALL; ) {
-      const r = await this.commit({ verbs: [{ op: "rows_flush" }], message: FLUSH_MESSAGE });
-      const a = r.assigned[0] ?? {};
-      const n = Number(a.records ?? 0);
-      drained = Number(a.drained ?? drained);
-      if (n === 0) break;
-      batches++;
-      records += n;
-      if (r.snapshotId !== null) snapshots.push(r.snapshotId);
-    }
     const s = await this.ready();
+    // Row flush (docs/decisions/0313-rows-flush-parquet.md): plan, PUT the batch's Parquet files, commit.
+    // A stale plan (another flush moved the watermark, or the table changed) applied nothing: plan again,
+    // within the same bound of attempts.
+    for (let attempt = 0; attempt < MAX_FLUSH_BATCHES_PER_CALL; attempt++) {
+      const step = await runRowsFlushStep({
+        lake: this.host.lake,
+        bucket: this.host.bucket,
+        view: () => s.store.snapshot(),
+        commit: (request) => this.commit(request),
+        now: this.host.now,
+        message: FLUSH_MESSAGE,
+      }).catch((e: unknown) => {
+        if (e instanceof MemberFailed && e.code === "FlushPlanStale") return "stale" as const;
+        throw e;
+      });
+      if (step === null) break;
+      if (step === "stale" || step.stale) continue;
+      drained = step.drained;
+      if (step.records === 0) break;
+      batches++;
+      records += step.records;
+      if (step.snapshotId !== null) snapshots.push(step.snapshotId);
+    }
     const head = await readIngestHead(s.store.snapshot());
+    drained = Math.max(drained, head.drained);
     const pending = head.next_seq - 1 - head.drained;
     this.flushDueAt = undefined;
     if (pending > 0) this.armFlush();

@@ -280,6 +280,15 @@ export const VerbSchema = z.discriminatedUnion("op", [
   z.object({
     op: z.literal("rows_flush"),
     maxRecords: z.number().int().min(1).max(MAX_FLUSH_RECORDS).optional(),
+    /** A writer's plan (docs/decisions/0313-rows-flush-parquet.md): the watermark it was made at... */
+    expectDrained: count.optional(),
+    /** ...the newest sequence number it drains... */
+    through: count.optional(),
+    /** ...and per table, the Parquet file (already PUT) holding the batch's rows in fold order. */
+    files: z
+      .array(z.object({ tableId: id, columnIds: z.array(id).max(100_000), file: DataFileSpecSchema }))
+      .max(MAX_FLUSH_RECORDS)
+      .optional(),
   }),
   z.object({
     op: z.literal("set_row_key"),

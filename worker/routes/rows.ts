@@ -15,6 +15,7 @@ import type { AppEnv } from "../app-env.ts";
 import { openCut } from "../cut.ts";
 import { ApiError } from "../errors.ts";
 import { forwardWithKey } from "../forward.ts";
+import { lakeFileSource } from "../lake-files.ts";
 import { callWriter } from "../lake-rpc.ts";
 import { requireScope } from "../middleware.ts";
 import { bearerSecurity, ErrorEnvelopeSchema, LakeParamSchema, lakeRouteErrors } from "../schemas/common.ts";
@@ -223,7 +224,8 @@ const readRowsRoute = createRoute({
   responses: {
     200: { description: "rows", content: { "application/json": { schema: RowsAnswer } } },
     422: {
-      description: "Unsupported (a table with Parquet files)",
+      description:
+        "Unsupported: a read past MAX_ROWS_READ_FILE_BYTES, MAX_ROWS_READ_BYTES or MAX_ROWS_READ_LAKE_ROWS (RowsReadTooLarge), or a file outside the data path",
       content: { "application/json": { schema: ErrorEnvelopeSchema } },
     },
     ...lakeRouteErrors,
@@ -394,6 +396,7 @@ export function registerRowRoutes(app: OpenAPIHono<AppEnv>): void {
         ...(q.cursor !== undefined ? { offset: Number(q.cursor) } : {}),
         ...(q.limit !== undefined ? { limit: q.limit } : {}),
       },
+      lakeFileSource(c.env.BUCKET, lake),
     );
     c.header("cache-control", "no-store");
     return c.json(

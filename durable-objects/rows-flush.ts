@@ -8,6 +8,8 @@
  * from the log, so what was drained is never applied twice.
  */
 import { planRowsFlush } from "../catalog/ingest/flush-plan.ts";
+import { MAX_FLUSH_RECORDS } from "../catalog/ingest/limits.ts";
+import { readIngestHead } from "../catalog/ingest/state.ts";
 import type { CommitRequest } from "../catalog/verbs/schema.ts";
 import type { Bucket, ReadView } from "../storage/api.ts";
 import { CodedError } from "../storage/errors.ts";
@@ -41,8 +43,11 @@ export class RowsFlushObjectExists extends CodedError {
   readonly code = "Corruption";
 }
 
-export async function runRowsFlushStep(deps: RowsFlushDeps): Promise<RowsFlushStep | null> {
-  const plan = await planRowsFlush(deps.view(), deps.now);
+export async function runRowsFlushStep(
+  deps: RowsFlushDeps,
+  max: number = MAX_FLUSH_RECORDS,
+): Promise<RowsFlushStep | null> {
+  const plan = await planRowsFlush(deps.view(), deps.now, max);
   if (plan === null) return null;
   for (const o of plan.objects) {
     const key = dataObjectKey(deps.lake, o.relativeToDataPath);
@@ -58,4 +63,83 @@ export async function runRowsFlushStep(deps: RowsFlushDeps): Promise<RowsFlushSt
     stale: Number(a.stale ?? 0) === 1,
     files: plan.objects.length,
   };
+}
+
+/** Flush batches one drain commits before it answers (the alarm re-arms for the rest). */
+export const MAX_FLUSH_BATCHES_PER_CALL = 20;
+/**
+ * Commit attempts one drain makes in all: its batches, stale plans re-made, and the narrowing that finds a
+ * poison record (log2 of MAX_FLUSH_RECORDS halvings, twice over) — so one call always ends.
+ */
+export const MAX_FLUSH_ATTEMPTS_PER_CALL = 64;
+
+/**
+ * The catalog's member-error codes a record itself can cause (its values no longer fit the table, a cap
+ * reached): only these narrow a batch towards a poison record. A stale plan re-plans; anything else (the
+ * store, the writer, a conflict) propagates.
+ */
+const RECORD_ERROR_CODES = new Set([
+  "Constraint",
+  "InvalidRequest",
+  "NotFound",
+  "Unsupported",
+  "AlreadyExists",
+]);
+
+function isRecordError(e: unknown): e is CodedError {
+  return e instanceof CodedError && RECORD_ERROR_CODES.has(e.code);
+}
+
+export interface DrainAnswer {
+  records: number;
+  batches: number;
+  snapshots: number[];
+  /** Sequence numbers this drain moved to the dead letters (decision 0314). */
+  deadLettered: number[];
+}
+
+/**
+ * Drains the log: flush steps until it is empty or the bounds above are reached. A batch that fails with a
+ * member error (a record the fold cannot apply) is halved from the front until the failing record is alone;
+ * that record is dead-lettered (`rows_dead_letter`) and the batch size grows back (docs/decisions/0314-dead-letters.md).
+ * Any other failure (the store, the writer) propagates unchanged.
+ */
+export async function drainRowLog(deps: RowsFlushDeps): Promise<DrainAnswer> {
+  const out: DrainAnswer = { records: 0, batches: 0, snapshots: [], deadLettered: [] };
+  let size = MAX_FLUSH_RECORDS;
+  for (
+    let attempt = 0;
+    attempt < MAX_FLUSH_ATTEMPTS_PER_CALL && out.batches < MAX_FLUSH_BATCHES_PER_CALL;
+    attempt++
+  ) {
+    let step: RowsFlushStep | null;
+    try {
+      step = await runRowsFlushStep(deps, size);
+    } catch (e) {
+      if (e instanceof CodedError && e.code === "FlushPlanStale") continue;
+      if (!isRecordError(e)) throw e;
+      if (size > 1) {
+        size = Math.ceil(size / 2);
+        continue;
+      }
+      const head = await readIngestHead(deps.view());
+      const seq = head.drained + 1;
+      await deps.commit({
+        verbs: [
+          { op: "rows_dead_letter", seq, expectDrained: head.drained, code: e.code, message: e.message },
+        ],
+        message: deps.message,
+      });
+      out.deadLettered.push(seq);
+      continue;
+    }
+    if (step === null) break;
+    if (step.stale) continue;
+    if (step.records === 0) break;
+    out.batches++;
+    out.records += step.records;
+    if (step.snapshotId !== null) out.snapshots.push(step.snapshotId);
+    size = Math.min(MAX_FLUSH_RECORDS, size * 2);
+  }
+  return out;
 }

@@ -43,7 +43,7 @@ import { type MetricsSnapshot, WriterMetrics } from "./metrics.ts";
 import type { WriterTunables } from "./options.ts";
 import { FlushPacer } from "./pacer.ts";
 import type { LakeRecord, LakeRegistry } from "./registry.ts";
-import { runRowsFlushStep } from "./rows-flush.ts";
+import { drainRowLog } from "./rows-flush.ts";
 import { type Phase, type StallReport, StallWatch } from "./stall.ts";
 import { Ticket } from "./ticket.ts";
 
@@ -157,8 +157,6 @@ function parseRequest(raw: unknown): CommitRequest {
   return r.data;
 }
 
-/** Flush batches one `flushRows` call runs before it answers (the alarm re-arms for the rest). */
-export const MAX_FLUSH_BATCHES_PER_CALL = 20;
 /** The commit message of flush snapshots (lakes with `require_commit_message` accept them). */
 const FLUSH_MESSAGE = "ducklake-edge: flush row log";
 
@@ -169,6 +167,8 @@ export interface FlushAnswer {
   snapshots: number[];
   /** Records still in the log after this call. */
   pending: number;
+  /** Poison records this call moved to the dead letters (docs/decisions/0314-dead-letters.md). */
+  deadLettered: number[];
 }
 
 function appendsRows(r: GroupMember): boolean {
@@ -303,35 +303,32 @@ export class Writer {
     let drained = 0;
     const snapshots: number[] = [];
     const s = await this.ready();
-    // Row flush (docs/decisions/0313-rows-flush-parquet.md): plan, PUT the batch's Parquet files, commit.
-    // A stale plan (another flush moved the watermark, or the table changed) applied nothing: plan again,
-    // within the same bound of attempts.
-    for (let attempt = 0; attempt < MAX_FLUSH_BATCHES_PER_CALL; attempt++) {
-      const step = await runRowsFlushStep({
+    // Row flush (docs/decisions/0313, 0314): plan, PUT the batch's Parquet files, commit; poison records
+    // are narrowed down and dead-lettered. The loop and its bounds are durable-objects/rows-flush.ts's.
+    const d = await drainRowLog({
+      lake: this.host.lake,
+      bucket: this.host.bucket,
+      view: () => s.store.snapshot(),
+      commit: (request) => this.commit(request),
+      now: this.host.now,
+      message: FLUSH_MESSAGE,
+    });
+    records = d.records;
+    batches = d.batches;
+    snapshots.push(...d.snapshots);
+    if (d.deadLettered.length > 0) {
+      this.host.log("warn", {
+        msg: "dead-lettered row log records",
         lake: this.host.lake,
-        bucket: this.host.bucket,
-        view: () => s.store.snapshot(),
-        commit: (request) => this.commit(request),
-        now: this.host.now,
-        message: FLUSH_MESSAGE,
-      }).catch((e: unknown) => {
-        if (e instanceof MemberFailed && e.code === "FlushPlanStale") return "stale" as const;
-        throw e;
+        seqs: d.deadLettered,
       });
-      if (step === null) break;
-      if (step === "stale" || step.stale) continue;
-      drained = step.drained;
-      if (step.records === 0) break;
-      batches++;
-      records += step.records;
-      if (step.snapshotId !== null) snapshots.push(step.snapshotId);
     }
     const head = await readIngestHead(s.store.snapshot());
     drained = Math.max(drained, head.drained);
     const pending = head.next_seq - 1 - head.drained;
     this.flushDueAt = undefined;
     if (pending > 0) this.armFlush();
-    return { drained, records, batches, snapshots, pending };
+    return { drained, records, batches, snapshots, pending, deadLettered: d.deadLettered };
   }
 
   /** Commits a caller's own group in one batch; each member's result, once the batch is durable. */

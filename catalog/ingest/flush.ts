@@ -15,7 +15,7 @@ import { Kind, keys } from "../keys.ts";
 import type { DataFileRecord, InlineRowRecord, InlineValue, TableRecord } from "../records.ts";
 import type { VerbContext } from "../verbs/context.ts";
 import { liveDeleteFilesOf, registerDataFile } from "../verbs/ops/files.ts";
-import { inlineDelete, inlineInsert } from "../verbs/ops/inline.ts";
+import { canonicalRow, inlineDelete, inlineInsert, tableShape } from "../verbs/ops/inline.ts";
 import type { VerbOf } from "../verbs/schema.ts";
 import { byTable, foldTable } from "./fold.ts";
 import { ingestKeys } from "./keys.ts";
@@ -185,6 +185,10 @@ async function flushTable(
         `the planned file of table ${t} no longer matches its batch (${file.file.recordCount} rows planned, ${kept.length} kept; columns ${file.columnIds.join(",")} planned, ${now.join(",")} now)`,
       );
     }
+    // The rows meet the table's rules now exactly as inlined rows would (NOT NULL added since the append,
+    // say): a record that fails is the same poison on both paths (docs/decisions/0314-dead-letters.md).
+    const shape = tableShape(t, await ctx.columns(t));
+    kept.forEach((p, i) => canonicalRow(shape, p.row, `log row ${i} of table ${t}`));
     const a = await registerDataFile(ctx, { op: "register_data_file", table: { id: t }, file: file.file });
     start = a.rowIdStart as number;
   } else {

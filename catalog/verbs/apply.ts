@@ -1,4 +1,5 @@
 /** Dispatches each verb to its operation; one file per verb group under ops/. */
+import { rowsDeadLetter } from "../ingest/dead-letter.ts";
 import { rowsFlush } from "../ingest/flush.ts";
 import { rowsTruncate, rowsWrite, setIngestSettings, setRowKey } from "../ingest/log.ts";
 import type { Assigned, VerbContext } from "./context.ts";
@@ -97,6 +98,8 @@ export function applyVerb(ctx: VerbContext, v: Verb): Promise<Assigned> {
       return rowsTruncate(ctx, v);
     case "rows_flush":
       return rowsFlush(ctx, v);
+    case "rows_dead_letter":
+      return rowsDeadLetter(ctx, v);
     case "set_row_key":
       return setRowKey(ctx, v);
     case "set_ingest_settings":

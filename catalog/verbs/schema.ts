@@ -291,6 +291,14 @@ export const VerbSchema = z.discriminatedUnion("op", [
       .optional(),
   }),
   z.object({
+    op: z.literal("rows_dead_letter"),
+    /** The record to move aside: the next one after the drained watermark (docs/decisions/0314-dead-letters.md). */
+    seq: z.number().int().min(1),
+    expectDrained: count,
+    code: z.string().min(1).max(200),
+    message: z.string().max(10_000),
+  }),
+  z.object({
     op: z.literal("set_row_key"),
     table: RelationRefSchema,
     columns: z.array(name).min(1).max(MAX_KEY_COLUMNS),

@@ -6,7 +6,7 @@
  */
 import { evictDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { readRows } from "../../catalog/index.ts";
+import { readDeadLetters, readRows } from "../../catalog/index.ts";
 import { tableFilesAt } from "../../catalog/reads/files-at.ts";
 import type { Envelope } from "../../durable-objects/envelope.ts";
 import { openLatest } from "../../storage/index.ts";
@@ -174,3 +174,37 @@ async function putDeleteFile(lake: string, dataFilePath: string, positions: numb
     footerSize: del.footerSize,
   };
 }
+
+describe("a poison record in the flusher", () => {
+  it("is narrowed down, moved to the dead letters and listed; the records around it land", async () => {
+    const { lake, s } = await newLake("pq-poison");
+    unwrap(
+      await s.commit(
+        lake,
+        write([
+          { op: "insert", row: { id: 1, v: "a" } },
+          { op: "insert", row: { id: 2, v: null } },
+          { op: "insert", row: { id: 3, v: "c" } },
+        ]),
+      ),
+    );
+    // v becomes NOT NULL after the append: record 2 can no longer be applied by any flush.
+    unwrap(await s.commit(lake, [{ op: "alter_column", table: T, column: "v", nullable: false }]));
+    const f = unwrap(await s.flushRows(lake));
+    expect(f).toMatchObject({ records: 2, pending: 0, deadLettered: [2] });
+    const r = await lakeRows(lake);
+    expect(r.rows).toEqual([
+      { id: 1, v: "a" },
+      { id: 3, v: "c" },
+    ]);
+    expect(r.drained).toBe(3);
+    const view = await openLatest(realBucket(), lake);
+    const letters = await readDeadLetters(view, 0, 10);
+    expect(letters).toHaveLength(1);
+    expect(letters[0]).toMatchObject({ seq: 2, kind: "insert", row: { id: 2, v: null }, code: "Constraint" });
+    // The log moves on: later writes flush normally, and a second flush finds nothing.
+    unwrap(await s.commit(lake, write([{ op: "insert", row: { id: 4, v: "d" } }])));
+    expect(unwrap(await s.flushRows(lake))).toMatchObject({ records: 1, deadLettered: [] });
+    expect((await lakeRows(lake)).rows.map((x) => x.id)).toEqual([1, 3, 4]);
+  });
+});

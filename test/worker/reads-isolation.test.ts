@@ -10,8 +10,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, type MockInstance
 import { DUCKLAKE_TABLES, openCatalog, type Verb } from "../../catalog/index.ts";
 import { LakeWriter } from "../../durable-objects/lake-writer.ts";
 import { setWriterSetup } from "../../durable-objects/setup.ts";
-import type { Bucket } from "../../storage/api.ts";
 import { writeParquet } from "../../parquet/index.ts";
+import type { Bucket } from "../../storage/api.ts";
 import { openWriter } from "../../storage/index.ts";
 import { createApp } from "../../worker/app.ts";
 import { MessageType } from "../../worker/quack/messages.ts";

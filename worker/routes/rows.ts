@@ -5,9 +5,11 @@
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import {
+  MAX_DEAD_LETTERS_PAGE,
   MAX_OPS_PER_WRITE,
   MAX_ROWS_PAGE,
   RowOpSchema,
+  readDeadLetters,
   readRows,
   WritePathSchema,
 } from "../../catalog/index.ts";
@@ -232,6 +234,45 @@ const readRowsRoute = createRoute({
   },
 });
 
+const DeadLetter = z
+  .object({
+    seq: z.number().int(),
+    tableId: z.number().int(),
+    kind: z.enum(["insert", "upsert", "delete", "truncate", "drop"]),
+    row: z.record(z.string(), z.unknown()).nullable(),
+    key: z.array(z.unknown()).nullable(),
+    code: z.string(),
+    message: z.string(),
+  })
+  .openapi("DeadLetter");
+
+const deadLetters = createRoute({
+  method: "get",
+  path: "/v1/lakes/{lake}/dead-letters",
+  summary:
+    "Row log records the flusher could not apply and moved aside (poison records), in sequence order, from the newest published cut.",
+  security: bearerSecurity,
+  middleware: [requireScope("read")] as const,
+  request: {
+    params: LakeParamSchema,
+    query: z.object({
+      after: queryInt("after", "sequence number to start after (the previous page's last)", "0"),
+      limit: queryInt("limit", `at most MAX_DEAD_LETTERS_PAGE (${MAX_DEAD_LETTERS_PAGE})`, "100"),
+    }),
+  },
+  responses: {
+    200: {
+      description: "dead letters",
+      content: {
+        "application/json": {
+          schema: z.object({ deadLetters: z.array(DeadLetter), next: z.number().int().nullable() }),
+        },
+      },
+    },
+    ...lakeRouteErrors,
+  },
+});
+
 const flush = createRoute({
   method: "post",
   path: "/v1/lakes/{lake}/flush",
@@ -251,6 +292,9 @@ const flush = createRoute({
               batches: z.number().int(),
               snapshots: z.array(z.number().int()),
               pending: z.number().int(),
+              deadLettered: z.array(z.number().int()).openapi({
+                description: "log records this flush moved to the dead letters (poison records)",
+              }),
             })
             .openapi("FlushResult"),
         },
@@ -406,6 +450,33 @@ export function registerRowRoutes(app: OpenAPIHono<AppEnv>): void {
         drained: r.drained,
         snapshotId: r.snapshotId,
         next: r.next === null ? null : String(r.next),
+      },
+      200,
+    );
+  });
+
+  app.openapi(deadLetters, async (c) => {
+    const { lake } = c.req.valid("param");
+    const q = c.req.valid("query");
+    const limit = q.limit ?? MAX_DEAD_LETTERS_PAGE;
+    if (limit < 1 || limit > MAX_DEAD_LETTERS_PAGE) {
+      throw new ApiError("InvalidRequest", `limit must be 1..${MAX_DEAD_LETTERS_PAGE}`);
+    }
+    const opened = await openCut(c.env, lake, {});
+    const got = await readDeadLetters(opened.view, q.after ?? 0, limit);
+    c.header("cache-control", "no-store");
+    return c.json(
+      {
+        deadLetters: got.map((d) => ({
+          seq: d.seq,
+          tableId: d.table_id,
+          kind: d.kind,
+          row: d.row ?? null,
+          key: d.key ?? null,
+          code: d.code,
+          message: d.message,
+        })),
+        next: got.length === limit ? (got.at(-1)?.seq ?? null) : null,
       },
       200,
     );

@@ -8,8 +8,10 @@
  * from the log, so what was drained is never applied twice.
  */
 import { planRowsFlush } from "../catalog/ingest/flush-plan.ts";
+import { planKeyIndexRebuild } from "../catalog/ingest/key-index.ts";
 import { MAX_FLUSH_RECORDS } from "../catalog/ingest/limits.ts";
-import { readIngestHead } from "../catalog/ingest/state.ts";
+import type { RowFileSource } from "../catalog/ingest/read-files.ts";
+import { readIngestHead, readTail } from "../catalog/ingest/state.ts";
 import type { CommitRequest } from "../catalog/verbs/schema.ts";
 import type { Bucket, ReadView } from "../storage/api.ts";
 import { CodedError } from "../storage/errors.ts";
@@ -25,6 +27,8 @@ export interface RowsFlushDeps {
   ) => Promise<{ snapshotId: number | null; assigned: Record<string, unknown>[] }>;
   now: () => number;
   message: string;
+  /** Reads the lake's data files (a key-index rebuild reads the table's rows). */
+  files: RowFileSource;
 }
 
 export interface RowsFlushStep {
@@ -104,6 +108,24 @@ export interface DrainAnswer {
  * that record is dead-lettered (`rows_dead_letter`) and the batch size grows back (docs/decisions/0314-dead-letters.md).
  * Any other failure (the store, the writer) propagates unchanged.
  */
+/**
+ * Before a batch is planned: every keyed table the next `max` records upsert or delete into whose key
+ * index has lost its marker gets its index rebuilt from the lake (docs/decisions/0315-key-index-rebuild.md),
+ * so the fold never misses the lake row a key names.
+ */
+async function rebuildLostIndexes(deps: RowsFlushDeps, max: number): Promise<void> {
+  const view = deps.view();
+  const head = await readIngestHead(view);
+  const tables = new Set<number>();
+  for (const r of await readTail(view, head.drained, max)) {
+    if (r.kind === "upsert" || r.kind === "delete") tables.add(r.table_id);
+  }
+  for (const t of tables) {
+    const verb = await planKeyIndexRebuild(deps.view(), t, deps.files);
+    if (verb) await deps.commit({ verbs: [verb], message: deps.message });
+  }
+}
+
 export async function drainRowLog(deps: RowsFlushDeps): Promise<DrainAnswer> {
   const out: DrainAnswer = { records: 0, batches: 0, snapshots: [], deadLettered: [] };
   let size = MAX_FLUSH_RECORDS;
@@ -112,6 +134,8 @@ export async function drainRowLog(deps: RowsFlushDeps): Promise<DrainAnswer> {
     attempt < MAX_FLUSH_ATTEMPTS_PER_CALL && out.batches < MAX_FLUSH_BATCHES_PER_CALL;
     attempt++
   ) {
+    // Outside the narrowing below: a rebuild that cannot run is the lake's problem, not a record's.
+    await rebuildLostIndexes(deps, size);
     let step: RowsFlushStep | null;
     try {
       step = await runRowsFlushStep(deps, size);

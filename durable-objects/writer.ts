@@ -33,6 +33,7 @@ import { planSqlWrite } from "../catalog/sql/writes/plan.ts";
 import { runFlushJob } from "../maintenance/flush.ts";
 import type { JobRun } from "../maintenance/history.ts";
 import type { Bucket, CheckpointInfo, CheckpointWriter, MaintenanceReport, Store } from "../storage/api.ts";
+import { dataObjectReader } from "../storage/data-objects.ts";
 import { CodedError, Fenced, LakeDeleted, OpenRaced, StoreUnavailable } from "../storage/errors.ts";
 import { LakeStore, openWriter } from "../storage/index.ts";
 import { lakeState, markLakeDeleted, removeDeletedLake } from "../storage/lakes.ts";
@@ -312,6 +313,7 @@ export class Writer {
       commit: (request) => this.commit(request),
       now: this.host.now,
       message: FLUSH_MESSAGE,
+      files: dataObjectReader(this.host.bucket, this.host.lake),
     });
     records = d.records;
     batches = d.batches;

@@ -18,12 +18,14 @@ import { liveDeleteFilesOf, registerDataFile } from "../verbs/ops/files.ts";
 import { canonicalRow, inlineDelete, inlineInsert, tableShape } from "../verbs/ops/inline.ts";
 import type { VerbOf } from "../verbs/schema.ts";
 import { byTable, foldTable } from "./fold.ts";
+import { writeIndexMarker } from "./key-index.ts";
 import { ingestKeys } from "./keys.ts";
 import { MAX_FLUSH_RECORDS } from "./limits.ts";
 import type { LogRecord } from "./records.ts";
 import {
   keyText,
   readIngestHead,
+  readIngestTable,
   readKeyBucket,
   readTail,
   writeIngestHead,
@@ -111,6 +113,8 @@ async function emptyTable(ctx: VerbContext, table: TableRecord): Promise<number>
     ctx.touch(t);
   }
   for await (const kv of ctx.st.scan({ prefix: ingestKeys.keyIndexPrefix(t) })) ctx.st.delete(kv.key);
+  // The emptied index is complete, as far as the marker of a keyed table says (decision 0315).
+  if ((await readIngestTable(ctx.st, t))?.key_columns.length) writeIndexMarker(ctx.st, t);
   if (rowIds.length > 0) {
     await inlineDelete(ctx, { op: "inline_delete", table: { id: t }, rowIds });
   }

@@ -8,10 +8,14 @@
  * below, each a typed error naming it).
  */
 import { type ParquetValue, readParquet } from "../../parquet/index.ts";
+import type { ReadView } from "../../storage/api.ts";
+import { decodeValue, ValueKind } from "../codec.ts";
 import { Unsupported } from "../errors.ts";
 import { dataPathPrefix } from "../file-paths.ts";
+import { Kind, keys, OptionScope } from "../keys.ts";
 import { fromParquetValue, type LayoutColumn, layoutColumns } from "../parquet-layout.ts";
 import type { PlannedFile, ScanPlan } from "../reads/files-at.ts";
+import type { OptionRecord } from "../records.ts";
 import type { RowValues } from "./records.ts";
 
 /** Largest data or delete file one rows read fetches whole (an isolate has 128 MB). */
@@ -63,6 +67,14 @@ export class ReadBudget {
       );
     }
   }
+}
+
+/** The lake's `data_path` (files resolve below it). */
+export async function lakeDataPath(view: ReadView): Promise<string> {
+  const raw = await view.get(keys.current(Kind.option, OptionScope.global, 0));
+  return raw === undefined
+    ? ""
+    : (decodeValue<OptionRecord>(ValueKind.option, raw, "option").values.data_path ?? "");
 }
 
 function relativePath(resolved: string, dataPath: string): string {

@@ -5,15 +5,13 @@
  * halves come from one store cut, so the watermark and the tail agree. With `snapshot`, the lake only.
  */
 import type { ReadView } from "../../storage/api.ts";
-import { decodeValue, ValueKind } from "../codec.ts";
 import { InvalidRequest, NotFound, Unsupported } from "../errors.ts";
-import { Kind, keys, OptionScope } from "../keys.ts";
 import { tableFilesAt } from "../reads/files-at.ts";
-import type { InlineValue, OptionRecord } from "../records.ts";
+import type { InlineValue } from "../records.ts";
 import { columnTree, parseValue, type StoredValue } from "../values/index.ts";
 import type { RelationRef } from "../verbs/schema.ts";
 import { MAX_UNFLUSHED_RECORDS } from "./limits.ts";
-import { fileRows, type LakeRow, ReadBudget, type RowFileSource } from "./read-files.ts";
+import { fileRows, type LakeRow, lakeDataPath, ReadBudget, type RowFileSource } from "./read-files.ts";
 import type { RowValues } from "./records.ts";
 import { keyText, readIngestHead, readIngestTable, readTail } from "./state.ts";
 
@@ -102,13 +100,6 @@ export async function readRows(
     .map((r) => Object.fromEntries(names.map((n) => [n, r[n] ?? null])) as RowValues);
   const next = offset + limit < all.length ? offset + limit : null;
   return { rows: page, watermark, drained: head.drained, next, snapshotId: plan.snapshot_id };
-}
-
-async function lakeDataPath(view: ReadView): Promise<string> {
-  const raw = await view.get(keys.current(Kind.option, OptionScope.global, 0));
-  return raw === undefined
-    ? ""
-    : (decodeValue<OptionRecord>(ValueKind.option, raw, "option").values.data_path ?? "");
 }
 
 function canonicalKey(

@@ -1,6 +1,7 @@
 /** Dispatches each verb to its operation; one file per verb group under ops/. */
 import { rowsDeadLetter } from "../ingest/dead-letter.ts";
 import { rowsFlush } from "../ingest/flush.ts";
+import { rowsKeyIndex } from "../ingest/key-index.ts";
 import { rowsTruncate, rowsWrite, setIngestSettings, setRowKey } from "../ingest/log.ts";
 import type { Assigned, VerbContext } from "./context.ts";
 import { addColumn, alterColumn, dropColumn, renameColumn } from "./ops/columns.ts";
@@ -100,6 +101,8 @@ export function applyVerb(ctx: VerbContext, v: Verb): Promise<Assigned> {
       return rowsFlush(ctx, v);
     case "rows_dead_letter":
       return rowsDeadLetter(ctx, v);
+    case "rows_key_index":
+      return rowsKeyIndex(ctx, v);
     case "set_row_key":
       return setRowKey(ctx, v);
     case "set_ingest_settings":

@@ -8,6 +8,7 @@ import {
   MAX_FLUSH_INTERVAL_MS,
   MAX_FLUSH_RECORDS,
   MAX_KEY_COLUMNS,
+  MAX_KEY_INDEX_REBUILD_ROWS,
   MAX_OPS_PER_WRITE,
 } from "../ingest/limits.ts";
 import { MAX_NAME_LENGTH, nameProblem } from "../name-rules.ts";
@@ -297,6 +298,14 @@ export const VerbSchema = z.discriminatedUnion("op", [
     expectDrained: count,
     code: z.string().min(1).max(200),
     message: z.string().max(10_000),
+  }),
+  z.object({
+    op: z.literal("rows_key_index"),
+    /** Replaces the table's key index (docs/decisions/0315-key-index-rebuild.md). */
+    table: RelationRefSchema,
+    entries: z
+      .array(z.object({ key: z.array(inlineValue).max(MAX_KEY_COLUMNS), rowId: id }))
+      .max(MAX_KEY_INDEX_REBUILD_ROWS),
   }),
   z.object({
     op: z.literal("set_row_key"),

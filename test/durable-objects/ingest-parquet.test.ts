@@ -9,8 +9,8 @@ import { describe, expect, it } from "vitest";
 import { readDeadLetters, readRows } from "../../catalog/index.ts";
 import { tableFilesAt } from "../../catalog/reads/files-at.ts";
 import type { Envelope } from "../../durable-objects/envelope.ts";
+import { dataObjectReader } from "../../storage/data-objects.ts";
 import { openLatest } from "../../storage/index.ts";
-import { lakeFileSource } from "../../worker/lake-files.ts";
 import { afterAbort, COLS, lakeName, realBucket, rigLake, stub, unwrap } from "./support.ts";
 
 const T = { name: "events" };
@@ -33,7 +33,7 @@ async function newLake(tag: string, keyed = false) {
 
 async function lakeRows(lake: string, q: Parameters<typeof readRows>[2] = {}) {
   const view = await openLatest(realBucket(), lake);
-  return readRows(view, T, q, lakeFileSource(realBucket(), lake));
+  return readRows(view, T, q, dataObjectReader(realBucket(), lake));
 }
 
 async function plan(lake: string) {

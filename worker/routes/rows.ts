@@ -13,11 +13,11 @@ import {
   readRows,
   WritePathSchema,
 } from "../../catalog/index.ts";
+import { dataObjectReader } from "../../storage/data-objects.ts";
 import type { AppEnv } from "../app-env.ts";
 import { openCut } from "../cut.ts";
 import { ApiError } from "../errors.ts";
 import { forwardWithKey } from "../forward.ts";
-import { lakeFileSource } from "../lake-files.ts";
 import { callWriter } from "../lake-rpc.ts";
 import { requireScope } from "../middleware.ts";
 import { bearerSecurity, ErrorEnvelopeSchema, LakeParamSchema, lakeRouteErrors } from "../schemas/common.ts";
@@ -440,7 +440,7 @@ export function registerRowRoutes(app: OpenAPIHono<AppEnv>): void {
         ...(q.cursor !== undefined ? { offset: Number(q.cursor) } : {}),
         ...(q.limit !== undefined ? { limit: q.limit } : {}),
       },
-      lakeFileSource(c.env.BUCKET, lake),
+      dataObjectReader(c.env.BUCKET, lake),
     );
     c.header("cache-control", "no-store");
     return c.json(

@@ -6,7 +6,7 @@
  * `CAST('…' AS TYPE)` casts (the literal's text is the value).
  */
 import { InvalidRequest, Unsupported } from "../../errors.ts";
-import { type Statement, shapeOf, type Token } from "../lexer.ts";
+import { type Statement, shapeOf, type Token, tokenize } from "../lexer.ts";
 import { type SqlResult, T } from "../result.ts";
 
 /** A literal as DuckLake wrote it. Numbers keep their text (ids are checked to be safe integers later). */
@@ -361,6 +361,17 @@ function parseDelete(c: Cursor): RowOp {
   const ids = c.idList();
   c.end();
   return { op: "delete", table, key, ids };
+}
+
+/**
+ * A DuckDB row literal as DuckLake's server-side commit stages it (`'(1, ''a'', 1.50)'` in
+ * `ducklake_staged_inlined_row.value_literals`): the tuple's values, in the table's column order.
+ */
+export function parseTupleText(text: string): Literal[] {
+  const c = new Cursor({ text, tokens: tokenize(text) });
+  const out = c.tuple();
+  c.end();
+  return out;
 }
 
 /** One write statement as a row operation, or `Unsupported` naming its shape. */

@@ -11,13 +11,21 @@ import type { SqlResult } from "../result.ts";
 import { initBatchDataPath } from "./init.ts";
 import { LAST_COUNT, StagedRowsMember } from "./member.ts";
 import { parseWrite, type RowOp, resultOf } from "./parse.ts";
+import { commitAnswer, StagedCommitMember } from "./staged-member.ts";
+import { isStagedStatement, parseStagedBatch } from "./staged-parse.ts";
 
 export type SqlWritePlan =
   | { kind: "commit"; member: SelfStagedMember; answer: (r: StagedResult) => SqlResult }
   | { kind: "create-lake"; dataPath: string; result: SqlResult };
 
 export function planSqlWrite(sql: string, idempotencyKey?: string): SqlWritePlan {
-  const ops = splitStatements(sql).map(parseWrite);
+  const statements = splitStatements(sql);
+  // DuckLake's server-side commit: the whole staged batch is this one request (docs/decisions/0260-staged-commit.md).
+  if (statements.some(isStagedStatement)) {
+    const member = new StagedCommitMember(parseStagedBatch(statements), idempotencyKey);
+    return { kind: "commit", member, answer: (r) => commitAnswer(r.snapshotId, r.schemaVersion) };
+  }
+  const ops = statements.map(parseWrite);
   const last = ops[ops.length - 1];
   if (last === undefined) throw new InvalidRequest("the SQL write holds no statement");
   const dataPath = initBatchDataPath(ops);

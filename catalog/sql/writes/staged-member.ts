@@ -1,0 +1,365 @@
+/**
+ * DuckLake's server-side commit (`ducklake_commit`) as a member of the commit core. DuckLake 1.5.5 stages
+ * the commit's intent, not its catalog rows: new data and delete files with transaction-local ids and no
+ * row ids, inlined rows as tuple text, deletes by row id, the snapshot its transaction read and the counters
+ * it saw. Every value a commit derives from the head (snapshot id, file ids, row ids, table and column
+ * stats, changes_made) is derived here, by the verbs, against the premise the group hands the member — so
+ * the member lands exactly as a sequential commit of the same rows on that premise would: the rebase of a
+ * data-only commit (docs/decisions/0260-staged-commit.md). What the premise cannot re-derive is refused:
+ * a schema version or catalog-id counter other than the lake's (CommitConflict, which DuckLake's text
+ * matching treats as a conflict), and a race lost to a commit the conflict matrix calls incompatible with
+ * this one, measured from the snapshot the client's transaction read.
+ */
+
+import { decodeValue, ValueKind } from "../../codec.ts";
+import { ourSide, theirSide } from "../../commit/group.ts";
+import {
+  type MemberEnv,
+  type SelfStagedMember,
+  type StagedMember,
+  stageMember,
+} from "../../commit/member.ts";
+import { findConflict } from "../../conflict.ts";
+import { CommitConflict, InvalidRequest, isMemberError, Unsupported } from "../../errors.ts";
+import { readSnapshotsBetween } from "../../head.ts";
+import { keys } from "../../keys.ts";
+import type { SnapshotRecord } from "../../records.ts";
+import type { Staging } from "../../staging.ts";
+import { VerbContext } from "../../verbs/context.ts";
+import { tableDirectory } from "../../verbs/ops/files.ts";
+import type { CommitRequest, Verb } from "../../verbs/schema.ts";
+import { type SqlResult, T } from "../result.ts";
+import type { Literal } from "./parse.ts";
+import { parseTupleText } from "./parse.ts";
+import type { StagedBatch, StagedRow, StagedTable } from "./staged-parse.ts";
+import { inlineValue } from "./translate.ts";
+
+/** Staged tables whose rows this translation does not carry yet: a batch using one is refused by name. */
+const UNTRANSLATED: readonly StagedTable[] = [
+  "dropped_file",
+  "tables_deleted_from",
+  "flushed_inlined",
+  "compaction",
+  "compaction_source",
+  "name_map",
+  "name_map_entry",
+];
+
+function int(l: Literal | undefined, what: string): number {
+  const n = l?.k === "num" ? Number(l.text) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < 0) throw new InvalidRequest(`staged commit: ${what} is not an id`);
+  return n;
+}
+function intOrNull(l: Literal | undefined, what: string): number | null {
+  return l === undefined || l.k === "null" ? null : int(l, what);
+}
+function str(l: Literal | undefined, what: string): string {
+  if (l?.k !== "str") throw new InvalidRequest(`staged commit: ${what} is not a string`);
+  return l.v;
+}
+function strOrNull(l: Literal | undefined, what: string): string | null {
+  return l === undefined || l.k === "null" ? null : str(l, what);
+}
+function flag(l: Literal | undefined): boolean {
+  return l?.k === "bool" && l.v;
+}
+function isNull(l: Literal | undefined): boolean {
+  return l === undefined || l.k === "null";
+}
+
+/** A staged stats row (data file or inlined) as the verbs' column stats. */
+function columnStats(r: StagedRow) {
+  const column = { id: int(r.column_id, "column_id") };
+  const size = intOrNull(r.column_size_bytes, "column_size_bytes");
+  return {
+    column,
+    ...(size !== null ? { columnSizeBytes: size } : {}),
+    ...(flag(r.has_num_values) && !isNull(r.num_values)
+      ? { valueCount: int(r.num_values, "num_values") }
+      : {}),
+    ...(flag(r.has_null_count) && !isNull(r.null_count)
+      ? { nullCount: int(r.null_count, "null_count") }
+      : {}),
+    ...(flag(r.has_min) ? { min: strOrNull(r.min_value, "min_value") } : {}),
+    ...(flag(r.has_max) ? { max: strOrNull(r.max_value, "max_value") } : {}),
+    ...(flag(r.has_contains_nan) && !isNull(r.contains_nan) ? { containsNan: flag(r.contains_nan) } : {}),
+    ...(isNull(r.extra_stats) ? {} : { extraStats: strOrNull(r.extra_stats, "extra_stats") }),
+  };
+}
+
+/** The answer stock's `ducklake_commit` gives: one row of the committed snapshot, schema version, flushes. */
+export function commitAnswer(snapshotId: number | null, schemaVersion: number): SqlResult {
+  return {
+    columns: [
+      { name: "committed_snapshot_id", type: T.BIGINT },
+      { name: "committed_schema_version", type: T.BIGINT },
+      { name: "had_flushes", type: T.BOOLEAN },
+    ],
+    rows: [[BigInt(snapshotId ?? 0), BigInt(schemaVersion), false]],
+  };
+}
+
+export class StagedCommitMember implements SelfStagedMember {
+  readonly kind = "staged-rows" as const;
+  readonly idempotencyKey?: string;
+
+  constructor(
+    private readonly batch: StagedBatch,
+    idempotencyKey?: string,
+  ) {
+    if (idempotencyKey !== undefined) this.idempotencyKey = idempotencyKey;
+    for (const t of UNTRANSLATED) {
+      if (batch.rows[t].length > 0) {
+        throw new Unsupported(
+          `server-side commits with rows in ducklake_staged_${t} are not translated yet (docs/decisions/0260-staged-commit.md)`,
+        );
+      }
+    }
+    if (batch.rows.commit.length !== 1) {
+      throw new InvalidRequest(
+        `a staged commit carries one ducklake_staged_commit row, this one ${batch.rows.commit.length}`,
+      );
+    }
+  }
+
+  private get header(): StagedRow {
+    return this.batch.rows.commit[0] as StagedRow;
+  }
+
+  async stage(group: Staging, premise: SnapshotRecord, env: MemberEnv): Promise<StagedMember> {
+    const h = this.header;
+    const base = intOrNull(h.transaction_snapshot_id, "transaction_snapshot_id") ?? premise.snapshot_id;
+    if (base > premise.snapshot_id) {
+      throw new InvalidRequest(
+        `the staged commit read snapshot ${base}, past the lake's head ${premise.snapshot_id}`,
+      );
+    }
+    const baseRecord = await this.snapshotAt(group, base);
+    const sv = this.batch.call.schemaVersion;
+    if (sv !== premise.schema_version) {
+      throw new CommitConflict(
+        `the staged commit was authored at schema version ${sv}, the lake is at ${premise.schema_version}: only a data-only commit on the current schema is rebased`,
+      );
+    }
+    const catalogId = intOrNull(h.transaction_next_catalog_id, "transaction_next_catalog_id");
+    if (catalogId !== null && catalogId !== baseRecord.next_catalog_id) {
+      throw new CommitConflict(
+        `the staged commit saw next_catalog_id ${catalogId}, snapshot ${base} holds ${baseRecord.next_catalog_id}: a commit allocating catalog ids is not rebased`,
+      );
+    }
+    const verbs = await this.translate(new VerbContext(group.child(), premise, env));
+    const req: CommitRequest = { verbs };
+    const author = strOrNull(h.commit_author, "commit_author");
+    const message = strOrNull(h.commit_message, "commit_message");
+    const extra = strOrNull(h.commit_extra_info, "commit_extra_info");
+    if (author !== null) req.author = author;
+    if (message !== null) req.message = message;
+    if (extra !== null) req.extraInfo = extra;
+    if (this.idempotencyKey !== undefined) req.idempotencyKey = this.idempotencyKey;
+    // The base is the snapshot the client's transaction read: what landed after it is what this commit
+    // raced, classified by the same matrix as a lost head race.
+    const raced =
+      base < premise.snapshot_id ? await readSnapshotsBetween(group, base, premise.snapshot_id) : [];
+    let staged: StagedMember;
+    try {
+      staged = await stageMember(group, premise, env, req);
+    } catch (e) {
+      // A row this commit names was changed by a commit it raced (deleted twice, its file replaced): the
+      // race, not the request, is why it fails.
+      const touched = new Set(raced.flatMap((r) => r.x_touched_table_ids ?? []));
+      const hit = this.tables().filter((t) => touched.has(t));
+      if (isMemberError(e) && hit.length > 0) {
+        throw new CommitConflict(
+          `table ${hit.join(", ")} changed in snapshots ${raced.map((r) => r.snapshot_id).join(", ")} after this commit read snapshot ${base}`,
+        );
+      }
+      throw e;
+    }
+    const ours = ourSide(staged);
+    if (ours !== undefined && raced.length > 0) {
+      const conflict = findConflict(ours, theirSide(raced));
+      if (conflict !== null) throw new CommitConflict(conflict);
+    }
+    return staged;
+  }
+
+  /** The tables the staged rows name. */
+  private tables(): number[] {
+    const ids = new Set<number>();
+    for (const t of [
+      "data_file",
+      "delete_file",
+      "inlined_data",
+      "inlined_delete",
+      "inlined_file_delete",
+    ] as const) {
+      for (const r of this.batch.rows[t]) ids.add(int(r.table_id, "table_id"));
+    }
+    return [...ids];
+  }
+
+  private async snapshotAt(group: Staging, id: number): Promise<SnapshotRecord> {
+    const raw = await group.get(keys.snapshot(id));
+    if (raw === undefined)
+      throw new InvalidRequest(`the staged commit read snapshot ${id}, which does not exist`);
+    return decodeValue<SnapshotRecord>(ValueKind.snapshot, raw, "snapshot");
+  }
+
+  /** The staged rows as verbs, in DuckLake's id order: data files, delete files, inlined rows, deletes. */
+  private async translate(probe: VerbContext): Promise<Verb[]> {
+    const rows = this.batch.rows;
+    const out: Verb[] = [];
+    const statsByFile = new Map<number, StagedRow[]>();
+    for (const s of rows.data_file_column_stats) {
+      const id = int(s.data_file_id, "data_file_id");
+      statsByFile.set(id, [...(statsByFile.get(id) ?? []), s]);
+    }
+    const partsByFile = new Map<number, { index: number; value: string | null }[]>();
+    for (const p of rows.data_file_partition) {
+      const id = int(p.local_file_id, "local_file_id");
+      partsByFile.set(id, [
+        ...(partsByFile.get(id) ?? []),
+        {
+          index: int(p.partition_column_idx, "partition_column_idx"),
+          value: strOrNull(p.partition_value, "partition_value"),
+        },
+      ]);
+    }
+    for (const f of rows.data_file) {
+      for (const c of [
+        "row_id_start",
+        "partial_max",
+        "begin_snapshot",
+        "compaction_id",
+        "mapping_id",
+      ] as const) {
+        if (!isNull(f[c])) {
+          throw new Unsupported(
+            `staged data files with ${c} set (a flush, a compaction or a column mapping) are not translated yet`,
+          );
+        }
+      }
+      const local = int(f.data_file_id, "data_file_id");
+      const t = int(f.table_id, "table_id");
+      const path = await this.relativePath(probe, t, str(f.path, "path"), flag(f.path_is_relative));
+      const footer = intOrNull(f.footer_size, "footer_size");
+      const key = strOrNull(f.encryption_key, "encryption_key");
+      out.push({
+        op: "register_data_file",
+        table: { id: t },
+        file: {
+          path: path.path,
+          pathIsRelative: path.relative,
+          format: str(f.file_format, "file_format"),
+          recordCount: int(f.record_count, "record_count"),
+          fileSizeBytes: int(f.file_size_bytes, "file_size_bytes"),
+          ...(footer !== null ? { footerSize: footer } : {}),
+          ...(key !== null ? { encryptionKey: key } : {}),
+          columnStats: (statsByFile.get(local) ?? []).map(columnStats),
+          ...(partsByFile.has(local) ? { partitionValues: partsByFile.get(local) } : {}),
+        },
+      });
+    }
+    for (const d of rows.delete_file) {
+      if (!isNull(d.attached_local_file_id) || !isNull(d.begin_snapshot) || !isNull(d.max_snapshot)) {
+        throw new Unsupported("staged delete files of a flush are not translated yet");
+      }
+      if (str(d.source, "source") !== "REGULAR")
+        throw new Unsupported("staged delete files of a flush are not translated yet");
+      const t = int(d.table_id, "table_id");
+      const path = await this.relativePath(probe, t, str(d.file_name, "file_name"), false);
+      const footer = intOrNull(d.footer_size, "footer_size");
+      const key = strOrNull(d.encryption_key, "encryption_key");
+      out.push({
+        op: "register_delete_file",
+        table: { id: t },
+        dataFileId: int(d.data_file_id, "data_file_id"),
+        file: {
+          path: path.path,
+          pathIsRelative: path.relative,
+          format: str(d.format, "format"),
+          deleteCount: int(d.delete_count, "delete_count"),
+          fileSizeBytes: int(d.file_size_bytes, "file_size_bytes"),
+          ...(footer !== null ? { footerSize: footer } : {}),
+          ...(key !== null ? { encryptionKey: key } : {}),
+        },
+      });
+    }
+    for (const meta of rows.inlined_data) {
+      const t = int(meta.table_id, "table_id");
+      if (flag(meta.has_preserved_row_ids)) {
+        throw new Unsupported(
+          "staged inlined rows that keep their row ids (an UPDATE) are not translated yet",
+        );
+      }
+      const tuples = rows.inlined_row
+        .filter((r) => int(r.table_id, "table_id") === t)
+        .sort((a, b) => int(a.row_order, "row_order") - int(b.row_order, "row_order"));
+      if (tuples.length === 0) continue;
+      const names = (await probe.columns(t))
+        .filter((c) => c.parent_column === null)
+        .sort((a, b) => a.column_order - b.column_order)
+        .map((c) => c.column_name);
+      out.push({
+        op: "inline_insert",
+        table: { id: t },
+        rows: tuples.map((r) => {
+          const values = parseTupleText(str(r.value_literals, "value_literals"));
+          if (values.length !== names.length) {
+            throw new InvalidRequest(
+              `a staged row of table ${t} gives ${values.length} values for ${names.length} columns`,
+            );
+          }
+          return Object.fromEntries(names.map((n, i) => [n, inlineValue(values[i] as Literal)]));
+        }),
+      });
+    }
+    const rowDeletes = new Map<number, number[]>();
+    for (const d of rows.inlined_delete) {
+      const t = int(d.table_id, "table_id");
+      rowDeletes.set(t, [...(rowDeletes.get(t) ?? []), int(d.deleted_row_id, "deleted_row_id")]);
+    }
+    const fileDeletes = new Map<number, Map<number, number[]>>();
+    for (const d of rows.inlined_file_delete) {
+      const t = int(d.table_id, "table_id");
+      const byFile = fileDeletes.get(t) ?? new Map<number, number[]>();
+      const f = int(d.file_id, "file_id");
+      byFile.set(f, [...(byFile.get(f) ?? []), int(d.deleted_row_id, "deleted_row_id")]);
+      fileDeletes.set(t, byFile);
+    }
+    for (const t of new Set([...rowDeletes.keys(), ...fileDeletes.keys()])) {
+      const ids = rowDeletes.get(t);
+      const files = fileDeletes.get(t);
+      out.push({
+        op: "inline_delete",
+        table: { id: t },
+        ...(ids ? { rowIds: [...new Set(ids)].sort((a, b) => a - b) } : {}),
+        ...(files
+          ? {
+              fileDeletes: [...files].map(([dataFileId, positions]) => ({
+                dataFileId,
+                positions: [...new Set(positions)].sort((a, b) => a - b),
+              })),
+            }
+          : {}),
+      });
+    }
+    return out;
+  }
+
+  /** DuckLake writes a file's path relative to its table's directory when it lies inside it. */
+  private async relativePath(
+    probe: VerbContext,
+    tableId: number,
+    path: string,
+    relative: boolean,
+  ): Promise<{ path: string; relative: boolean }> {
+    if (relative) return { path, relative };
+    const table = await probe.table({ id: tableId });
+    const { tableDir } = await tableDirectory(probe, table);
+    const dir = tableDir.endsWith("/") ? tableDir : `${tableDir}/`;
+    return path.startsWith(dir)
+      ? { path: path.slice(dir.length), relative: true }
+      : { path, relative: false };
+  }
+}

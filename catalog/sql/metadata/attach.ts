@@ -121,7 +121,8 @@ const tableExists = byShape(
 const functionsProbe = byShape(
   "attach.functions_probe",
   "SELECT 1 FROM duckdb_functions() WHERE function_name = 'ducklake_commit' LIMIT 1",
-  async (_ctx, stmt) => result([{ name: literalText(stmt, 0), type: T.INTEGER }], [[Number(literalText(stmt, 0))]]),
+  async (_ctx, stmt) =>
+    result([{ name: literalText(stmt, 0), type: T.INTEGER }], [[Number(literalText(stmt, 0))]]),
 );
 
 export const ATTACH_READS: readonly ReadTemplate[] = [

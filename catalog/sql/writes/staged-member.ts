@@ -22,11 +22,12 @@ import {
 import { findConflict } from "../../conflict.ts";
 import { CommitConflict, InvalidRequest, isMemberError, Unsupported } from "../../errors.ts";
 import { readSnapshotsBetween } from "../../head.ts";
-import { keys } from "../../keys.ts";
-import type { SnapshotRecord } from "../../records.ts";
+import { Kind, keys } from "../../keys.ts";
+import type { SnapshotRecord, TableColumnStatsRecord } from "../../records.ts";
 import type { Staging } from "../../staging.ts";
 import { VerbContext } from "../../verbs/context.ts";
 import { tableDirectory } from "../../verbs/ops/files.ts";
+import { inlineInsertPreserving } from "../../verbs/ops/inline.ts";
 import type { CommitRequest, Verb } from "../../verbs/schema.ts";
 import { type SqlResult, T } from "../result.ts";
 import type { Literal } from "./parse.ts";
@@ -44,6 +45,12 @@ const UNTRANSLATED: readonly StagedTable[] = [
   "name_map",
   "name_map_entry",
 ];
+
+/** Inlined rows of one table that keep the row ids of the versions they replace. */
+interface Preserved {
+  tableId: number;
+  rows: { rowId: number; row: Record<string, unknown> }[];
+}
 
 function int(l: Literal | undefined, what: string): number {
   const n = l?.k === "num" ? Number(l.text) : Number.NaN;
@@ -147,7 +154,7 @@ export class StagedCommitMember implements SelfStagedMember {
         `the staged commit saw next_catalog_id ${catalogId}, snapshot ${base} holds ${baseRecord.next_catalog_id}: a commit allocating catalog ids is not rebased`,
       );
     }
-    const verbs = await this.translate(new VerbContext(group.child(), premise, env));
+    const { verbs, preserved } = await this.translate(new VerbContext(group.child(), premise, env));
     const req: CommitRequest = { verbs };
     const author = strOrNull(h.commit_author, "commit_author");
     const message = strOrNull(h.commit_message, "commit_message");
@@ -162,7 +169,11 @@ export class StagedCommitMember implements SelfStagedMember {
       base < premise.snapshot_id ? await readSnapshotsBetween(group, base, premise.snapshot_id) : [];
     let staged: StagedMember;
     try {
-      staged = await stageMember(group, premise, env, req);
+      staged = await stageMember(group, premise, env, req, async (ctx) => {
+        for (const p of preserved) await inlineInsertPreserving(ctx, p.tableId, p.rows);
+        await this.keepColumnStatsRows(group, ctx);
+        await this.inlinedNanAsStaged(group, ctx);
+      });
     } catch (e) {
       // A row this commit names was changed by a commit it raced (deleted twice, its file replaced): the
       // race, not the request, is why it fails.
@@ -181,6 +192,46 @@ export class StagedCommitMember implements SelfStagedMember {
       if (conflict !== null) throw new CommitConflict(conflict);
     }
     return staged;
+  }
+
+  /**
+   * DuckLake's commit writes column stats of a table that already has stats with `UPDATE … FROM
+   * new_values`, which updates the rows that exist and creates none: a column added after the table's
+   * first rows never gets a stats row. The verbs create one; a staged commit leaves the rows as stock does.
+   */
+  private async keepColumnStatsRows(group: Staging, ctx: VerbContext): Promise<void> {
+    for (const t of this.tables()) {
+      if ((await group.get(keys.current(Kind.tableStats, t))) === undefined) continue;
+      for (const c of await ctx.columns(t)) {
+        const k = keys.current(Kind.tableColumnStats, t, c.column_id);
+        if ((await group.get(k)) === undefined && (await ctx.st.get(k)) !== undefined) ctx.st.delete(k);
+      }
+    }
+  }
+
+  /**
+   * DuckLake tracks NaN for inlined rows only when the client says so (`has_contains_nan`); where it does
+   * not, the merged `contains_nan` stays what the table's stats held (NULL for a fresh column), where the
+   * verbs' merge writes false for every float column.
+   */
+  private async inlinedNanAsStaged(group: Staging, ctx: VerbContext): Promise<void> {
+    for (const r of this.batch.rows.inlined_column_stats) {
+      if (flag(r.has_contains_nan)) continue;
+      const k = keys.current(
+        Kind.tableColumnStats,
+        int(r.table_id, "table_id"),
+        int(r.column_id, "column_id"),
+      );
+      const mine = await ctx.read<TableColumnStatsRecord>(k, ValueKind.tableColumnStats, "column stats");
+      if (mine === undefined || mine.begin_snapshot !== ctx.snapshotId) continue;
+      const raw = await group.get(k);
+      const prior =
+        raw === undefined
+          ? undefined
+          : decodeValue<TableColumnStatsRecord>(ValueKind.tableColumnStats, raw, "column stats");
+      const nan = prior?.contains_nan ?? null;
+      if (mine.contains_nan !== nan) ctx.write(k, ValueKind.tableColumnStats, { ...mine, contains_nan: nan });
+    }
   }
 
   /** The tables the staged rows name. */
@@ -206,9 +257,10 @@ export class StagedCommitMember implements SelfStagedMember {
   }
 
   /** The staged rows as verbs, in DuckLake's id order: data files, delete files, inlined rows, deletes. */
-  private async translate(probe: VerbContext): Promise<Verb[]> {
+  private async translate(probe: VerbContext): Promise<{ verbs: Verb[]; preserved: Preserved[] }> {
     const rows = this.batch.rows;
     const out: Verb[] = [];
+    const preserved: Preserved[] = [];
     const statsByFile = new Map<number, StagedRow[]>();
     for (const s of rows.data_file_column_stats) {
       const id = int(s.data_file_id, "data_file_id");
@@ -287,11 +339,6 @@ export class StagedCommitMember implements SelfStagedMember {
     }
     for (const meta of rows.inlined_data) {
       const t = int(meta.table_id, "table_id");
-      if (flag(meta.has_preserved_row_ids)) {
-        throw new Unsupported(
-          "staged inlined rows that keep their row ids (an UPDATE) are not translated yet",
-        );
-      }
       const tuples = rows.inlined_row
         .filter((r) => int(r.table_id, "table_id") === t)
         .sort((a, b) => int(a.row_order, "row_order") - int(b.row_order, "row_order"));
@@ -300,19 +347,26 @@ export class StagedCommitMember implements SelfStagedMember {
         .filter((c) => c.parent_column === null)
         .sort((a, b) => a.column_order - b.column_order)
         .map((c) => c.column_name);
-      out.push({
-        op: "inline_insert",
-        table: { id: t },
-        rows: tuples.map((r) => {
-          const values = parseTupleText(str(r.value_literals, "value_literals"));
-          if (values.length !== names.length) {
-            throw new InvalidRequest(
-              `a staged row of table ${t} gives ${values.length} values for ${names.length} columns`,
-            );
-          }
-          return Object.fromEntries(names.map((n, i) => [n, inlineValue(values[i] as Literal)]));
-        }),
-      });
+      const named = (r: StagedRow) => {
+        const values = parseTupleText(str(r.value_literals, "value_literals"));
+        if (values.length !== names.length) {
+          throw new InvalidRequest(
+            `a staged row of table ${t} gives ${values.length} values for ${names.length} columns`,
+          );
+        }
+        return Object.fromEntries(names.map((n, i) => [n, inlineValue(values[i] as Literal)]));
+      };
+      // An UPDATE keeps row ids: those rows are staged after the deletes of their old versions.
+      const keeps = (r: StagedRow) => flag(meta.has_preserved_row_ids) && !isNull(r.preserved_row_id);
+      const fresh = tuples.filter((r) => !keeps(r));
+      const kept = tuples.filter(keeps);
+      if (fresh.length > 0) out.push({ op: "inline_insert", table: { id: t }, rows: fresh.map(named) });
+      if (kept.length > 0) {
+        preserved.push({
+          tableId: t,
+          rows: kept.map((r) => ({ rowId: int(r.preserved_row_id, "preserved_row_id"), row: named(r) })),
+        });
+      }
     }
     const rowDeletes = new Map<number, number[]>();
     for (const d of rows.inlined_delete) {
@@ -344,7 +398,7 @@ export class StagedCommitMember implements SelfStagedMember {
           : {}),
       });
     }
-    return out;
+    return { verbs: out, preserved };
   }
 
   /** DuckLake writes a file's path relative to its table's directory when it lies inside it. */

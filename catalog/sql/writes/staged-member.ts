@@ -21,17 +21,20 @@ import {
 } from "../../commit/member.ts";
 import { findConflict } from "../../conflict.ts";
 import { CommitConflict, InvalidRequest, isMemberError, Unsupported } from "../../errors.ts";
+import { dataPathPrefix } from "../../file-paths.ts";
 import { readSnapshotsBetween } from "../../head.ts";
-import { Kind, keys } from "../../keys.ts";
-import type { SnapshotRecord, TableColumnStatsRecord } from "../../records.ts";
+import { Kind, keys, OptionScope } from "../../keys.ts";
+import type { OptionRecord, SnapshotRecord, TableColumnStatsRecord } from "../../records.ts";
 import type { Staging } from "../../staging.ts";
 import { VerbContext } from "../../verbs/context.ts";
 import { tableDirectory } from "../../verbs/ops/files.ts";
 import { inlineInsertPreserving } from "../../verbs/ops/inline.ts";
 import type { CommitRequest, Verb } from "../../verbs/schema.ts";
 import { type SqlResult, T } from "../result.ts";
+import { StagedRowsMember } from "./member.ts";
 import type { Literal } from "./parse.ts";
 import { parseTupleText } from "./parse.ts";
+import { compactionOps, isCompaction } from "./staged-compaction.ts";
 import type { StagedBatch, StagedRow, StagedTable } from "./staged-parse.ts";
 import { inlineValue } from "./translate.ts";
 
@@ -40,8 +43,6 @@ const UNTRANSLATED: readonly StagedTable[] = [
   "dropped_file",
   "tables_deleted_from",
   "flushed_inlined",
-  "compaction",
-  "compaction_source",
   "name_map",
   "name_map_entry",
 ];
@@ -154,26 +155,44 @@ export class StagedCommitMember implements SelfStagedMember {
         `the staged commit saw next_catalog_id ${catalogId}, snapshot ${base} holds ${baseRecord.next_catalog_id}: a commit allocating catalog ids is not rebased`,
       );
     }
-    const { verbs, preserved } = await this.translate(new VerbContext(group.child(), premise, env));
-    const req: CommitRequest = { verbs };
     const author = strOrNull(h.commit_author, "commit_author");
     const message = strOrNull(h.commit_message, "commit_message");
     const extra = strOrNull(h.commit_extra_info, "commit_extra_info");
-    if (author !== null) req.author = author;
-    if (message !== null) req.message = message;
-    if (extra !== null) req.extraInfo = extra;
-    if (this.idempotencyKey !== undefined) req.idempotencyKey = this.idempotencyKey;
     // The base is the snapshot the client's transaction read: what landed after it is what this commit
     // raced, classified by the same matrix as a lost head race.
     const raced =
       base < premise.snapshot_id ? await readSnapshotsBetween(group, base, premise.snapshot_id) : [];
     let staged: StagedMember;
     try {
-      staged = await stageMember(group, premise, env, req, async (ctx) => {
-        for (const p of preserved) await inlineInsertPreserving(ctx, p.tableId, p.rows);
-        await this.keepColumnStatsRows(group, ctx);
-        await this.inlinedNanAsStaged(group, ctx);
-      });
+      if (isCompaction(this.batch)) {
+        const probe = new VerbContext(group.child(), premise, env);
+        const ops = await compactionOps({
+          batch: this.batch,
+          premise,
+          dataPath: await this.dataPath(probe),
+          tableRelative: (t, path) => this.relativePath(probe, t, path, false),
+          author,
+          message,
+          extraInfo: extra,
+        });
+        staged = await new StagedRowsMember(ops, this.hashText(), this.idempotencyKey).stage(
+          group,
+          premise,
+          env,
+        );
+      } else {
+        const { verbs, preserved } = await this.translate(new VerbContext(group.child(), premise, env));
+        const req: CommitRequest = { verbs };
+        if (author !== null) req.author = author;
+        if (message !== null) req.message = message;
+        if (extra !== null) req.extraInfo = extra;
+        if (this.idempotencyKey !== undefined) req.idempotencyKey = this.idempotencyKey;
+        staged = await stageMember(group, premise, env, req, async (ctx) => {
+          for (const p of preserved) await inlineInsertPreserving(ctx, p.tableId, p.rows);
+          await this.keepColumnStatsRows(group, ctx);
+          await this.inlinedNanAsStaged(group, ctx);
+        });
+      }
     } catch (e) {
       // A row this commit names was changed by a commit it raced (deleted twice, its file replaced): the
       // race, not the request, is why it fails.
@@ -232,6 +251,21 @@ export class StagedCommitMember implements SelfStagedMember {
       const nan = prior?.contains_nan ?? null;
       if (mine.contains_nan !== nan) ctx.write(k, ValueKind.tableColumnStats, { ...mine, contains_nan: nan });
     }
+  }
+
+  /** The lake's data path (where files scheduled for deletion are stored relative to). */
+  private async dataPath(probe: VerbContext): Promise<string> {
+    const opts = await probe.read<OptionRecord>(
+      keys.current(Kind.option, OptionScope.global, 0),
+      ValueKind.option,
+      "option",
+    );
+    return dataPathPrefix(opts?.values.data_path ?? "");
+  }
+
+  /** What an idempotency key is checked against: the staged rows and the call, canonically. */
+  private hashText(): string {
+    return JSON.stringify(this.batch);
   }
 
   /** The tables the staged rows name. */

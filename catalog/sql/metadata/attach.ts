@@ -2,8 +2,9 @@
  * The probes DuckLake sends on ATTACH over Quack, answered as a stock DuckDB 1.5.5 Quack server whose
  * database file holds the lake's metadata answers them: its schemata, its tables' `CREATE TABLE` text
  * (the 28 `ducklake_*` tables and every inlined table that exists) and views, its (absent) secrets, the
- * `ducklake_metadata` existence probe, and the `ducklake_commit` function probe — answered empty, so
- * DuckLake commits client-side (decision record `docs/decisions/0210-quack-metadata-reads.md`). With no
+ * `ducklake_metadata` existence probe, and the `ducklake_commit` function probe — answered with its row, as a
+ * server with `ducklake` loaded answers it (decision records `docs/decisions/0210-quack-metadata-reads.md`,
+ * `docs/decisions/0260-staged-commit.md`). With no
  * lake yet (`ctx.view === null`) they answer as an empty database, so DuckLake initializes it.
  */
 
@@ -116,11 +117,16 @@ const tableExists = byShape(
   },
 );
 
-/** No server-side `ducklake_commit`: DuckLake then commits with plain SQL (the writer translates it). */
+/**
+ * The server-side `ducklake_commit` is listed: DuckLake then sends its data-only commits as one staged
+ * batch the writer rebases onto the head it lands on, and keeps DDL on client-side batches
+ * (docs/decisions/0260-staged-commit.md). It is the only function DuckLake 1.5.5 probes for.
+ */
 const functionsProbe = byShape(
   "attach.functions_probe",
   "SELECT 1 FROM duckdb_functions() WHERE function_name = 'ducklake_commit' LIMIT 1",
-  async (_ctx, stmt) => result([{ name: literalText(stmt, 0), type: T.INTEGER }], []),
+  async (_ctx, stmt) =>
+    result([{ name: literalText(stmt, 0), type: T.INTEGER }], [[Number(literalText(stmt, 0))]]),
 );
 
 export const ATTACH_READS: readonly ReadTemplate[] = [

@@ -101,13 +101,17 @@ def build_edge_wide(port, lake, tables, data):
 
 
 def build_stock_wide(path, tables, data):
-    """The same lake as a DuckDB-file DuckLake catalog, built directly (not over Quack), in one commit."""
+    """The same lake as a DuckDB-file DuckLake catalog, built directly (not over Quack), in the same
+    commits as the edge's (BUILD_CHUNK tables each): the same snapshots and schema versions, so DuckLake
+    sends both sides the same statements (a table created at an older schema version makes it load the
+    catalog at that version too)."""
     con = suite.connect()
     con.execute(f"ATTACH 'ducklake:{path}' AS lake (DATA_PATH '{data}')")
-    con.execute("BEGIN")
-    for i in range(tables):
-        con.execute(f"CREATE TABLE lake.unrelated_{i} {COLUMNS_SQL}")
-    con.execute("COMMIT")
+    for start in range(0, tables, BUILD_CHUNK):
+        con.execute("BEGIN")
+        for i in range(start, min(tables, start + BUILD_CHUNK)):
+            con.execute(f"CREATE TABLE lake.unrelated_{i} {COLUMNS_SQL}")
+        con.execute("COMMIT")
     con.close()
 
 

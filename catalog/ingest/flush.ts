@@ -192,7 +192,7 @@ async function flushTable(
     // The rows meet the table's rules now exactly as inlined rows would (NOT NULL added since the append,
     // say): a record that fails is the same poison on both paths (docs/decisions/0314-dead-letters.md).
     const shape = tableShape(t, await ctx.columns(t));
-    kept.forEach((p, i) => canonicalRow(shape, p.row, `log row ${i} of table ${t}`));
+    for (const [i, p] of kept.entries()) canonicalRow(shape, p.row, `log row ${i} of table ${t}`);
     const a = await registerDataFile(ctx, { op: "register_data_file", table: { id: t }, file: file.file });
     start = a.rowIdStart as number;
   } else {

@@ -29,13 +29,13 @@ import {
 } from "../catalog/index.ts";
 import { MAX_FLUSH_ROWS_PER_STEP } from "../catalog/maintenance/flush-plan.ts";
 import type { SqlWriteAnswer, SqlWriteRequest } from "../catalog/sql/writes/contract.ts";
-import { planSqlWrite } from "../catalog/sql/writes/plan.ts";
+import { expiresSnapshots, planSqlWrite } from "../catalog/sql/writes/plan.ts";
 import { runFlushJob } from "../maintenance/flush.ts";
 import type { JobRun } from "../maintenance/history.ts";
 import type { Bucket, CheckpointInfo, CheckpointWriter, MaintenanceReport, Store } from "../storage/api.ts";
 import { dataObjectReader } from "../storage/data-objects.ts";
 import { CodedError, Fenced, LakeDeleted, OpenRaced, StoreUnavailable } from "../storage/errors.ts";
-import { LakeStore, openWriter } from "../storage/index.ts";
+import { LakeStore, openCheckpoint, openWriter } from "../storage/index.ts";
 import { lakeState, markLakeDeleted, removeDeletedLake } from "../storage/lakes.ts";
 import type { Clock } from "./clock.ts";
 import { Coalescer, type Settled } from "./coalescer.ts";
@@ -348,7 +348,8 @@ export class Writer {
    */
   async sqlWrite(raw: unknown): Promise<SqlWriteAnswer> {
     const req = parseSqlWrite(raw);
-    const plan = planSqlWrite(req.sql, req.idempotencyKey);
+    const pinned = expiresSnapshots(req.sql) ? await this.pinnedSnapshots() : undefined;
+    const plan = planSqlWrite(req.sql, req.idempotencyKey, pinned);
     if (plan.kind === "create-lake") {
       if (!req.mayCreateLake) {
         throw new InvalidRequest(
@@ -363,6 +364,21 @@ export class Writer {
     if (r === undefined) throw new Error("the batch returned no result for a member");
     if (!r.ok) throw new MemberFailed(r.error.code, r.error.message);
     return { result: plan.answer(r.value), position: r.value.position };
+  }
+
+  /**
+   * The snapshot each live checkpoint pins (its cut's head) → the checkpoint's id: expire_snapshots
+   * refuses to remove them (docs/decisions/0241-quack-expire-snapshots.md). A checkpoint minted after this
+   * read pins the head of its time, which expire never removes, so reading before the commit is enough.
+   */
+  private async pinnedSnapshots(): Promise<Map<number, string>> {
+    const s = await this.ready();
+    const out = new Map<number, string>();
+    for (const c of await this.checkpoints(s).listCheckpoints()) {
+      const view = await openCheckpoint(this.host.bucket, this.host.lake, c.id);
+      out.set((await head(view)).snapshot_id, c.id);
+    }
+    return out;
   }
 
   /** The head as of the newest durable, published cut. */

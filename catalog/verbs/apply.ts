@@ -5,6 +5,7 @@ import { rowsKeyIndex } from "../ingest/key-index.ts";
 import { rowsTruncate, rowsWrite, setIngestSettings, setRowKey } from "../ingest/log.ts";
 import type { Assigned, VerbContext } from "./context.ts";
 import { addColumn, alterColumn, dropColumn, renameColumn } from "./ops/columns.ts";
+import { mergeAdjacentFiles, rewriteDataFiles } from "./ops/compaction.ts";
 import {
   expireDataFile,
   expireDeleteFile,
@@ -93,6 +94,10 @@ export function applyVerb(ctx: VerbContext, v: Verb): Promise<Assigned> {
       return inlineDelete(ctx, v);
     case "flush_inlined":
       return flushInlined(ctx, v);
+    case "merge_adjacent_files":
+      return mergeAdjacentFiles(ctx, v);
+    case "rewrite_data_files":
+      return rewriteDataFiles(ctx, v);
     case "rows_write":
       return rowsWrite(ctx, v);
     case "rows_truncate":

@@ -268,6 +268,27 @@ export const VerbSchema = z.discriminatedUnion("op", [
     fileDeletes: z.array(z.object({ dataFileId: id, file: DeleteFileSpecSchema })).optional(),
   }),
   z.object({
+    op: z.literal("merge_adjacent_files"),
+    table: RelationRefSchema,
+    /**
+     * The live data files merged (no deletes, one partition), in the merged file's row order: DuckLake's,
+     * by begin snapshot, row id start, file id (docs/decisions/0322-compaction-output.md).
+     */
+    dataFileIds: z.array(id).min(2),
+    /** The merged file: the inputs' rows with `_ducklake_internal_snapshot_id` (and row ids unless adjacent). */
+    file: DataFileSpecSchema,
+  }),
+  z.object({
+    op: z.literal("rewrite_data_files"),
+    table: RelationRefSchema,
+    /** The live data files rewritten without their deleted rows (one partition, each with deletes). */
+    dataFileIds: z.array(id).min(1),
+    /** The rewritten file, rows carrying `_ducklake_internal_row_id`; absent when every row was deleted. */
+    file: DataFileSpecSchema.optional(),
+    /** The lowest row id the rewritten file holds (with `file`). */
+    rowIdStart: id.optional(),
+  }),
+  z.object({
     op: z.literal("rows_write"),
     table: RelationRefSchema,
     ops: z.array(RowOpSchema).min(1).max(MAX_OPS_PER_WRITE),

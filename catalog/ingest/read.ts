@@ -68,6 +68,8 @@ export async function readRows(
     q.key !== undefined &&
     q.snapshot === undefined &&
     keyColumns.length > 0 &&
+    // A compacted file carrying its own row ids (decision 0322) is not addressed by its id range.
+    !plan.files.some((f) => f.x_row_ids_in_file) &&
     (await indexComplete(view, t));
   if (byIndex && q.key !== undefined) {
     // A point read at the head follows the key index to its one lake row: at most one file is read

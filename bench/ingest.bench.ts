@@ -2,14 +2,18 @@
  * `npm run bench -- ingest [--quick]`: row ingestion through the lake writer (durable-objects/writer.ts,
  * the code the Durable Object hosts) in Node against Miniflare's R2 through the fault bucket, with
  * injected PUT latency L. For each (L, path wal|lake, writers c, rows per request r): rows/s, ack p50/p99
- * and R2 PUTs per 1k rows; then flush throughput (rows/s into DuckLake) and lake + tail read latency as
- * the tail grows.
+ * and R2 PUTs per 1k rows, and where a commit's time went (mean queue / submit / durability ms, mean
+ * batch size, from the writer's metrics); the `wal` ÷ `lake` rows/s ratio per cell; then flush throughput
+ * (rows/s into Parquet: the flusher's batches pass the inlining limit), flush lag (from the last
+ * acknowledged append to the watermark covering it, an on-demand flush started at once), and lake + tail
+ * read latency as the tail grows, and after the flush (rows read back from the Parquet files).
  */
 import { readRows } from "../catalog/index.ts";
 import { systemClock } from "../durable-objects/clock.ts";
 import { DEFAULT_TUNABLES, type WriterTunables } from "../durable-objects/options.ts";
 import { MemoryRegistry } from "../durable-objects/registry.ts";
 import { Writer } from "../durable-objects/writer.ts";
+import { dataObjectReader } from "../storage/data-objects.ts";
 import { FaultBucket } from "../storage/fault-bucket.ts";
 import { openLatest } from "../storage/index.ts";
 import { localBucket } from "./harness.ts";
@@ -88,6 +92,8 @@ async function cell(
   const rows = c * requests * perRequest;
   latencies.sort((a, b) => a - b);
   const puts = bucket.count({ op: "put", outcome: "ok" });
+  const m = w.metricsSnapshot();
+  const mean = (h: { sum: number; count: number }) => (h.count === 0 ? 0 : Math.round(h.sum / h.count));
   return {
     L,
     path,
@@ -98,6 +104,10 @@ async function cell(
     ackP50Ms: Math.round(quantile(latencies, 0.5)),
     ackP99Ms: Math.round(quantile(latencies, 0.99)),
     putsPer1kRows: Math.round((puts * 1000) / rows),
+    queueMs: mean(m.latencyMs.queue),
+    submitMs: mean(m.latencyMs.submit),
+    durabilityMs: mean(m.latencyMs.durability),
+    meanBatch: m.batches.count === 0 ? 0 : Math.round((m.batches.members / m.batches.count) * 10) / 10,
   };
 }
 
@@ -111,14 +121,15 @@ async function flushAndReads(
   if (L > 0) bucket.delay({ op: "put", ms: L });
   const out: Row[] = [];
   let id = 0;
-  for (const tail of [100, 1_000, 5_000]) {
+  const files = dataObjectReader(inner, lake);
+  for (const tail of [100, 1_000, 5_000, 20_000]) {
     while (id < tail) {
       const ops = Array.from({ length: 100 }, () => ({ op: "insert" as const, row: { id: id++, v: "x" } }));
       await w.commit({ verbs: [{ op: "rows_write", table: T, ops }] });
     }
     const view = await openLatest(inner, lake);
     const s = performance.now();
-    const r = await readRows(view, T, {});
+    const r = await readRows(view, T, {}, files);
     out.push({
       L,
       case: "lake+tail read",
@@ -127,20 +138,35 @@ async function flushAndReads(
       ms: Math.round(performance.now() - s),
     });
   }
+  const dataPuts = () => bucket.count({ op: "put", prefix: `lakes/${lake}/data/`, outcome: "ok" });
+  const files0 = dataPuts();
   const s = performance.now();
   const f = await w.flushRows();
   const secs = (performance.now() - s) / 1000;
   out.push({
     L,
-    case: "flush",
+    case: "flush (Parquet)",
     records: f.records,
     batches: f.batches,
+    parquetFiles: dataPuts() - files0,
     rowsPerSec: Math.round(f.records / secs),
     ms: Math.round(secs * 1000),
   });
+  // Flush lag: one more write acknowledged, then an on-demand flush; the lag is until the watermark
+  // covering it is durable (the alarm path adds at most flushIntervalMs before the flush starts).
+  const lagOps = Array.from({ length: 100 }, () => ({ op: "insert" as const, row: { id: id++, v: "x" } }));
+  await w.commit({ verbs: [{ op: "rows_write", table: T, ops: lagOps }] });
+  const l0 = performance.now();
+  const lf = await w.flushRows();
+  out.push({
+    L,
+    case: "flush lag (100-row tail)",
+    records: lf.records,
+    ms: Math.round(performance.now() - l0),
+  });
   const view = await openLatest(inner, lake);
   const r0 = performance.now();
-  const r = await readRows(view, T, {});
+  const r = await readRows(view, T, {}, files);
   out.push({
     L,
     case: "read after flush (tail 0)",
@@ -165,6 +191,14 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
             rows.push(await cell(inner, L, path, c, perRequest, requests, tunables));
             console.error(JSON.stringify(rows.at(-1)));
           }
+          const [wal, lake] = rows.slice(-2);
+          rows.push({
+            L,
+            case: "wal ÷ lake rows/s",
+            writers: c,
+            rowsPerRequest: perRequest,
+            ratio: Math.round((Number(wal?.rowsPerSec) / Number(lake?.rowsPerSec)) * 10) / 10,
+          });
         }
       }
       rows.push(...(await flushAndReads(inner, L, tunables)));

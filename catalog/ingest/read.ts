@@ -10,10 +10,11 @@ import { tableFilesAt } from "../reads/files-at.ts";
 import type { InlineValue } from "../records.ts";
 import { columnTree, parseValue, type StoredValue } from "../values/index.ts";
 import type { RelationRef } from "../verbs/schema.ts";
+import { indexComplete } from "./key-index.ts";
 import { MAX_UNFLUSHED_RECORDS } from "./limits.ts";
 import { fileRows, type LakeRow, lakeDataPath, ReadBudget, type RowFileSource } from "./read-files.ts";
 import type { RowValues } from "./records.ts";
-import { keyText, readIngestHead, readIngestTable, readTail } from "./state.ts";
+import { keyText, readIngestHead, readIngestTable, readKeyBucket, readTail } from "./state.ts";
 
 /** Rows one read answers at most. */
 export const MAX_ROWS_PAGE = 100_000;
@@ -62,8 +63,31 @@ export async function readRows(
   // Lake rows in row-id order: the Parquet files' visible rows and the inlined rows.
   const budget = new ReadBudget();
   budget.addRows(plan.inlined_rows.length);
-  const lake: LakeRow[] = plan.inlined_rows.map((r) => ({ row_id: r.row_id, values: r.values }));
-  if (plan.files.length > 0 && files !== undefined) {
+  let lake: LakeRow[] = plan.inlined_rows.map((r) => ({ row_id: r.row_id, values: r.values }));
+  const byIndex =
+    q.key !== undefined &&
+    q.snapshot === undefined &&
+    keyColumns.length > 0 &&
+    // A compacted file carrying its own row ids (decision 0322) is not addressed by its id range.
+    !plan.files.some((f) => f.x_row_ids_in_file) &&
+    (await indexComplete(view, t));
+  if (byIndex && q.key !== undefined) {
+    // A point read at the head follows the key index to its one lake row: at most one file is read
+    // (docs/decisions/0313-rows-flush-parquet.md); the tail is folded over it below as for a scan.
+    const wanted = canonicalKey(plan.columns, keyColumns, q.key);
+    const hit = (await readKeyBucket(view, t, wanted)).entries.find(
+      (e) => keyText(e.key) === keyText(wanted),
+    );
+    lake = lake.filter((r) => r.row_id === hit?.row_id);
+    const f = plan.files.find(
+      (x) =>
+        hit !== undefined && hit.row_id >= x.row_id_start && hit.row_id < x.row_id_start + x.record_count,
+    );
+    if (f && files !== undefined) {
+      const inFile = await fileRows(plan, f, files, budget, await lakeDataPath(view));
+      lake.push(...inFile.filter((r) => r.row_id === hit?.row_id));
+    }
+  } else if (plan.files.length > 0 && files !== undefined) {
     const dataPath = await lakeDataPath(view);
     for (const f of plan.files) lake.push(...(await fileRows(plan, f, files, budget, dataPath)));
   }

@@ -10,6 +10,7 @@ import { readDeadLetters, readRows } from "../../catalog/index.ts";
 import { tableFilesAt } from "../../catalog/reads/files-at.ts";
 import type { Envelope } from "../../durable-objects/envelope.ts";
 import { dataObjectReader } from "../../storage/data-objects.ts";
+import { FaultBucket } from "../../storage/fault-bucket.ts";
 import { openLatest } from "../../storage/index.ts";
 import { afterAbort, COLS, lakeName, realBucket, rigLake, stub, unwrap } from "./support.ts";
 
@@ -174,6 +175,33 @@ async function putDeleteFile(lake: string, dataFilePath: string, positions: numb
     footerSize: del.footerSize,
   };
 }
+
+describe("point reads by key", () => {
+  it("follow the key index to the one file holding the row", async () => {
+    const { lake, s } = await newLake("pq-point", true);
+    for (const base of [0, 100, 200]) {
+      unwrap(
+        await s.commit(
+          lake,
+          write(range(base, 20).map((id) => ({ op: "upsert", row: { id, v: `f${base}` } }))),
+        ),
+      );
+      unwrap(await s.flushRows(lake));
+    }
+    expect((await plan(lake)).files).toHaveLength(3);
+    const counted = new FaultBucket(realBucket());
+    const view = await openLatest(realBucket(), lake);
+    const read = (id: number) => readRows(view, T, { key: { id } }, dataObjectReader(counted, lake));
+    expect((await read(105)).rows).toEqual([{ id: 105, v: "f100" }]);
+    expect(counted.count({ op: "get", prefix: `lakes/${lake}/data/` })).toBe(1);
+    expect((await read(999)).rows).toEqual([]);
+    expect(counted.count({ op: "get", prefix: `lakes/${lake}/data/` })).toBe(1);
+    // A scan reads every file and agrees.
+    const all = await readRows(view, T, {}, dataObjectReader(counted, lake));
+    expect(all.rows).toHaveLength(60);
+    expect(counted.count({ op: "get", prefix: `lakes/${lake}/data/` })).toBe(4);
+  });
+});
 
 describe("a poison record in the flusher", () => {
   it("is narrowed down, moved to the dead letters and listed; the records around it land", async () => {

@@ -225,6 +225,16 @@ SESSIONS = {
         "SELECT * FROM lake.t ORDER BY id",
         "SELECT * FROM lake.t AT (VERSION => 2) ORDER BY id",
     ],
+    # A flush across a schema change: one file per inlined table, then the older one retired.
+    "flush-after-alter": [
+        ATTACH,
+        "CREATE TABLE lake.t (id INTEGER, s VARCHAR)",
+        "INSERT INTO lake.t VALUES (1, 'a')",
+        "ALTER TABLE lake.t ADD COLUMN n INTEGER",
+        "INSERT INTO lake.t VALUES (2, 'b', 5)",
+        "CALL ducklake_flush_inlined_data('lake')",
+        "SELECT * FROM lake.t ORDER BY id",
+    ],
     # Expiring snapshots by version and by time (docs/decisions/0241).
     "expire-snapshots": [
         ATTACH,

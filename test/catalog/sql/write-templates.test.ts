@@ -2,7 +2,7 @@
  * Every write statement template DuckLake 1.5.5 sends with client-side commit (the shared capture's 90
  * DDL/DML templates, and every statement of this repo's own stock captures) is either parsed into a row
  * operation or refused as Unsupported naming its shape — and the refused ones are exactly the list below
- * (two statements of the flush of inlined file deletes and older inlined tables, not translated yet; see
+ * (the flush of inlined deletes of Parquet files, not translated yet; see
  * docs/decisions/0230-sql-write-translation.md and 0240-quack-flush-inlined-data.md).
  */
 import { describe, expect, it } from "vitest";
@@ -13,14 +13,10 @@ import templates from "../../fixtures/quack/templates-client-commit-writes.json"
 import captured from "../../fixtures/quack/writes.json";
 
 /**
- * Shape prefixes of the statements we refuse: a flush's removal of a whole inlined-delete table and of an
- * older inlined data table's registration (the flush of inlined deletes of Parquet files and of inlined
- * tables of older schema versions).
+ * Shape prefixes of the statements we refuse: a flush's removal of a whole inlined-delete table (the
+ * flush of inlined deletes of Parquet files).
  */
-const REFUSED = [
-  'DELETE FROM "main" . ducklake_inlined_delete_N',
-  'DELETE FROM "main" . ducklake_inlined_data_tables WHERE table_id = ? AND',
-];
+const REFUSED = ['DELETE FROM "main" . ducklake_inlined_delete_N'];
 
 function classify(sql: string): { shape: string; parsed: boolean }[] {
   return splitStatements(sql).map((stmt) => {

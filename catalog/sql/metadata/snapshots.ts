@@ -16,6 +16,7 @@ import {
   compareIds,
   intLiteral,
   literal,
+  memoised,
   requireView,
   result,
   rowsOf,
@@ -33,15 +34,10 @@ function snapshotRow(s: SnapshotRecord): SqlValue[] {
   return [BigInt(s.snapshot_id), BigInt(s.schema_version), BigInt(s.next_catalog_id), BigInt(s.next_file_id)];
 }
 
-/** The head's snapshot record, once per request. */
-export async function headSnapshot(ctx: SqlReadContext): Promise<SnapshotRecord> {
+/** The head's snapshot record, once per cut. */
+export function headSnapshot(ctx: SqlReadContext): Promise<SnapshotRecord> {
   const view = requireView(ctx);
-  const key = "metadata-reads:head-snapshot";
-  const hit = ctx.memo.get(key) as Promise<SnapshotRecord> | undefined;
-  if (hit) return hit;
-  const loading = resolveSnapshot(view);
-  ctx.memo.set(key, loading);
-  return loading;
+  return memoised(ctx, "metadata-reads:head-snapshot", () => resolveSnapshot(view));
 }
 
 const latest = byShape(

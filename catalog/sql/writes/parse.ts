@@ -508,6 +508,17 @@ function parseDelete(c: Cursor): RowOp {
   return { op: "delete", table, key, ids };
 }
 
+/**
+ * A DuckDB row literal as DuckLake's server-side commit stages it (`'(1, ''a'', 1.50)'` in
+ * `ducklake_staged_inlined_row.value_literals`): the tuple's values, in the table's column order.
+ */
+export function parseTupleText(text: string): Literal[] {
+  const c = new Cursor({ text, tokens: tokenize(text) });
+  const out = c.tuple();
+  c.end();
+  return out;
+}
+
 /** One write statement as a row operation, or `Unsupported` naming its shape. */
 export function parseWrite(stmt: Statement): RowOp {
   const c = new Cursor(stmt);

@@ -150,7 +150,7 @@ function boolOrNull(l: Literal | undefined, what: string): boolean | null {
  * A DuckDB literal as the JSON value `catalog/values/` `parseValue` takes: numbers that round-trip exactly
  * as JS numbers, other numeric text (DECIMAL's `1.50`, HUGEINT) as its text, strings, booleans, NULL.
  */
-function inlineValue(l: Literal): InlineValue {
+export function inlineValue(l: Literal): InlineValue {
   switch (l.k) {
     case "null":
       return null;

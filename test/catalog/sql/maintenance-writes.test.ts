@@ -208,10 +208,14 @@ describe("expiry of dropped tables and unseen files", () => {
     const view = await openLatest(realBucket(), lake, { after: position });
     const file = (await ducklakeTable(view, "ducklake_data_file"))[0];
     const t = Number(file?.table_id);
+    const inlinedName = (await ducklakeTable(view, "ducklake_inlined_data_tables")).find(
+      (r) => Number(r.table_id) === t,
+    )?.table_name;
+    expect(inlinedName).toBeDefined();
     for (const sql of [
       `DELETE FROM "main".ducklake_column WHERE table_id IN (${t});`,
       `DELETE FROM "main".ducklake_table WHERE table_id IN (${t});`,
-      `DROP TABLE IF EXISTS "main".ducklake_inlined_data_${t}_1;`,
+      `DROP TABLE IF EXISTS "main".${String(inlinedName)};`,
       `DELETE FROM "main".ducklake_data_file WHERE data_file_id IN (${Number(file?.data_file_id)});`,
       `INSERT INTO "main".ducklake_files_scheduled_for_deletion VALUES (${Number(file?.data_file_id)}, 'x.parquet', true, NOW());`,
     ]) {

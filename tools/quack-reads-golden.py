@@ -64,6 +64,10 @@ TEMPLATES = {
         'SELECT snapshot_id, snapshot_time, schema_version, next_file_id, changes_made, author, commit_message, commit_extra_info FROM "main".ducklake_snapshot LEFT JOIN "main".ducklake_snapshot_changes USING (snapshot_id) WHERE snapshot_id != (SELECT MAX(snapshot_id) FROM "main".ducklake_snapshot) AND snapshot_time < \'{time}\' ORDER BY snapshot_id',
         True,
     ),
+    "snapshot.versions": (
+        'SELECT snapshot_id, snapshot_time, schema_version, next_file_id, changes_made, author, commit_message, commit_extra_info FROM "main".ducklake_snapshot LEFT JOIN "main".ducklake_snapshot_changes USING (snapshot_id) WHERE snapshot_id != (SELECT MAX(snapshot_id) FROM "main".ducklake_snapshot) AND snapshot_id IN ({ids}) ORDER BY snapshot_id',
+        True,
+    ),
     "snapshot.at_time": (
         'SELECT snapshot_id, schema_version, next_catalog_id, next_file_id FROM "main".ducklake_snapshot WHERE snapshot_id = ( SELECT snapshot_id FROM "main".ducklake_snapshot WHERE snapshot_time::TIMESTAMPTZ <= \'{time}\' ORDER BY snapshot_time::TIMESTAMPTZ DESC LIMIT 1 )',
         False,
@@ -129,6 +133,10 @@ TEMPLATES = {
         'SELECT table_id FROM "main".ducklake_table t WHERE end_snapshot IS NOT NULL AND NOT EXISTS ( SELECT snapshot_id FROM "main".ducklake_snapshot WHERE snapshot_id >= begin_snapshot AND snapshot_id < end_snapshot ) AND NOT EXISTS ( SELECT 1 FROM "main".ducklake_table t2 WHERE t2.table_id = t.table_id AND (t2.end_snapshot IS NULL OR EXISTS (SELECT snapshot_id FROM "main".ducklake_snapshot WHERE snapshot_id >= begin_snapshot AND snapshot_id < t2.end_snapshot)) )',
         False,
     ),
+    "maintenance.inlined_tables_of": (
+        'SELECT table_name FROM "main".ducklake_inlined_data_tables WHERE table_id IN ({ids})',
+        False,
+    ),
     "maintenance.files_scheduled_for_deletion": (
         'SELECT data_file_id, path, path_is_relative, schedule_start FROM "main".ducklake_files_scheduled_for_deletion',
         False,
@@ -183,6 +191,10 @@ def params(con, name):
         return [{"key": "data_path"}, {"key": "data_inlining_row_limit"}]
     if name == "snapshot.older_than":
         return [{"time": "2000-01-01T00:00:00+00"}, {"time": "2100-01-01T00:00:00.5+00"}]
+    if name == "snapshot.versions":
+        return [{"ids": ", ".join(str(x) for x in snaps)}, {"ids": str(snaps[0])}, {"ids": str(snaps[-1])}]
+    if name == "maintenance.inlined_tables_of":
+        return [{"ids": ", ".join(str(t) for t in tables) or "0"}, {"ids": str(tables[0]) if tables else "0"}]
     if name == "schema.path":
         return [{"schema": s} for s in q("SELECT DISTINCT schema_id FROM ducklake_schema ORDER BY 1")]
     if name in ("table.paths", "table.max_column_id", "stats.table", "inlined_tables.newest"):

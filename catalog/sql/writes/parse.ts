@@ -53,6 +53,8 @@ export type RowOp =
   | { op: "prune_orphans"; table: string }
   /** DELETE FROM ducklake_<per-table table> WHERE table_id IN (ids): expiry of tables dropped whole */
   | { op: "expire_table_rows"; table: string; ids: number[] }
+  /** DELETE FROM ducklake_inlined_data_tables WHERE table_id = t AND schema_version = sv: a flushed older one */
+  | { op: "retire_inlined"; tableId: number; schemaVersion: number }
   /** DROP TABLE IF EXISTS ducklake_inlined_data_<t>_<sv> | ducklake_inlined_delete_<t>: the same expiry */
   | { op: "drop_inlined"; table: string }
   /** UPDATE ducklake_metadata SET value=? WHERE key=? AND scope IS NULL | scope=? AND scope_id=? */
@@ -477,7 +479,16 @@ function parseDelete(c: Cursor): RowOp {
     return { op: "expire_snapshots", table, ids };
   }
   if (TABLE_ROW_TABLES.has(table) && c.peek()?.text.toUpperCase() === "WHERE") {
-    c.expect("WHERE", "table_id", "IN");
+    c.expect("WHERE", "table_id");
+    if (table === "ducklake_inlined_data_tables" && c.eat("=")) {
+      // After a flush, the registration of an emptied older inlined table (docs/decisions/0240-quack-flush-inlined-data.md).
+      const tableId = c.int();
+      c.expect("AND", "schema_version", "=");
+      const schemaVersion = c.int();
+      c.end();
+      return { op: "retire_inlined", tableId, schemaVersion };
+    }
+    c.expect("IN");
     const ids = c.idList();
     c.end();
     return { op: "expire_table_rows", table, ids };

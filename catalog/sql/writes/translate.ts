@@ -84,6 +84,7 @@ const MINTS_NO_SNAPSHOT = new Set<RowOp["op"]>([
   "prune_orphans",
   "expire_table_rows",
   "drop_inlined",
+  "retire_inlined",
 ]);
 
 /** Per-table kinds whose records (current and history) go with a table dropped whole and expired. */
@@ -240,10 +241,13 @@ export class Translator {
   private readonly deletedRowIds = new Map<number, Set<number>>();
   /** The snapshot ids left, once read (reset when this request removes snapshots). */
   private remaining: number[] | undefined;
-  /** Per table: the inlined rows this batch's flushes remove, and whether a data file carried them. */
+  /**
+   * Per inlined table (one per schema version; each flushed to its own file): the rows this batch's
+   * flushes remove, and the data file that carried them.
+   */
   private readonly flushes = new Map<
-    number,
-    { keys: Uint8Array[]; rows: InlineRowRecord[]; carried: boolean; fileId?: number }
+    string,
+    { t: number; keys: Uint8Array[]; rows: InlineRowRecord[]; carried: boolean; fileId?: number }
   >();
   /** Tables this batch adds a delete file to (its positions are in Parquet: lineage is not checkable). */
   private readonly parquetDeletes = new Set<number>();
@@ -267,11 +271,9 @@ export class Translator {
     const counts: number[] = [];
     for (const op of this.ops) counts.push(await this.apply(op));
     await this.checkRowIds();
-    for (const [t, f] of this.flushes) {
+    for (const [name, f] of this.flushes) {
       if (f.keys.length > 0 && !f.carried)
-        throw bad(
-          `table ${t}: ${f.keys.length} inlined rows are flushed without the data file that holds them`,
-        );
+        throw bad(`${name}: ${f.keys.length} inlined rows are flushed without the data file that holds them`);
     }
     for (const [f, old] of this.replacedDeletes) {
       const now = await this.ctx.scan<DeleteFileRecord>(
@@ -558,6 +560,8 @@ export class Translator {
         return this.expireTableRows(op);
       case "drop_inlined":
         return this.dropInlined(op.table);
+      case "retire_inlined":
+        return this.retireInlined(op.tableId, op.schemaVersion);
       case "prune_orphans":
         // Macro implementations, parameters and name mappings are held inside their parent's record:
         // they went with it, so no row is left to remove.
@@ -689,7 +693,14 @@ export class Translator {
     this.expiryOnly(`DROP TABLE ${table}`);
     const data = INLINED_DATA.exec(table);
     const t = Number(data ? data[1] : INLINED_DELETE.exec(table)?.[1]);
-    if (!(await this.tableExpired(t))) throw bad(`table ${t} is still visible at a remaining snapshot`);
+    const retired =
+      data !== null &&
+      (await this.retiredInlined(t, Number(data[2]))) &&
+      !(await this.rowsLeft(t, Number(data[2])));
+    if (!retired && !(await this.tableExpired(t)))
+      throw bad(
+        `table ${t} is still visible at a remaining snapshot, and ${table} is not an emptied older inlined table`,
+      );
     if (data) {
       const sv = Number(data[2]);
       for await (const kv of this.ctx.st.scan({ prefix: keys.inlineRowPrefix(t) }))
@@ -700,6 +711,46 @@ export class Translator {
         this.ctx.st.delete(kv.key);
     }
     return 0;
+  }
+
+  /** Whether inlined rows of (t, sv) remain. */
+  private async rowsLeft(t: number, sv: number): Promise<boolean> {
+    for await (const kv of this.ctx.st.scan({ prefix: keys.inlineRowPrefix(t) }))
+      if (decodeValue<InlineRowRecord>(ValueKind.inlineRow, kv.value, "inlined row").schema_version === sv)
+        return true;
+    return false;
+  }
+
+  /** (t, sv) is not registered (any more) while a newer inlined table of t is. */
+  private async retiredInlined(t: number, sv: number): Promise<boolean> {
+    if (await this.ctx.st.get(keys.current(Kind.inlinedTable, t, sv))) return false;
+    for await (const kv of this.ctx.st.scan({ prefix: keys.current(Kind.inlinedTable, t) }))
+      if (
+        decodeValue<InlinedTableRecord>(ValueKind.inlinedTable, kv.value, "inlined table").schema_version > sv
+      )
+        return true;
+    return false;
+  }
+
+  /**
+   * `DELETE FROM ducklake_inlined_data_tables WHERE table_id = t AND schema_version = sv` after a flush: only
+   * an older inlined table (a newer one is registered) whose rows are all flushed.
+   */
+  private async retireInlined(t: number, sv: number): Promise<number> {
+    this.expiryOnly("DELETE FROM ducklake_inlined_data_tables");
+    const k = keys.current(Kind.inlinedTable, t, sv);
+    if (!(await this.ctx.st.get(k))) return 0;
+    let newer = false;
+    for await (const kv of this.ctx.st.scan({ prefix: keys.current(Kind.inlinedTable, t) }))
+      if (
+        decodeValue<InlinedTableRecord>(ValueKind.inlinedTable, kv.value, "inlined table").schema_version > sv
+      )
+        newer = true;
+    if (!newer) throw bad(`ducklake_inlined_data_${t}_${sv} is the table's newest inlined table`);
+    if (await this.rowsLeft(t, sv))
+      throw bad(`ducklake_inlined_data_${t}_${sv} still holds rows; flush them first`);
+    this.ctx.st.delete(k);
+    return 1;
   }
 
   /** The snapshot ids left, ascending (after this request's own removals). */
@@ -773,12 +824,12 @@ export class Translator {
           `a flush removes inlined rows up to snapshot ${op.upTo}, past the head ${this.premise.snapshot_id}`,
         );
       const t = Number(INLINED_DATA.exec(op.table)?.[1]);
-      const f = this.flushes.get(t) ?? { keys: [], rows: [], carried: false };
+      const f = this.flushes.get(op.table) ?? { t, keys: [], rows: [], carried: false };
       for (const [k, rec] of await this.flushedRows(op)) {
         f.keys.push(k);
         f.rows.push(rec);
       }
-      this.flushes.set(t, f);
+      this.flushes.set(op.table, f);
     }
   }
 
@@ -787,23 +838,38 @@ export class Translator {
    * the flushed rows' ids: the file a flush writes. Undefined when this batch flushes nothing of `t`.
    */
   private flushedInto(t: number, id: number, begin: number, r: Cells): boolean {
-    const f = this.flushes.get(t);
-    if (!f || f.rows.length === 0) return false;
-    const first = Math.min(...f.rows.map((x) => x.begin_snapshot));
-    const last = Math.max(...f.rows.map((x) => x.begin_snapshot));
-    const ids = f.rows.map((x) => x.row_id);
-    const [lo, hi] = [Math.min(...ids), Math.max(...ids) + 1];
-    if (begin !== first || intOrNull(r.partial_max, "partial_max") !== last)
-      throw bad(`table ${t}: the flushed file must begin at snapshot ${first} with partial_max ${last}`);
-    // Every version goes into the file (an updated row's versions share its row id), ended ones included.
+    const open = [...this.flushes.values()].filter((f) => f.t === t && f.rows.length > 0 && !f.carried);
+    if (open.length === 0) return false;
     const start = int(r.row_id_start, "row_id_start");
-    if (start !== lo || int(r.record_count, "record_count") !== f.rows.length || hi - lo > f.rows.length)
+    const records = int(r.record_count, "record_count");
+    const partialMax = intOrNull(r.partial_max, "partial_max");
+    const expected = open.map((f) => {
+      const ids = f.rows.map((x) => x.row_id);
+      return {
+        f,
+        first: Math.min(...f.rows.map((x) => x.begin_snapshot)),
+        last: Math.max(...f.rows.map((x) => x.begin_snapshot)),
+        lo: Math.min(...ids),
+        hi: Math.max(...ids) + 1,
+      };
+    });
+    // Every version goes into the file (an updated row's versions share its row id), ended ones included.
+    const m = expected.find(
+      (e) =>
+        begin === e.first &&
+        partialMax === e.last &&
+        start === e.lo &&
+        records === e.f.rows.length &&
+        e.hi - e.lo <= e.f.rows.length,
+    );
+    if (!m) {
+      const e = expected[0] as (typeof expected)[number];
       throw bad(
-        `table ${t}: the flushed file must hold the ${f.rows.length} flushed rows, row ids [${lo}, ${hi})`,
+        `table ${t}: a flushed file must begin at snapshot ${e.first} with partial_max ${e.last} and hold the ${e.f.rows.length} flushed rows from row id ${e.lo}`,
       );
-    if (f.carried) throw bad(`table ${t}: two data files carry one flush`);
-    f.carried = true;
-    f.fileId = id;
+    }
+    m.f.carried = true;
+    m.f.fileId = id;
     return true;
   }
 
@@ -812,8 +878,8 @@ export class Translator {
    * back-dated to the first end; its rows carry their own snapshots.
    */
   private flushDeletes(t: number, dataFileId: number, begin: number, r: Cells): boolean {
-    const f = this.flushes.get(t);
-    if (!f || f.fileId !== dataFileId) return false;
+    const f = [...this.flushes.values()].find((x) => x.t === t && x.fileId === dataFileId);
+    if (!f) return false;
     const ended = f.rows.filter((x) => x.end_snapshot !== null).map((x) => x.end_snapshot as number);
     const from = Math.min(...ended);
     if (ended.length === 0 || begin !== from || int(r.delete_count, "delete_count") !== ended.length)

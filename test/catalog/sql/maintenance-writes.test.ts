@@ -196,6 +196,36 @@ describe("ducklake_expire_snapshots", () => {
   });
 });
 
+describe("expiry of dropped tables and unseen files", () => {
+  it("refuses to remove a live table's rows, its inlined tables or a file a snapshot still sees", async () => {
+    const { lake, position } = await replay("expire-live", "core", [
+      "attach_new",
+      "create_schema",
+      "create_table",
+      "insert_inlined",
+      "insert_file",
+    ]);
+    const view = await openLatest(realBucket(), lake, { after: position });
+    const file = (await ducklakeTable(view, "ducklake_data_file"))[0];
+    const t = Number(file?.table_id);
+    const inlinedName = (await ducklakeTable(view, "ducklake_inlined_data_tables")).find(
+      (r) => Number(r.table_id) === t,
+    )?.table_name;
+    expect(inlinedName).toBeDefined();
+    for (const sql of [
+      `DELETE FROM "main".ducklake_column WHERE table_id IN (${t});`,
+      `DELETE FROM "main".ducklake_table WHERE table_id IN (${t});`,
+      `DROP TABLE IF EXISTS "main".${String(inlinedName)};`,
+      `DELETE FROM "main".ducklake_data_file WHERE data_file_id IN (${Number(file?.data_file_id)});`,
+      `INSERT INTO "main".ducklake_files_scheduled_for_deletion VALUES (${Number(file?.data_file_id)}, 'x.parquet', true, NOW());`,
+    ]) {
+      const r = await rpc(lake).sqlWrite(lake, { sql, mayCreateLake: false });
+      expect(r.ok ? "ok" : r.error.code, sql).toBe("InvalidRequest");
+    }
+    expect(ok(await rpc(lake).head(lake)).position).toBe(position);
+  });
+});
+
 describe("maintenance listings", () => {
   it("the orphan listing names every catalog file and every scheduled one; the rewrite reads per-file stats", async () => {
     const { lake, position } = await replay("listings", "maintenance", [

@@ -2,8 +2,8 @@
  * Every write statement template DuckLake 1.5.5 sends with client-side commit (the shared capture's 90
  * DDL/DML templates, and every statement of this repo's own stock captures) is either parsed into a row
  * operation or refused as Unsupported naming its shape — and the refused ones are exactly the list below
- * (what expire_snapshots sends for a table it drops whole, not translated yet; see
- * docs/decisions/0230-sql-write-translation.md and 0241-quack-expire-snapshots.md).
+ * (the flush of inlined deletes of Parquet files, not translated yet; see
+ * docs/decisions/0230-sql-write-translation.md and 0240-quack-flush-inlined-data.md).
  */
 import { describe, expect, it } from "vitest";
 import { Unsupported } from "../../../catalog/errors.ts";
@@ -12,12 +12,11 @@ import { parseWrite } from "../../../catalog/sql/writes/parse.ts";
 import templates from "../../fixtures/quack/templates-client-commit-writes.json";
 import captured from "../../fixtures/quack/writes.json";
 
-/** Shape prefixes of the statements we refuse (expiry of whole dropped tables and their inlined tables). */
-const REFUSED = [
-  'DELETE FROM "main" . ducklake_inlined_delete_N',
-  'DELETE FROM "main" . ducklake_inlined_data_tables WHERE',
-  'DROP TABLE IF EXISTS "main" . ducklake_inlined_data_N_N',
-];
+/**
+ * Shape prefixes of the statements we refuse: a flush's removal of a whole inlined-delete table (the
+ * flush of inlined deletes of Parquet files).
+ */
+const REFUSED = ['DELETE FROM "main" . ducklake_inlined_delete_N'];
 
 function classify(sql: string): { shape: string; parsed: boolean }[] {
   return splitStatements(sql).map((stmt) => {

@@ -76,7 +76,7 @@ function refuseMixedCompaction(changes: ChangeSet): void {
   const others = text.split(",").filter((e) => !/^(merge_adjacent|rewrite_delete):/.test(e));
   if (others.length > 0) {
     throw new InvalidRequest(
-      `a commit either compacts (expire_data_file, expire_delete_file) or makes other changes, not both; it also holds ${others.join(",")}: send the expiries as a commit of their own`,
+      `a commit either compacts (merge_adjacent_files, rewrite_data_files, expire_data_file, expire_delete_file) or makes other changes, not both; it also holds ${others.join(",")}: send the expiries as a commit of their own`,
     );
   }
 }

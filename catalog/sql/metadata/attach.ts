@@ -13,7 +13,7 @@ import { inlinedDeclarationsAt } from "../../reads/inlined-declarations.ts";
 import type { ReadTemplate, SqlReadContext } from "../reads.ts";
 import type { SqlValue } from "../result.ts";
 import { listOf, T } from "../result.ts";
-import { byShape, literal, literalText, result } from "./common.ts";
+import { byShape, literal, literalText, memoised, result } from "./common.ts";
 import { DUCKLAKE_TABLE_SQL, SYSTEM_VIEWS } from "./system-catalog.ts";
 
 /**
@@ -47,7 +47,11 @@ async function tablesOf(ctx: SqlReadContext): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   if (ctx.view === null) return out;
   for (const [name, sql] of Object.entries(DUCKLAKE_TABLE_SQL)) out.set(name, sql);
-  for (const [name, cols] of Object.entries(await inlinedDeclarationsAt(ctx.view))) {
+  const view = ctx.view;
+  const declared = await memoised(ctx, "metadata-reads:inlined-declarations", () =>
+    inlinedDeclarationsAt(view),
+  );
+  for (const [name, cols] of Object.entries(declared)) {
     out.set(name, createTableSql(name, cols));
   }
   return out;

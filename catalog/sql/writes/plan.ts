@@ -28,7 +28,21 @@ export type SqlWritePlan =
     }
   | { kind: "create-lake"; dataPath: string; result: SqlResult };
 
-export function planSqlWrite(sql: string, idempotencyKey?: string): SqlWritePlan {
+/**
+ * True when the request removes snapshots (ducklake_expire_snapshots): the writer then supplies the
+ * snapshots live checkpoints pin (docs/decisions/0241-quack-expire-snapshots.md).
+ */
+export function expiresSnapshots(sql: string): boolean {
+  const statements = splitStatements(sql);
+  if (statements.some(isStagedStatement)) return false;
+  return statements.map(parseWrite).some((op) => op.op === "expire_snapshots");
+}
+
+export function planSqlWrite(
+  sql: string,
+  idempotencyKey?: string,
+  pinned: ReadonlyMap<number, string> = new Map(),
+): SqlWritePlan {
   const statements = splitStatements(sql);
   // DuckLake's server-side commit: the whole staged batch is this one request (docs/decisions/0260-staged-commit.md).
   if (statements.some(isStagedStatement)) {
@@ -52,7 +66,7 @@ export function planSqlWrite(sql: string, idempotencyKey?: string): SqlWritePlan
     };
   return {
     kind: "commit",
-    member: new StagedRowsMember(ops, sql, idempotencyKey),
+    member: new StagedRowsMember(ops, sql, idempotencyKey, pinned),
     answer: (r) => resultOf(last, Number(r.assigned[0]?.[LAST_COUNT] ?? 0)),
     alone: ops.some((op) => op.op === "insert" && op.table === "ducklake_snapshot"),
   };

@@ -41,6 +41,13 @@ export interface WriterTunables {
    * deployment once those land (the job itself is tested with it on).
    */
   flushInlinedJob: boolean;
+  /**
+   * The yield (docs/decisions/0261-commit-yield.md): after a lone minting commit (a client-side DuckLake
+   * batch: DDL) loses its race, batched arrivals hold this long before staging, or until a lone commit
+   * lands, so DuckLake's re-driven DDL finds a gap under writers that commit without pause. 250 ms: above
+   * DuckLake's first retry wait (100 ms) plus a round trip; one hiccup per schema change for the writers.
+   */
+  yieldHoldMs: number;
   /** How long an idempotency key is honoured, in ms (the catalog's default when unset: 24 h). */
   idempotencyTtlMs?: number;
   /** The store's background-work tuning (memtable flush, compaction, GC); storage's defaults when unset. */
@@ -62,4 +69,5 @@ export const DEFAULT_TUNABLES: WriterTunables = {
   backgroundRetryBaseMs: 1_000,
   backgroundRetryMaxMs: 15 * 60_000,
   flushInlinedJob: false,
+  yieldHoldMs: 250,
 };

@@ -359,9 +359,10 @@ export class Writer {
       const created = await this.createLake({ dataPath: plan.dataPath });
       return { result: plan.result, position: created.position };
     }
-    const results = await this.run([plan.member]);
+    const results = await this.run([plan.member], plan.alone);
     const r = results[0];
     if (r === undefined) throw new Error("the batch returned no result for a member");
+    if (plan.alone) this.yieldAfter(r.ok ? null : r.error.code);
     if (!r.ok) throw new MemberFailed(r.error.code, r.error.message);
     return { result: plan.answer(r.value), position: r.value.position };
   }
@@ -740,8 +741,39 @@ export class Writer {
 
   // --- commit path ---------------------------------------------------------------------------------
 
+  // --- the yield (docs/decisions/0261-commit-yield.md) ------------------------------------------------
+
+  /** Until when batched arrivals hold, and the holders to release early when a lone commit lands. */
+  private yieldUntil = 0;
+  private yieldHolders: (() => void)[] = [];
+
+  /** A lone minting commit answered: a lost race arms the hold, a landing ends it. */
+  private yieldAfter(code: string | null): void {
+    if (code === "CommitConflict") {
+      this.yieldUntil = this.host.clock.now() + this.host.tunables.yieldHoldMs;
+    } else if (code === null) {
+      this.yieldUntil = 0;
+      for (const release of this.yieldHolders.splice(0)) release();
+    }
+  }
+
+  private async holdForYield(): Promise<void> {
+    const wait = this.yieldUntil - this.host.clock.now();
+    if (wait <= 0) return;
+    await new Promise<void>((resolve) => {
+      const release = () => {
+        cancel();
+        this.yieldHolders = this.yieldHolders.filter((r) => r !== release);
+        resolve();
+      };
+      const cancel = this.host.clock.after(wait, release);
+      this.yieldHolders.push(release);
+    });
+  }
+
   private async run(requests: GroupMember[], alone = false): Promise<MemberResult[]> {
     this.throwIfStopped();
+    if (!alone) await this.holdForYield();
     const ticket = new Ticket();
     this.tickets.add(ticket);
     const t0 = this.host.clock.now();

@@ -15,7 +15,17 @@ import { commitAnswer, StagedCommitMember } from "./staged-member.ts";
 import { isStagedStatement, parseStagedBatch } from "./staged-parse.ts";
 
 export type SqlWritePlan =
-  | { kind: "commit"; member: SelfStagedMember; answer: (r: StagedResult) => SqlResult }
+  | {
+      kind: "commit";
+      member: SelfStagedMember;
+      answer: (r: StagedResult) => SqlResult;
+      /**
+       * A client-side batch minting a snapshot (DDL, anything not data-only): its rows are stamped
+       * against the head DuckLake read and the rebase cannot move them, so it commits as a batch of one,
+       * its id checked (docs/decisions/0261-commit-yield.md).
+       */
+      alone: boolean;
+    }
   | { kind: "create-lake"; dataPath: string; result: SqlResult };
 
 /**
@@ -37,7 +47,12 @@ export function planSqlWrite(
   // DuckLake's server-side commit: the whole staged batch is this one request (docs/decisions/0260-staged-commit.md).
   if (statements.some(isStagedStatement)) {
     const member = new StagedCommitMember(parseStagedBatch(statements), idempotencyKey);
-    return { kind: "commit", member, answer: (r) => commitAnswer(r.snapshotId, r.schemaVersion) };
+    return {
+      kind: "commit",
+      member,
+      answer: (r) => commitAnswer(r.snapshotId, r.schemaVersion),
+      alone: false,
+    };
   }
   const ops = statements.map(parseWrite);
   const last = ops[ops.length - 1];
@@ -53,6 +68,7 @@ export function planSqlWrite(
     kind: "commit",
     member: new StagedRowsMember(ops, sql, idempotencyKey, pinned),
     answer: (r) => resultOf(last, Number(r.assigned[0]?.[LAST_COUNT] ?? 0)),
+    alone: ops.some((op) => op.op === "insert" && op.table === "ducklake_snapshot"),
   };
 }
 

@@ -29,6 +29,7 @@ import type { Staging } from "../../staging.ts";
 import { VerbContext } from "../../verbs/context.ts";
 import { tableDirectory } from "../../verbs/ops/files.ts";
 import { inlineInsertPreserving } from "../../verbs/ops/inline.ts";
+import { mergeColumnStats } from "../../verbs/ops/stats-support.ts";
 import type { CommitRequest, Verb } from "../../verbs/schema.ts";
 import { type SqlResult, T } from "../result.ts";
 import { StagedRowsMember } from "./member.ts";
@@ -189,8 +190,8 @@ export class StagedCommitMember implements SelfStagedMember {
         if (this.idempotencyKey !== undefined) req.idempotencyKey = this.idempotencyKey;
         staged = await stageMember(group, premise, env, req, async (ctx) => {
           for (const p of preserved) await inlineInsertPreserving(ctx, p.tableId, p.rows);
+          await this.inlinedStatsAsStaged(group, ctx);
           await this.keepColumnStatsRows(group, ctx);
-          await this.inlinedNanAsStaged(group, ctx);
         });
       }
     } catch (e) {
@@ -229,27 +230,28 @@ export class StagedCommitMember implements SelfStagedMember {
   }
 
   /**
-   * DuckLake tracks NaN for inlined rows only when the client says so (`has_contains_nan`); where it does
-   * not, the merged `contains_nan` stays what the table's stats held (NULL for a fresh column), where the
-   * verbs' merge writes false for every float column.
+   * DuckLake merges the column stats the client staged for inlined rows (min and max as DuckDB's text,
+   * `nan` included; NaN tracked only when `has_contains_nan`), not stats recomputed from the values: the
+   * verbs' merge is replaced by the same merge of the staged stats over the premise's record.
    */
-  private async inlinedNanAsStaged(group: Staging, ctx: VerbContext): Promise<void> {
+  private async inlinedStatsAsStaged(group: Staging, ctx: VerbContext): Promise<void> {
     for (const r of this.batch.rows.inlined_column_stats) {
-      if (flag(r.has_contains_nan)) continue;
-      const k = keys.current(
-        Kind.tableColumnStats,
-        int(r.table_id, "table_id"),
-        int(r.column_id, "column_id"),
-      );
+      const t = int(r.table_id, "table_id");
+      const c = int(r.column_id, "column_id");
+      const k = keys.current(Kind.tableColumnStats, t, c);
       const mine = await ctx.read<TableColumnStatsRecord>(k, ValueKind.tableColumnStats, "column stats");
       if (mine === undefined || mine.begin_snapshot !== ctx.snapshotId) continue;
-      const raw = await group.get(k);
-      const prior =
-        raw === undefined
-          ? undefined
-          : decodeValue<TableColumnStatsRecord>(ValueKind.tableColumnStats, raw, "column stats");
-      const nan = prior?.contains_nan ?? null;
-      if (mine.contains_nan !== nan) ctx.write(k, ValueKind.tableColumnStats, { ...mine, contains_nan: nan });
+      const prior = await group.get(k);
+      if (prior === undefined) ctx.st.delete(k);
+      else ctx.st.put(k, prior);
+      const type = (await ctx.columns(t)).find((x) => x.column_id === c)?.column_type ?? "varchar";
+      await mergeColumnStats(ctx, t, c, type, {
+        null_count: flag(r.has_null_count) ? intOrNull(r.null_count, "null_count") : null,
+        contains_nan: flag(r.has_contains_nan) && !isNull(r.contains_nan) ? flag(r.contains_nan) : null,
+        min_value: flag(r.has_min) ? strOrNull(r.min_value, "min_value") : null,
+        max_value: flag(r.has_max) ? strOrNull(r.max_value, "max_value") : null,
+        extra_stats: strOrNull(r.extra_stats, "extra_stats"),
+      });
     }
   }
 

@@ -437,3 +437,33 @@ describe("a burst of staged commits shares batches", () => {
     ]);
   });
 });
+
+describe("the yield: a lone commit that lost its race gets a gap", () => {
+  it("a re-driven DDL lands before a commit that arrived after its loss", async () => {
+    const view = (fixture as unknown as { scenarios: Record<string, { steps: Step[] }> }).scenarios.view;
+    const viewStep = (step: string) => view?.steps.find((x) => x.step === step)?.writes[0] as string;
+    const lake = lakeName("yield");
+    // The hold is longer than any test: only the re-driven DDL's landing can release it (the gate).
+    rigLake(lake, { tunables: { yieldHoldMs: 3_600_000 } });
+    ok(await write(lake, writesOf("attach_new"), { mayCreateLake: true }));
+    ok(await write(lake, viewStep("create_schema")));
+    ok(await write(lake, viewStep("create_table")));
+    const insert: CommitRequest["verbs"] = [
+      { op: "inline_insert", table: { schema: "s", name: "t" }, rows: [{ id: 1, s: "a", amount: "1.00" }] },
+    ];
+    // A writer's commit moves the head to 3, so the CREATE VIEW stamped for 3 loses: the yield arms.
+    expect((await verbs(lake, insert)).snapshotId).toBe(3);
+    const createView = viewStep("create_view");
+    const lost = await write(lake, createView);
+    expect(lost.ok ? "ok" : lost.error.code).toBe("CommitConflict");
+    // A commit arriving now holds; DuckLake's re-drive, stamped for 4, is alone and does not.
+    const held = verbs(lake, insert);
+    const redriven = createView
+      .replace("VALUES (3, NOW(), 3, 4, 0)", "VALUES (4, NOW(), 3, 4, 1)")
+      .replace(", 3, NULL, 1, 'v'", ", 4, NULL, 1, 'v'")
+      .replace("snapshot_changes VALUES (3,", "snapshot_changes VALUES (4,");
+    const ddl = ok(await write(lake, redriven));
+    expect(ddl.result.rows).toEqual([[1n]]);
+    expect((await held).snapshotId).toBe(5);
+  });
+});

@@ -45,6 +45,7 @@ export const ValueKind = {
   ingestSettings: 0x64,
   maintenanceHead: 0x70,
   maintenanceRun: 0x71,
+  maintenanceFence: 0x72,
 } as const;
 export type ValueKind = (typeof ValueKind)[keyof typeof ValueKind];
 

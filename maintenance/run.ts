@@ -18,7 +18,7 @@ export interface PassSelection {
   tableId?: number;
 }
 
-function failedRun(job: JobName, startedAt: number, error: string, tableId?: number): JobRun {
+function emptyRun(job: JobName, startedAt: number, error: string | null, tableId?: number): JobRun {
   return {
     job,
     ...(tableId !== undefined ? { tableId } : {}),
@@ -58,15 +58,19 @@ export async function runMaintenancePass(
       // Named by the caller: say it is absent. Switched on but not built here: simply not run.
       if (selection.jobs !== undefined)
         runs.push(
-          failedRun(name, ctx.now(), `Unsupported: job ${name} is not part of this build`, selection.tableId),
+          emptyRun(name, ctx.now(), `Unsupported: job ${name} is not part of this build`, selection.tableId),
         );
       continue;
     }
     try {
-      runs.push(...(await runner(job)));
+      const done = await runner(job);
+      // A job asked for by name that found nothing to do still says it ran.
+      if (done.length === 0 && selection.jobs !== undefined)
+        runs.push(emptyRun(name, ctx.now(), null, selection.tableId));
+      runs.push(...done);
     } catch (e) {
       // A runner records per-table failures itself; one that throws stops only its own job.
-      runs.push(failedRun(name, ctx.now(), errorText(e), selection.tableId));
+      runs.push(emptyRun(name, ctx.now(), errorText(e), selection.tableId));
     }
   }
   const stored: StoredJobRun[] = [];

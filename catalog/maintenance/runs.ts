@@ -36,6 +36,8 @@ export interface JobRun {
   filesOut: number;
   rowsIn: number;
   rowsOut: number;
+  /** Job 4: snapshots it expired (its `filesOut` counts the files it scheduled for deletion). */
+  snapshotsExpired?: number;
   /** The snapshot the run's commit minted, or null when it committed nothing. */
   snapshotId: number | null;
   /** `code: message` of the error that stopped the run, or null. */

@@ -29,6 +29,9 @@ const JobRunSchema = z
     filesOut: z.number().int(),
     rowsIn: z.number().int(),
     rowsOut: z.number().int(),
+    snapshotsExpired: z.number().int().optional().openapi({
+      description: "expire_snapshots: snapshots expired (its filesOut: files scheduled for deletion)",
+    }),
     snapshotId: z.number().int().nullable().openapi({ description: "the snapshot the run minted" }),
     error: z.string().nullable().openapi({ description: "`Code: message` of the error that stopped it" }),
   })

@@ -6,6 +6,7 @@
 import type { MaintenanceSettings } from "../catalog/maintenance/settings.ts";
 import type { CommitRequest } from "../catalog/verbs/schema.ts";
 import type { Bucket, ReadView, Store } from "../storage/api.ts";
+import { runDeleteFilesJob } from "./delete-files.ts";
 import { runExpireJob } from "./expire.ts";
 import { runFlushJob } from "./flush.ts";
 import type { JobName, JobRun } from "./history.ts";
@@ -44,4 +45,5 @@ export const JOB_RUNNERS: Partial<Record<JobName, JobRunner>> = {
       ...(c.tableId !== undefined ? { tableId: c.tableId } : {}),
     }),
   expire_snapshots: runExpireJob,
+  delete_files: runDeleteFilesJob,
 };

@@ -16,7 +16,7 @@ import type { ReadView, Store, Transaction } from "../../storage/api.ts";
 import { decodeValue, encodeValue, ValueKind } from "../codec.ts";
 import { CodedError, Constraint, isTransactionConflict, quoteName } from "../errors.ts";
 import { joinPath } from "../file-paths.ts";
-import { hash53, Kind, key, keyIds, keys, Subspace } from "../keys.ts";
+import { hash53, Kind, key, keys, Subspace } from "../keys.ts";
 import type { DataFileRecord, DeleteFileRecord, GcFileRecord } from "../records.ts";
 import { dataPathOf, tableDirOf } from "./paths.ts";
 
@@ -181,18 +181,10 @@ export async function forgetDeleted(
   });
 }
 
-/** Fenced paths (tests and the history's detail). */
-export async function fencedPaths(view: ReadView): Promise<string[]> {
-  const out: string[] = [];
-  for await (const kv of view.scan({ prefix: fencePrefix() })) {
-    keyIds(kv.key, 2);
-    for (const p of decodeValue<FenceRecord>(ValueKind.maintenanceFence, kv.value, "fence").paths)
-      out.push(p.path);
-  }
-  return out;
-}
-
-async function inBatch(store: Store, fn: (tx: Transaction) => Promise<boolean>): Promise<{ durable: Promise<void> }> {
+async function inBatch(
+  store: Store,
+  fn: (tx: Transaction) => Promise<boolean>,
+): Promise<{ durable: Promise<void> }> {
   for (let attempt = 0; attempt < STEP_ATTEMPTS; attempt++) {
     const tx = store.begin();
     let committed = false;

@@ -6,6 +6,7 @@
 import type { MaintenanceSettings } from "../catalog/maintenance/settings.ts";
 import type { CommitRequest } from "../catalog/verbs/schema.ts";
 import type { Bucket, ReadView, Store } from "../storage/api.ts";
+import { runMergeJob, runRewriteJob } from "./compaction.ts";
 import { runDeleteFilesJob } from "./delete-files.ts";
 import { runExpireJob } from "./expire.ts";
 import { runFlushJob } from "./flush.ts";
@@ -44,6 +45,12 @@ export const JOB_RUNNERS: Partial<Record<JobName, JobRunner>> = {
       now: c.now,
       ...(c.tableId !== undefined ? { tableId: c.tableId } : {}),
     }),
+  // Jobs 2-3 plan every table (their thresholds are the tables' own DuckLake options); a table selection
+  // does not narrow them yet.
+  merge_adjacent: (c) =>
+    runMergeJob({ lake: c.lake, bucket: c.bucket, view: c.view, commit: c.commit, now: c.now }),
+  rewrite_deletes: (c) =>
+    runRewriteJob({ lake: c.lake, bucket: c.bucket, view: c.view, commit: c.commit, now: c.now }),
   expire_snapshots: runExpireJob,
   delete_files: runDeleteFilesJob,
 };

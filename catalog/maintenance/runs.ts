@@ -36,6 +36,9 @@ export interface JobRun {
   filesOut: number;
   rowsIn: number;
   rowsOut: number;
+  /** Bytes of the files the run read and wrote (compaction jobs: write amplification is out / live bytes in). */
+  bytesIn?: number;
+  bytesOut?: number;
   /** Job 4: snapshots it expired (its `filesOut` counts the files it scheduled for deletion). */
   snapshotsExpired?: number;
   /** The snapshot the run's commit minted, or null when it committed nothing. */

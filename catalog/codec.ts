@@ -44,6 +44,9 @@ export const ValueKind = {
   ingestKeys: 0x63,
   ingestSettings: 0x64,
   ingestDeadLetter: 0x65,
+  maintenanceHead: 0x70,
+  maintenanceRun: 0x71,
+  maintenanceFence: 0x72,
 } as const;
 export type ValueKind = (typeof ValueKind)[keyof typeof ValueKind];
 

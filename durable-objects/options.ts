@@ -35,13 +35,6 @@ export interface WriterTunables {
   /** Ceiling of that backoff: a bucket away for hours is retried at least this often, never given up. */
   backgroundRetryMaxMs: number;
   /**
-   * Maintenance job 1 (flush inlined rows past `data_inlining_row_limit` into Parquet, decision 0321) on
-   * the alarm. Off by default in this release: the rows API's reads do not yet merge Parquet files, and a
-   * background flush mints snapshots a DuckLake client over Quack did not ask for; enable it per
-   * deployment once those land (the job itself is tested with it on).
-   */
-  flushInlinedJob: boolean;
-  /**
    * The yield (docs/decisions/0261-commit-yield.md): after a lone minting commit (a client-side DuckLake
    * batch: DDL) loses its race, batched arrivals hold this long before staging, or until a lone commit
    * lands, so DuckLake's re-driven DDL finds a gap under writers that commit without pause. 250 ms: above
@@ -68,6 +61,5 @@ export const DEFAULT_TUNABLES: WriterTunables = {
   deleteDrainBoundMs: 30_000,
   backgroundRetryBaseMs: 1_000,
   backgroundRetryMaxMs: 15 * 60_000,
-  flushInlinedJob: false,
   yieldHoldMs: 250,
 };

@@ -117,6 +117,22 @@ SCENARIOS = {
         "DELETE FROM lake.main.t WHERE id = 13",
         "CALL ducklake_flush_inlined_data('lake')",
     ],
+    # Snapshot expiry (maintenance job 4): a dropped table with a data and a delete file, and a live table
+    # with both; every snapshot before the drop expires. Then the cleanup of what it scheduled (job 5).
+    "expire": [
+        "CALL lake.set_option('data_inlining_row_limit', 0)",
+        "CREATE TABLE lake.main.t (id INTEGER, s VARCHAR)",
+        "INSERT INTO lake.main.t VALUES (1, 'a'), (2, 'b'), (3, NULL)",
+        "INSERT INTO lake.main.t VALUES (4, 'd'), (5, 'e')",
+        "DELETE FROM lake.main.t WHERE id = 2",
+        "CREATE TABLE lake.main.gone (x INTEGER)",
+        "INSERT INTO lake.main.gone VALUES (7), (8)",
+        "DELETE FROM lake.main.gone WHERE x = 8",
+        "DROP TABLE lake.main.gone",
+        "INSERT INTO lake.main.t VALUES (6, 'f')",
+        "CALL ducklake_expire_snapshots('lake', versions => [0, 1, 2, 3, 4, 5, 6, 7])",
+        "CALL ducklake_cleanup_old_files('lake', cleanup_all => true)",
+    ],
     # Merge adjacent files: the file with a delete is skipped; the two adjacent ones (row ids 3..5) become
     # one backdated file with only `_ducklake_internal_snapshot_id`, the inputs removed and scheduled.
     "merge": [

@@ -49,8 +49,14 @@ const S1_ORDERS = { schema: "s1", name: "orders" };
 const N = { schema: "s2", name: "n" };
 const T = { name: "t" };
 
-/** Scenario name → one commit per SQL statement of the golden, in order. */
-export const SCENARIO_COMMITS: Record<string, CommitRequest[]> = {
+/**
+ * A maintenance call among the statements: `ducklake_expire_snapshots(versions => …)` is job 4's step
+ * (catalog/maintenance/expire.ts), `ducklake_cleanup_old_files(cleanup_all => true)` job 5's catalog half.
+ */
+export type MaintenanceStep = { maintenance: "expire"; versions: number[] } | { maintenance: "cleanup" };
+
+/** Scenario name → one commit (or maintenance step) per SQL statement of the golden, in order. */
+export const SCENARIO_COMMITS: Record<string, (CommitRequest | MaintenanceStep)[]> = {
   fresh: [],
   ddl: [
     one({ op: "create_schema", name: "s1" }),
@@ -343,5 +349,31 @@ export const SCENARIO_COMMITS: Record<string, CommitRequest[]> = {
       file: parquet(2, [stat("id", 2, 0, "3", "4"), stat("s", 2, 0, "c", "d")]),
       rowIdStart: 2,
     }),
+  ],
+  expire: [
+    noInlining,
+    one({ op: "create_table", name: "t", columns: [col("id", "int32"), col("s", "varchar")] }),
+    one({
+      op: "register_data_file",
+      table: T,
+      file: parquet(3, [stat("id", 3, 0, "1", "3"), stat("s", 2, 1, "a", "b")]),
+    }),
+    one({
+      op: "register_data_file",
+      table: T,
+      file: parquet(2, [stat("id", 2, 0, "4", "5"), stat("s", 2, 0, "d", "e")]),
+    }),
+    one({ op: "register_delete_file", table: T, dataFileId: 0, file: deletes(1) }),
+    one({ op: "create_table", name: "gone", columns: [col("x", "int32")] }),
+    one({ op: "register_data_file", table: { name: "gone" }, file: parquet(2, [stat("x", 2, 0, "7", "8")]) }),
+    one({ op: "register_delete_file", table: { name: "gone" }, dataFileId: 3, file: deletes(1) }),
+    one({ op: "drop_table", table: { name: "gone" } }),
+    one({
+      op: "register_data_file",
+      table: T,
+      file: parquet(1, [stat("id", 1, 0, "6", "6"), stat("s", 1, 0, "f", "f")]),
+    }),
+    { maintenance: "expire", versions: [0, 1, 2, 3, 4, 5, 6, 7] },
+    { maintenance: "cleanup" },
   ],
 };

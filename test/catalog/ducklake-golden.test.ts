@@ -16,10 +16,13 @@ import {
   inlinedTablesAt,
   type Row,
 } from "../../catalog/index.ts";
-import type { ReadView } from "../../storage/api.ts";
+import { dueFiles, forgetDeleted } from "../../catalog/maintenance/cleanup.ts";
+import { expireSnapshotsStep } from "../../catalog/maintenance/expire.ts";
+import type { ReadView, Store } from "../../storage/api.ts";
 import data from "../fixtures/ducklake/data.json";
 import ddl from "../fixtures/ducklake/ddl.json";
 import deletesGolden from "../fixtures/ducklake/deletes.json";
+import expireGolden from "../fixtures/ducklake/expire.json";
 import flush from "../fixtures/ducklake/flush.json";
 import freshGolden from "../fixtures/ducklake/fresh.json";
 import inlined from "../fixtures/ducklake/inlined.json";
@@ -29,7 +32,7 @@ import partitioned from "../fixtures/ducklake/partitioned.json";
 import rewrite from "../fixtures/ducklake/rewrite.json";
 import types from "../fixtures/ducklake/types.json";
 import viewsMacros from "../fixtures/ducklake/views_macros.json";
-import { SCENARIO_COMMITS } from "./ducklake-golden-scenarios.ts";
+import { type MaintenanceStep, SCENARIO_COMMITS } from "./ducklake-golden-scenarios.ts";
 import { fresh, settle } from "./support.ts";
 
 type Cell = string | number | boolean | null;
@@ -54,6 +57,7 @@ const GOLDENS = [
   viewsMacros,
   flush,
   deletesGolden,
+  expireGolden,
   merge,
   mergeGap,
   rewrite,
@@ -249,6 +253,23 @@ async function compareInlinedColumns(view: ReadView, golden: Golden): Promise<st
   return problems;
 }
 
+/** Job 4's step, or job 5's catalog half with every schedule due (`cleanup_all`; no objects here). */
+async function maintenanceStep(store: Store, step: MaintenanceStep): Promise<void> {
+  if (step.maintenance === "expire") {
+    const r = await expireSnapshotsStep(store, {
+      now: Date.now(),
+      olderThanMs: 0,
+      pinned: [],
+      versions: step.versions,
+    });
+    expect(r.more).toBe(false);
+    await settle(store, r.durable);
+    return;
+  }
+  const due = await dueFiles(store.snapshot(), { nowMs: Number.MAX_SAFE_INTEGER, graceMs: 0 });
+  await settle(store, (await forgetDeleted(store, due, Date.now())).durable);
+}
+
 async function replay(golden: Golden): Promise<{
   catalog: Catalog;
   view: () => ReadView;
@@ -262,8 +283,11 @@ async function replay(golden: Golden): Promise<{
   const problems: string[] = [];
   const snapshots: number[] = [];
   for (const [i, request] of commits.entries()) {
-    const out = await catalog.commit(request);
-    await settle(store, out.durable);
+    if ("maintenance" in request) await maintenanceStep(store, request);
+    else {
+      const out = await catalog.commit(request);
+      await settle(store, out.durable);
+    }
     const view = store.snapshot();
     const step = golden.steps[i];
     if (!step) throw new Error(`golden ${golden.scenario} has no step ${i}`);
@@ -354,9 +378,12 @@ describe("the catalog is row-faithful to a stock DuckLake 1.5.5", () => {
         (s) => s.includes("flush_inlined_data") || s.includes("merge_adjacent_files"),
       );
       const mergeAt = golden.statements.findIndex((s) => s.includes("merge_adjacent_files"));
+      // Expiry removes what earlier snapshots saw, in DuckLake as here, and the deletion schedule is not
+      // versioned: time travel is compared from the last maintenance call on.
+      const expireAt = golden.statements.findLastIndex((s) => /expire_snapshots|cleanup_old_files/.test(s));
       for (const [i, s] of snapshots.entries()) {
         const step = golden.steps[i];
-        if (!step) continue;
+        if (!step || i < expireAt) continue;
         const backdated = flushAt >= 0 && i < flushAt ? writtenByFlush(golden, flushAt) : undefined;
         const removed = mergeAt >= 0 && i < mergeAt ? removedByMerge(golden, mergeAt) : undefined;
         if (backdated && removed) backdated.set("ducklake_files_scheduled_for_deletion", removed);

@@ -5,8 +5,9 @@
  */
 import { ValueKind } from "../../codec.ts";
 import { InvalidRequest, NotFound, quoteName } from "../../errors.ts";
-import { joinPath, registeredPathProblem } from "../../file-paths.ts";
+import { dataPathPrefix, joinPath, registeredPathProblem } from "../../file-paths.ts";
 import { Kind, keys, OptionScope } from "../../keys.ts";
+import { checkPathNotFenced } from "../../maintenance/cleanup.ts";
 import type {
   ColumnRecord,
   DataFileRecord,
@@ -59,6 +60,10 @@ async function checkFilePath(
   if (problem !== null) {
     throw new InvalidRequest(`the ${kind} file ${quoteName(spec.path)} cannot be registered: ${problem}`);
   }
+  // A path maintenance scheduled for deletion is never registered again (decision 0329).
+  const full = (spec.pathIsRelative ?? true) ? joinPath(tableDir, spec.path) : spec.path;
+  const prefix = dataPathPrefix(dataPath);
+  await checkPathNotFenced(ctx.st, full.startsWith(prefix) ? full.slice(prefix.length) : full);
 }
 
 /** Builds the data-file row (path checked, stats resolved to column ids, partition values checked). */

@@ -154,6 +154,7 @@ async function build(scenario: string): Promise<ReadView | null> {
   if (!commits) throw new Error(`no verb script for scenario ${scenario}`);
   const { store, catalog } = await fresh(`qr-${scenario}`, { dataPath: "data/" });
   for (const request of commits) {
+    if ("maintenance" in request) throw new Error("this scenario runs no maintenance step");
     const out = await catalog.commit(request);
     await settle(store, out.durable);
   }

@@ -1,0 +1,49 @@
+/**
+ * Job 4 run by the lake writer: expire snapshots older than the lake's `expire_older_than`, never one a
+ * live checkpoint pins, in bounded steps (`catalog/maintenance/expire.ts` holds the rules). Each step is
+ * one head-preserving batch in the writer's submission slot, awaited durable before the next; a crash
+ * between steps leaves a lake that is readable at every remaining snapshot, and the next run resumes from
+ * the catalog (decision docs/decisions/0328-maintenance-expire.md). Lake-wide: a table selection is
+ * ignored.
+ */
+import { expireSnapshotsStep } from "../catalog/maintenance/expire.ts";
+import { CodedError } from "../storage/errors.ts";
+import type { JobRun } from "./history.ts";
+import type { JobContext } from "./registry.ts";
+
+/** Steps one run takes before it yields (the alarm's next pass continues). */
+export const MAX_EXPIRE_STEPS_PER_RUN = 16;
+
+export async function runExpireJob(ctx: JobContext): Promise<JobRun[]> {
+  const olderThanMs = ctx.settings.expireOlderThanMs;
+  if (olderThanMs === null) return [];
+  const startedAt = ctx.now();
+  const run: JobRun = {
+    job: "expire_snapshots",
+    startedAt,
+    durationMs: 0,
+    filesIn: 0,
+    filesOut: 0,
+    rowsIn: 0,
+    rowsOut: 0,
+    snapshotsExpired: 0,
+    snapshotId: null,
+    error: null,
+  };
+  try {
+    const pinned = await ctx.pinnedSnapshots();
+    for (let step = 0; step < MAX_EXPIRE_STEPS_PER_RUN; step++) {
+      const r = await ctx.exclusive(async (store) => {
+        const s = await expireSnapshotsStep(store, { now: ctx.now(), olderThanMs, pinned });
+        return { value: s, durable: s.durable };
+      });
+      run.snapshotsExpired = (run.snapshotsExpired ?? 0) + r.expired.length;
+      run.filesOut += r.filesScheduled;
+      if (!r.more) break;
+    }
+  } catch (e) {
+    run.error = e instanceof CodedError ? `${e.code}: ${e.message}` : String(e);
+  }
+  run.durationMs = ctx.now() - startedAt;
+  return run.error === null && run.snapshotsExpired === 0 && run.filesOut === 0 ? [] : [run];
+}

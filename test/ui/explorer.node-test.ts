@@ -1,6 +1,6 @@
 /**
  * The explorer in a real browser: headless Chromium (Debian's `chromium` package, driven by
- * playwright-core) against `wrangler dev` (ports 9342-9343) with a seeded lake. It checks what a person
+ * playwright-core) against `wrangler dev` (ports 9342-9343, or UI_TEST_PORT and the next) with a seeded lake. It checks what a person
  * would: the lake is listed, its name and snapshot count show, time travel changes the view, a table's
  * columns and data file show, the activity charts draw pixels, and the console has no errors.
  * Screenshots land in test-artifacts/ (gitignored). Run: npm run test:ui.
@@ -11,7 +11,7 @@ import { after, before, describe, it } from "node:test";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { type DevServer, startWrangler } from "../support/wrangler-dev.ts";
 
-const PORT = 9342;
+const PORT = Number(process.env.UI_TEST_PORT ?? 9342);
 const ARTIFACTS = "test-artifacts";
 /** Longest wait for one thing on the page to appear. */
 const UI_WAIT_MS = 30_000;
@@ -136,12 +136,19 @@ describe("explorer in headless Chromium", { timeout: 600_000 }, () => {
     });
     page.on("pageerror", (e) => errors.push(String(e)));
     page.setDefaultTimeout(UI_WAIT_MS);
+    // Which scripts the page fetched: uPlot and hyparquet are chunks loaded on demand (decision 0343).
+    const scripts: string[] = [];
+    page.on("request", (r) => {
+      const path = new URL(r.url()).pathname;
+      if (path.endsWith(".js")) scripts.push(path.replace(/-[A-Z0-9]{8}\.js$/, ".js"));
+    });
 
     await open(page, `#token=${encodeURIComponent(server.token)}`);
     await page.locator(`[data-testid=lakes] a`, { hasText: LAKE }).waitFor();
     assert.equal(new URL(page.url()).hash.includes("token="), false, "the token leaves the address bar");
     assert.equal(await page.evaluate("sessionStorage.getItem('ducklake-edge-token')"), server.token);
     await page.screenshot({ path: `${ARTIFACTS}/explorer-lakes.png`, fullPage: true });
+    assert.deepEqual(scripts, ["/ui/app.js"], "the first load is the entry script alone");
 
     await page.locator(`[data-testid=lakes] a`, { hasText: LAKE }).click();
     await page.locator("[data-testid=lake-name]", { hasText: LAKE }).waitFor();
@@ -166,6 +173,7 @@ describe("explorer in headless Chromium", { timeout: 600_000 }, () => {
       return n;
     });
     assert.ok(painted > 100, `the chart drew ${painted} pixels`);
+    assert.deepEqual(scripts, ["/ui/app.js", "/ui/charts.js"]);
     await page.screenshot({ path: `${ARTIFACTS}/explorer-lake.png`, fullPage: true });
 
     // Time travel: snapshot 2 has the loaded file but neither the inlined row nor the note column.
@@ -185,8 +193,13 @@ describe("explorer in headless Chromium", { timeout: 600_000 }, () => {
     await page.locator("[data-testid=files]", { hasText: "orders-1.parquet" }).waitFor();
     assert.match((await page.locator("[data-testid=files]").textContent()) ?? "", /#1: 1 … 3/);
     await page.locator("[data-testid=inlined]", { hasText: "ap" }).waitFor();
-    // The first data file's rows, read in the browser with ranged GETs of the data route.
+    // A data file's rows, read in the browser with ranged GETs of the data route once a preview opens;
+    // the reader (hyparquet) is fetched then, not before.
+    assert.equal(await page.locator("[data-testid=preview]").count(), 0);
+    assert.ok(!scripts.includes("/ui/preview.js"), "no preview code before a preview opens");
+    await page.locator("[data-testid=files] [data-testid=preview-button]").first().click();
     await page.locator("[data-testid=preview] tbody tr").nth(2).waitFor();
+    assert.equal(scripts.filter((x) => x === "/ui/preview.js").length, 1);
     assert.equal(await page.locator("[data-testid=preview] tbody tr").count(), 3);
     assert.deepEqual(await page.locator("[data-testid=preview] thead th").allTextContents(), [
       "id",

@@ -9,7 +9,6 @@ import { html } from "htm/preact";
 import { render } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiFailure, unwrap } from "../../client/index.ts";
-import { previewParquet } from "../../parquet/preview.ts";
 import {
   api,
   clearToken,
@@ -19,7 +18,6 @@ import {
   setToken,
   takeTokenFromHash,
 } from "./api.ts";
-import { type Bucket, drawActivity } from "./charts.ts";
 
 type Row = Record<string, unknown>;
 
@@ -136,21 +134,28 @@ function Charts({ lake }: { lake: string }) {
   const { data, error } = useLoad(`metrics:${lake}`, () =>
     unwrap(api().GET("/v1/lakes/{lake}/metrics", { params: { path: { lake } } })),
   );
+  const [chartError, setChartError] = useState<string | undefined>();
   useEffect(() => {
-    if (!data || !ref.current) return;
-    const plots = drawActivity(
-      ref.current,
-      data.metrics.activity.buckets as Bucket[],
-      data.metrics.activity.bucketMs,
+    const el = ref.current;
+    if (!data || !el) return;
+    let live = true;
+    let plots: { destroy(): void }[] = [];
+    // uPlot is its own chunk, fetched the first time a lake page draws (decision 0343-explorer-lazy-chunks.md).
+    import("./charts.ts").then(
+      (m) => {
+        if (live) plots = m.drawActivity(el, data.metrics.activity.buckets, data.metrics.activity.bucketMs);
+      },
+      (e: unknown) => live && setChartError(`charts failed to load: ${String(e)}`),
     );
     return () => {
+      live = false;
       for (const p of plots) p.destroy();
     };
   }, [data]);
   const m = data?.metrics;
   return html`<section>
     <h3>Commit activity <small>(this writer activation, since ${data?.instanceStartedAt ?? "…"})</small></h3>
-    <${ErrorBox} error=${error} />
+    <${ErrorBox} error=${error ?? chartError} />
     ${
       m
         ? html`<p data-testid="metrics-summary">
@@ -326,7 +331,10 @@ function FilePreview({
   const preview = useLoad(`preview:${lake}:${file.resolved_path}`, () =>
     rel === null
       ? Promise.reject(new Error("this file is outside the lake's data prefix"))
-      : previewParquet(dataFileBuffer(lake, rel, file.file_size_bytes), 20),
+      : // hyparquet is its own chunk, fetched only when a preview opens (decision 0343-explorer-lazy-chunks.md).
+        import("../../parquet/preview.ts").then((m) =>
+          m.previewParquet(dataFileBuffer(lake, rel, file.file_size_bytes), 20),
+        ),
   );
   const p = preview.data;
   return html`<section>
@@ -362,6 +370,9 @@ function Table({ route }: { route: Route }) {
     ),
   );
   const p = plan.data;
+  // The preview's reader is a chunk of its own, fetched when a person opens a preview.
+  const [previewing, setPreviewing] = useState<number | null>(null);
+  const previewed = p?.files.find((f) => f.data_file_id === previewing);
   const tableId = (p?.table as Row | undefined)?.table_id;
   const colHistory = ((history.data as { rows?: Row[] } | undefined)?.rows ?? []).filter(
     (r) => r.table_id === tableId,
@@ -397,7 +408,7 @@ function Table({ route }: { route: Route }) {
     </table>
     <h3>Data files</h3>
     <table data-testid="files">
-      <thead><tr><th>id</th><th>path</th><th>rows</th><th>size</th><th>row ids</th><th>stats (min … max, nulls)</th><th>delete file</th></tr></thead>
+      <thead><tr><th>id</th><th>path</th><th>rows</th><th>size</th><th>row ids</th><th>stats (min … max, nulls)</th><th>delete file</th><th></th></tr></thead>
       <tbody>
         ${(p?.files ?? []).map(
           (f) => html`<tr>
@@ -405,11 +416,12 @@ function Table({ route }: { route: Route }) {
             <td>${f.row_id_start}–${f.row_id_end - 1}</td>
             <td>${f.column_stats.map((st) => html`<div>#${text(st.column_id)}: ${text(st.min_value)} … ${text(st.max_value)}, nulls ${text(st.null_count)}</div>`)}</td>
             <td>${f.delete_file ? html`<code>${text(f.delete_file.path)}</code> (${text(f.delete_file.delete_count)} deleted)` : f.inlined_deleted_positions.length > 0 ? `${f.inlined_deleted_positions.length} inlined deletes` : "—"}</td>
+            <td><button type="button" data-testid="preview-button" onClick=${() => setPreviewing(f.data_file_id)}>preview</button></td>
           </tr>`,
         )}
       </tbody>
     </table>
-    ${p?.files[0] ? html`<${FilePreview} lake=${lake} file=${p.files[0]} />` : null}
+    ${previewed ? html`<${FilePreview} lake=${lake} file=${previewed} />` : null}
     <h3>Inlined rows <small>(first ${preview.length} of ${p?.inlined_rows.length ?? 0})</small></h3>
     <table data-testid="inlined">
       <thead><tr>${previewCols.map((c) => html`<th>${c}</th>`)}</tr></thead>

@@ -1,16 +1,12 @@
-/** Commit-activity charts drawn with uPlot from the writer's metrics (per-10-second buckets). */
+/**
+ * Commit-activity charts drawn with uPlot from the writer's metrics (per-10-second buckets). Loaded on
+ * demand (a chunk of its own: uPlot is a third of the explorer's code; docs/decisions/0343-explorer-lazy-chunks.md).
+ */
 import uPlot from "uplot";
+import type { Schemas } from "../../client/index.ts";
 
-export interface Bucket {
-  t: number;
-  commits: number;
-  batches: number;
-  conflicts: number;
-  retries: number;
-  failures: number;
-  latencyMsSum: number;
-  latencyMsMax: number;
-}
+/** One activity bucket as the metrics route answers it (the route's schema is the one home of the shape). */
+export type Bucket = Schemas["ActivityBucket"];
 
 function series(label: string, stroke: string): uPlot.Series {
   return { label, stroke, width: 2, points: { show: true } };

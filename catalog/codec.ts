@@ -43,6 +43,8 @@ export const ValueKind = {
   ingestTable: 0x62,
   ingestKeys: 0x63,
   ingestSettings: 0x64,
+  maintenanceHead: 0x70,
+  maintenanceRun: 0x71,
 } as const;
 export type ValueKind = (typeof ValueKind)[keyof typeof ValueKind];
 

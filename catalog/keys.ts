@@ -16,6 +16,8 @@ export const Subspace = {
   idempotency: 0x07,
   /** The row-ingestion log, its head, key indexes and settings (catalog/ingest/keys.ts). */
   ingest: 0x08,
+  /** The lake's maintenance history (catalog/maintenance/runs.ts). */
+  maintenance: 0x09,
 } as const;
 
 export const SystemKind = { format: 0x01, head: 0x02 } as const;

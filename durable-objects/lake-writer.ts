@@ -10,6 +10,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { CommitResult } from "../catalog/index.ts";
 import { InvalidRequest, type MemberResult, quoteName } from "../catalog/index.ts";
 import type { SqlWriteAnswer, SqlWriteRequest } from "../catalog/sql/writes/contract.ts";
+import type { JobName, StoredJobRun } from "../maintenance/history.ts";
 import type { CheckpointInfo } from "../storage/api.ts";
 import type { Env } from "../worker/env.ts";
 import { AlarmScheduler } from "./alarm.ts";
@@ -145,6 +146,14 @@ export class LakeWriter extends DurableObject<Env> {
   /** Drains the row log into DuckLake now (bounded batches); answers what it drained. */
   async flushRows(lake: string): Promise<Envelope<FlushAnswer>> {
     return this.call(lake, (w) => w.flushRows());
+  }
+
+  /** Runs maintenance jobs now (`POST …/maintenance`); answers the runs as the history records them. */
+  async runMaintenance(
+    lake: string,
+    selection: { jobs?: JobName[]; table?: { schema?: string; name: string } } = {},
+  ): Promise<Envelope<StoredJobRun[]>> {
+    return this.call(lake, (w) => w.runMaintenance(selection));
   }
 
   /** A caller's own group: one batch, one snapshot per member, per-member results. */

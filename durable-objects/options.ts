@@ -34,13 +34,6 @@ export interface WriterTunables {
   backgroundRetryBaseMs: number;
   /** Ceiling of that backoff: a bucket away for hours is retried at least this often, never given up. */
   backgroundRetryMaxMs: number;
-  /**
-   * Maintenance job 1 (flush inlined rows past `data_inlining_row_limit` into Parquet, decision 0321) on
-   * the alarm. Off by default in this release: the rows API's reads do not yet merge Parquet files, and a
-   * background flush mints snapshots a DuckLake client over Quack did not ask for; enable it per
-   * deployment once those land (the job itself is tested with it on).
-   */
-  flushInlinedJob: boolean;
   /** How long an idempotency key is honoured, in ms (the catalog's default when unset: 24 h). */
   idempotencyTtlMs?: number;
   /** The store's background-work tuning (memtable flush, compaction, GC); storage's defaults when unset. */
@@ -61,5 +54,4 @@ export const DEFAULT_TUNABLES: WriterTunables = {
   deleteDrainBoundMs: 30_000,
   backgroundRetryBaseMs: 1_000,
   backgroundRetryMaxMs: 15 * 60_000,
-  flushInlinedJob: false,
 };

@@ -28,13 +28,14 @@ import {
   readIngestSettings,
 } from "../catalog/index.ts";
 import { MAX_FLUSH_ROWS_PER_STEP } from "../catalog/maintenance/flush-plan.ts";
+import { liveTableId } from "../catalog/maintenance/table-ref.ts";
 import type { SqlWriteAnswer, SqlWriteRequest } from "../catalog/sql/writes/contract.ts";
 import { planSqlWrite } from "../catalog/sql/writes/plan.ts";
-import { runFlushJob } from "../maintenance/flush.ts";
-import type { JobRun } from "../maintenance/history.ts";
+import { JOB_NAMES, type JobName, type JobRun, type StoredJobRun } from "../maintenance/history.ts";
+import { runMaintenancePass } from "../maintenance/run.ts";
 import type { Bucket, CheckpointInfo, CheckpointWriter, MaintenanceReport, Store } from "../storage/api.ts";
 import { CodedError, Fenced, LakeDeleted, OpenRaced, StoreUnavailable } from "../storage/errors.ts";
-import { LakeStore, openWriter } from "../storage/index.ts";
+import { LakeStore, openCheckpoint, openWriter } from "../storage/index.ts";
 import { lakeState, markLakeDeleted, removeDeletedLake } from "../storage/lakes.ts";
 import type { Clock } from "./clock.ts";
 import { Coalescer, type Settled } from "./coalescer.ts";
@@ -606,26 +607,13 @@ export class Writer {
     }
     await this.backgroundFlush(s);
     let more = swept.removed >= SWEEP_LIMIT;
-    // Job 1: flush inlined rows past the threshold, as ordinary commits through the coalescer (0321);
-    // off unless the host enables it (WriterTunables.flushInlinedJob says why).
-    if (!this.terminal && this.host.tunables.flushInlinedJob) {
-      const runs = await runFlushJob({
-        lake: this.host.lake,
-        bucket: this.host.bucket,
-        view: () => s.store.snapshot(),
-        commit: (request) => this.commit(request),
-        now: this.host.now,
-      });
-      for (const run of runs) {
-        this.maintenanceRuns.push(run);
-        if (this.maintenanceRuns.length > MAINTENANCE_HISTORY_RUNS) this.maintenanceRuns.shift();
-        this.host.log(run.error === null ? "info" : "warn", {
-          msg: "maintenance run",
-          lake: this.host.lake,
-          ...run,
-        });
-        // A full step may have left rows behind: come back soon rather than at the idle delay.
-        if (run.error === null && run.rowsIn >= MAX_FLUSH_ROWS_PER_STEP) more = true;
+    // The maintenance jobs the lake's settings switch on (issue 14; maintenance/run.ts), each an
+    // ordinary commit through the coalescer or a head-preserving batch in its slot.
+    if (!this.terminal) {
+      for (const run of await this.maintenancePass(s, {})) {
+        // A full flush step may have left rows behind: come back soon rather than at the idle delay.
+        if (run.job === "flush_inlined" && run.error === null && run.rowsIn >= MAX_FLUSH_ROWS_PER_STEP)
+          more = true;
       }
     }
     const done = {
@@ -673,6 +661,80 @@ export class Writer {
       if (e instanceof Fenced) this.terminate(e);
       throw e;
     }
+  }
+
+  /**
+   * Runs maintenance jobs now (`POST …/maintenance`): the named ones (switched on or not), or every job
+   * the lake's settings switch on; optionally one table. Answers the runs as recorded in the history.
+   */
+  async runMaintenance(
+    selection: { jobs?: readonly JobName[]; table?: { schema?: string; name: string } } = {},
+  ): Promise<StoredJobRun[]> {
+    if (this.terminal) throw this.terminal;
+    for (const j of selection.jobs ?? [])
+      if (!JOB_NAMES.includes(j)) throw new InvalidRequest(`unknown maintenance job ${JSON.stringify(j)}`);
+    const s = await this.ready();
+    const tableId = selection.table ? await liveTableId(s.store.snapshot(), selection.table) : undefined;
+    return this.maintenancePass(s, {
+      ...(selection.jobs !== undefined ? { jobs: selection.jobs } : {}),
+      ...(tableId !== undefined ? { tableId } : {}),
+    });
+  }
+
+  private async maintenancePass(
+    s: Session,
+    selection: { jobs?: readonly JobName[]; tableId?: number },
+  ): Promise<StoredJobRun[]> {
+    const runs = await runMaintenancePass(
+      {
+        lake: this.host.lake,
+        bucket: this.host.bucket,
+        view: () => s.store.snapshot(),
+        commit: (request) => this.commit(request),
+        exclusive: (fn) => this.exclusiveBatch(s, fn),
+        pinnedSnapshots: () => this.pinnedSnapshots(s),
+        now: this.host.now,
+      },
+      selection,
+    );
+    for (const run of runs) {
+      this.maintenanceRuns.push(run);
+      if (this.maintenanceRuns.length > MAINTENANCE_HISTORY_RUNS) this.maintenanceRuns.shift();
+      this.host.log(run.error === null ? "info" : "warn", {
+        msg: "maintenance run",
+        lake: this.host.lake,
+        ...run,
+      });
+    }
+    return runs;
+  }
+
+  /** A head-preserving batch in the submission slot (as the idempotency sweep), awaited durable. */
+  private async exclusiveBatch<T>(
+    s: Session,
+    fn: (store: Store) => Promise<{ value: T; durable: Promise<void> }>,
+  ): Promise<T> {
+    const out = await this.coalescer.exclusive(async () => {
+      const before = s.store.position;
+      try {
+        return await fn(s.store);
+      } finally {
+        if (s.store.position !== before) s.pacer.arrived(1);
+      }
+    });
+    await out.durable;
+    return out.value;
+  }
+
+  /** The head snapshot of every live checkpoint's cut: expiry keeps them (decision 0328). */
+  private async pinnedSnapshots(s: Session): Promise<number[]> {
+    if (!(s.store instanceof LakeStore)) return [];
+    const out: number[] = [];
+    for (const c of s.store.listCheckpoints()) {
+      const reader = await openCheckpoint(this.host.bucket, this.host.lake, c.id);
+      out.push((await head(reader)).snapshot_id);
+    }
+    return out;
   }
 
   /** Forces a memtable flush and runs maintenance to completion (benchmarks; hosts use the alarm). */

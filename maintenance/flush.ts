@@ -24,6 +24,8 @@ export interface FlushDeps {
   /** Flush once a table holds more inlined rows than this (default: its `data_inlining_row_limit`). */
   threshold?: number;
   maxRowsPerStep?: number;
+  /** Only this table (a run asked for one table). */
+  tableId?: number;
 }
 
 /** A PUT of a planned file found another object under its name (uuid names make this a broken invariant). */
@@ -74,6 +76,7 @@ export async function runFlushJob(deps: FlushDeps): Promise<JobRun[]> {
     ...(deps.threshold !== undefined ? { threshold: deps.threshold } : {}),
     ...(deps.maxRowsPerStep !== undefined ? { maxRows: deps.maxRowsPerStep } : {}),
     now: deps.now,
+    ...(deps.tableId !== undefined ? { tableId: deps.tableId } : {}),
   });
   const runs: JobRun[] = refused.map((r) => ({
     job: "flush_inlined",

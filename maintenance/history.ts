@@ -1,26 +1,12 @@
 /**
- * What one run of a maintenance job did, as `GET /v1/lakes/{lake}/maintenance` will show it: the job, when
- * it started, how long it took, files and rows in and out, the snapshot it minted, or its error.
+ * What one run of a maintenance job did, as `GET /v1/lakes/{lake}/maintenance` shows it: the job, when
+ * it started, how long it took, files and rows in and out, the snapshot it minted, or its error. The
+ * records are durable in the lake's store; their home is `catalog/maintenance/runs.ts`.
  */
-export type JobName =
-  | "flush_inlined"
-  | "merge_adjacent"
-  | "rewrite_deletes"
-  | "expire_snapshots"
-  | "delete_files";
-
-export interface JobRun {
-  job: JobName;
-  /** The table the run worked on, when it works per table. */
-  tableId?: number;
-  startedAt: number;
-  durationMs: number;
-  filesIn: number;
-  filesOut: number;
-  rowsIn: number;
-  rowsOut: number;
-  /** The snapshot the run's commit minted, or null when it committed nothing. */
-  snapshotId: number | null;
-  /** `code: message` of the error that stopped the run, or null. */
-  error: string | null;
-}
+export {
+  JOB_NAMES,
+  type JobName,
+  type JobRun,
+  MAX_JOB_RUNS_KEPT,
+  type StoredJobRun,
+} from "../catalog/maintenance/runs.ts";

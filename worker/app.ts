@@ -17,6 +17,7 @@ import { registerDataRoutes } from "./routes/data.ts";
 import { registerHealthRoutes } from "./routes/health.ts";
 import { registerInlinedRoutes } from "./routes/inlined.ts";
 import { registerLakeRoutes } from "./routes/lakes.ts";
+import { registerMaintenanceRoutes } from "./routes/maintenance.ts";
 import { registerMetricsRoutes } from "./routes/metrics.ts";
 import { registerQuackRoutes } from "./routes/quack.ts";
 import { registerReadRoutes } from "./routes/reads.ts";
@@ -89,6 +90,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   registerReadRoutes(app);
   registerRowRoutes(app);
   registerInlinedRoutes(app);
+  registerMaintenanceRoutes(app);
   registerQuackRoutes(app);
 
   app.doc31("/v1/openapi.json", {

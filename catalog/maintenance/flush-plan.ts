@@ -85,13 +85,14 @@ function autoCompact(
  */
 export async function planFlushes(
   view: ReadView,
-  options: { threshold?: number; maxRows?: number; now?: () => number } = {},
+  options: { threshold?: number; maxRows?: number; now?: () => number; tableId?: number } = {},
 ): Promise<{ plans: FlushPlan[]; refused: { tableId: number; error: CodedError }[] }> {
   const state = await catalogAt(view);
   const dataPath = dataPathPrefix(state.options.global.data_path ?? "");
   const plans: FlushPlan[] = [];
   const refused: { tableId: number; error: CodedError }[] = [];
   for (const t of state.tables) {
+    if (options.tableId !== undefined && t.table_id !== options.tableId) continue;
     if (!autoCompact(state.options, t.table_id, t.schema_id)) continue;
     const threshold = options.threshold ?? inliningLimit(state.options, t.table_id, t.schema_id);
     let plan: FlushPlan | null = null;

@@ -391,4 +391,28 @@ describe("reads never touch the lake writer", () => {
     expect(latest.rows).toHaveLength(1);
     expect(writerCalls()).toEqual({});
   });
+
+  it("the maintenance history survives a writer restart and is read from R2 without the writer", async () => {
+    const lake = "iso-maintenance";
+    expect((await call(`/v1/lakes/${lake}`, { method: "PUT" })).status).toBe(201);
+    const columns = [{ name: "id", type: "int64" }];
+    await commit(lake, [{ op: "create_table", name: "t", columns }]);
+    const rows = Array.from({ length: 11 }, (_, i) => ({ id: i }));
+    await commit(lake, [{ op: "inline_insert", table: { name: "t" }, rows }]);
+    const ran = await call(`/v1/lakes/${lake}/maintenance`, {
+      method: "POST",
+      body: { jobs: ["flush_inlined"] },
+    });
+    const text = await ran.text();
+    expect(ran.status, text).toBe(200);
+    const { runs } = JSON.parse(text) as { runs: { seq: number; job: string; error: string | null }[] };
+    expect(runs.map((r) => [r.seq, r.job, r.error])).toEqual([[1, "flush_inlined", null]]);
+    await abortAllDurableObjects();
+    spyOnWriter();
+    const res = await call(`/v1/lakes/${lake}/maintenance`);
+    const body = (await res.json()) as { runs: unknown[] };
+    expect(res.status).toBe(200);
+    expect(body.runs).toEqual(runs);
+    expect(writerCalls()).toEqual({});
+  });
 });

@@ -6,6 +6,7 @@
 import { ValueKind } from "../../codec.ts";
 import { InvalidRequest, NotFound, quoteName, Unsupported } from "../../errors.ts";
 import { Kind, keys, OptionScope } from "../../keys.ts";
+import { JOB_SWITCH } from "../../maintenance/settings.ts";
 import type { OptionRecord } from "../../records.ts";
 import type { Assigned, VerbContext } from "../context.ts";
 import type { VerbOf } from "../schema.ts";
@@ -84,6 +85,8 @@ const OPTIONS: Record<string, (v: string) => string> = {
   per_thread_output: bool,
   write_deletion_vectors: bool,
   sort_on_insert: bool,
+  // This catalog's maintenance switches (catalog/maintenance/settings.ts; decision 0327).
+  ...Object.fromEntries(Object.values(JOB_SWITCH).map((n) => [n, bool])),
 };
 
 async function scopeOf(

@@ -1,0 +1,83 @@
+/**
+ * One maintenance pass: read the lake's settings, run the selected jobs in their order (1 → 5: flushing
+ * and merging first, so expiry and cleanup see their ended versions), and append every run to the durable
+ * history (`catalog/maintenance/runs.ts`). The alarm runs the jobs switched on; `POST …/maintenance` runs
+ * the jobs it names, switched on or not (as a DuckLake user `CALL`s one).
+ */
+import { appendJobRuns, MAX_JOB_RUNS_PER_APPEND } from "../catalog/maintenance/runs.ts";
+import { maintenanceSettings } from "../catalog/maintenance/settings.ts";
+import { CodedError } from "../storage/errors.ts";
+import { JOB_NAMES, type JobName, type JobRun, type StoredJobRun } from "./history.ts";
+import { JOB_RUNNERS, type JobContext, type JobRunner } from "./registry.ts";
+
+export type PassContext = Omit<JobContext, "settings">;
+
+export interface PassSelection {
+  /** The jobs to run; omitted = every job the lake's settings switch on. */
+  jobs?: readonly JobName[];
+  tableId?: number;
+}
+
+function failedRun(job: JobName, startedAt: number, error: string, tableId?: number): JobRun {
+  return {
+    job,
+    ...(tableId !== undefined ? { tableId } : {}),
+    startedAt,
+    durationMs: 0,
+    filesIn: 0,
+    filesOut: 0,
+    rowsIn: 0,
+    rowsOut: 0,
+    snapshotId: null,
+    error,
+  };
+}
+
+function errorText(e: unknown): string {
+  return e instanceof CodedError ? `${e.code}: ${e.message}` : String(e);
+}
+
+/** Runs the selected jobs and records them. Answers the recorded runs (oldest first). */
+export async function runMaintenancePass(
+  ctx: PassContext,
+  selection: PassSelection = {},
+  runners: Partial<Record<JobName, JobRunner>> = JOB_RUNNERS,
+): Promise<StoredJobRun[]> {
+  const settings = await maintenanceSettings(ctx.view());
+  const chosen = new Set(selection.jobs ?? JOB_NAMES.filter((j) => settings.enabled[j]));
+  const job: JobContext = {
+    ...ctx,
+    settings,
+    ...(selection.tableId !== undefined ? { tableId: selection.tableId } : {}),
+  };
+  const runs: JobRun[] = [];
+  for (const name of JOB_NAMES) {
+    if (!chosen.has(name)) continue;
+    const runner = runners[name];
+    if (runner === undefined) {
+      // Named by the caller: say it is absent. Switched on but not built here: simply not run.
+      if (selection.jobs !== undefined)
+        runs.push(
+          failedRun(name, ctx.now(), `Unsupported: job ${name} is not part of this build`, selection.tableId),
+        );
+      continue;
+    }
+    try {
+      runs.push(...(await runner(job)));
+    } catch (e) {
+      // A runner records per-table failures itself; one that throws stops only its own job.
+      runs.push(failedRun(name, ctx.now(), errorText(e), selection.tableId));
+    }
+  }
+  const stored: StoredJobRun[] = [];
+  for (let i = 0; i < runs.length; i += MAX_JOB_RUNS_PER_APPEND) {
+    const chunk = runs.slice(i, i + MAX_JOB_RUNS_PER_APPEND);
+    stored.push(
+      ...(await ctx.exclusive(async (store) => {
+        const r = await appendJobRuns(store, chunk);
+        return { value: r.stored, durable: r.durable };
+      })),
+    );
+  }
+  return stored;
+}

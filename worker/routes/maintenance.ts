@@ -1,0 +1,155 @@
+/**
+ * Managed maintenance (issue 14): run jobs now (the lake's writer runs them and answers the runs), and the
+ * history of runs, newest first and paged, read from the lake's newest published cut by the Worker alone
+ * (the history is durable in the lake's store: catalog/maintenance/runs.ts), with the settings in force.
+ */
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { MAX_JOB_RUNS_PAGE, readJobRuns } from "../../catalog/maintenance/runs.ts";
+import { JOB_SWITCH, maintenanceSettings } from "../../catalog/maintenance/settings.ts";
+import { JOB_NAMES, type JobName } from "../../maintenance/history.ts";
+import type { AppEnv } from "../app-env.ts";
+import { openCut } from "../cut.ts";
+import { callWriter } from "../lake-rpc.ts";
+import { requireScope } from "../middleware.ts";
+import { bearerSecurity, LakeParamSchema, lakeRouteErrors } from "../schemas/common.ts";
+
+const JobNameSchema = z.enum(JOB_NAMES as [JobName, ...JobName[]]).openapi("MaintenanceJob", {
+  description:
+    "1 flush_inlined, 2 merge_adjacent, 3 rewrite_deletes, 4 expire_snapshots, 5 delete_files (in run order)",
+});
+
+const JobRunSchema = z
+  .object({
+    seq: z.number().int().openapi({ description: "position in the history; pass as `before` to page" }),
+    job: JobNameSchema,
+    tableId: z.number().int().optional(),
+    startedAt: z.number().int().openapi({ description: "ms since the epoch" }),
+    durationMs: z.number().int(),
+    filesIn: z.number().int(),
+    filesOut: z.number().int(),
+    rowsIn: z.number().int(),
+    rowsOut: z.number().int(),
+    snapshotId: z.number().int().nullable().openapi({ description: "the snapshot the run minted" }),
+    error: z.string().nullable().openapi({ description: "`Code: message` of the error that stopped it" }),
+  })
+  .openapi("JobRun");
+
+const RunBody = z
+  .object({
+    jobs: z.array(JobNameSchema).min(1).max(JOB_NAMES.length).optional().openapi({
+      description: "the jobs to run, switched on or not; omitted = every job the lake's settings switch on",
+    }),
+    table: z
+      .object({ schema: z.string().min(1).optional(), name: z.string().min(1) })
+      .strict()
+      .optional()
+      .openapi({ description: "only this table (jobs that work per table)" }),
+  })
+  .strict()
+  .openapi("RunMaintenance");
+
+const runNow = createRoute({
+  method: "post",
+  path: "/v1/lakes/{lake}/maintenance",
+  summary: "Run maintenance jobs now; answers the runs as recorded in the history.",
+  security: bearerSecurity,
+  middleware: [requireScope("write")] as const,
+  request: {
+    params: LakeParamSchema,
+    body: { required: false, content: { "application/json": { schema: RunBody } } },
+  },
+  responses: {
+    200: {
+      description: "the runs (oldest first)",
+      content: { "application/json": { schema: z.object({ runs: z.array(JobRunSchema) }) } },
+    },
+    ...lakeRouteErrors,
+  },
+});
+
+const SettingsSchema = z
+  .object({
+    enabled: z.record(z.string(), z.boolean()).openapi({
+      description: `per job; switched with set_option: ${Object.values(JOB_SWITCH).join(", ")}`,
+    }),
+    expireOlderThanMs: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "job 4's retention (`expire_older_than`); null keeps every snapshot" }),
+    deleteOlderThanMs: z.number().int().openapi({ description: "job 5's grace (`delete_older_than`)" }),
+  })
+  .openapi("MaintenanceSettings");
+
+const history = createRoute({
+  method: "get",
+  path: "/v1/lakes/{lake}/maintenance",
+  summary: "The lake's maintenance history, newest first, and the settings in force (read from R2).",
+  security: bearerSecurity,
+  middleware: [requireScope("read")] as const,
+  request: {
+    params: LakeParamSchema,
+    query: z.object({
+      before: z.coerce.number().int().min(1).optional().openapi({ description: "a page's `next`" }),
+      limit: z.coerce.number().int().min(1).max(MAX_JOB_RUNS_PAGE).optional(),
+    }),
+  },
+  responses: {
+    200: {
+      description: "history page",
+      content: {
+        "application/json": {
+          schema: z
+            .object({
+              runs: z.array(JobRunSchema),
+              next: z.number().int().nullable().openapi({ description: "cursor of the older page" }),
+              settings: SettingsSchema,
+            })
+            .openapi("MaintenanceHistory"),
+        },
+      },
+    },
+    ...lakeRouteErrors,
+  },
+});
+
+export function registerMaintenanceRoutes(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(runNow, async (c) => {
+    const { lake } = c.req.valid("param");
+    const body =
+      c.req.header("content-length") === "0" || !c.req.header("content-type") ? {} : c.req.valid("json");
+    const runs = await callWriter(c.env, lake, (stub) =>
+      stub.runMaintenance(lake, {
+        ...(body.jobs !== undefined ? { jobs: body.jobs } : {}),
+        ...(body.table !== undefined ? { table: body.table } : {}),
+      }),
+    );
+    return c.json({ runs }, 200);
+  });
+
+  app.openapi(history, async (c) => {
+    const { lake } = c.req.valid("param");
+    const q = c.req.valid("query");
+    const { view } = await openCut(c.env, lake, {});
+    const [page, settings] = await Promise.all([
+      readJobRuns(view, {
+        ...(q.before !== undefined ? { before: q.before } : {}),
+        ...(q.limit !== undefined ? { limit: q.limit } : {}),
+      }),
+      maintenanceSettings(view),
+    ]);
+    c.header("cache-control", "no-store");
+    return c.json(
+      {
+        runs: page.runs,
+        next: page.next,
+        settings: {
+          enabled: settings.enabled,
+          expireOlderThanMs: settings.expireOlderThanMs,
+          deleteOlderThanMs: settings.deleteOlderThanMs,
+        },
+      },
+      200,
+    );
+  });
+}

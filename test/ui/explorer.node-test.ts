@@ -22,6 +22,7 @@ const LAKE = "explorer-shop";
 
 let server: DevServer;
 let browser: Browser;
+let maintenanceRuns: JobRun[] = [];
 
 async function api(path: string, init: RequestInit = {}): Promise<unknown> {
   const headers = new Headers(init.headers);
@@ -102,6 +103,53 @@ async function seed(): Promise<void> {
   );
 }
 
+const MAINT_LAKE = "explorer-maint";
+
+interface JobRun {
+  seq: number;
+  job: string;
+  startedAt: number;
+  snapshotId: number | null;
+  error: string | null;
+}
+
+/** A lake whose maintenance ran: job 1 flushed three inlined rows to a file; job 2 has no runner here. */
+async function seedMaintenance(): Promise<JobRun[]> {
+  await api(`/v1/lakes/${MAINT_LAKE}`, { method: "PUT" });
+  await api(`/v1/lakes/${MAINT_LAKE}/commits`, {
+    method: "POST",
+    body: JSON.stringify({
+      verbs: [
+        {
+          op: "create_table",
+          schema: "main",
+          name: "events",
+          columns: [
+            { name: "id", type: "int32" },
+            { name: "v", type: "varchar" },
+          ],
+        },
+        {
+          op: "inline_insert",
+          table: { schema: "main", name: "events" },
+          rows: [
+            { id: 1, v: "a" },
+            { id: 2, v: "b" },
+            { id: 3, v: null },
+          ],
+        },
+        // Below the three rows held, so job 1 has a table to flush (DuckLake's default limit is 10).
+        { op: "set_option", name: "data_inlining_row_limit", value: "2" },
+      ],
+    }),
+  });
+  const ran = (await api(`/v1/lakes/${MAINT_LAKE}/maintenance`, {
+    method: "POST",
+    body: JSON.stringify({ jobs: ["flush_inlined", "merge_adjacent"] }),
+  })) as { runs: JobRun[] };
+  return ran.runs;
+}
+
 async function open(page: Page, hash: string): Promise<void> {
   await page.goto(`${server.url}/ui/${hash}`);
 }
@@ -122,6 +170,7 @@ describe("explorer in headless Chromium", { timeout: 600_000 }, () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     server = await startWrangler(PORT);
     await seed();
+    maintenanceRuns = await seedMaintenance();
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
   });
   after(async () => {
@@ -174,6 +223,7 @@ describe("explorer in headless Chromium", { timeout: 600_000 }, () => {
     });
     assert.ok(painted > 100, `the chart drew ${painted} pixels`);
     assert.deepEqual(scripts, ["/ui/app.js", "/ui/charts.js"]);
+    await page.locator("[data-testid=maintenance-empty]", { hasText: "No maintenance has run." }).waitFor();
     await page.screenshot({ path: `${ARTIFACTS}/explorer-lake.png`, fullPage: true });
 
     // Time travel: snapshot 2 has the loaded file but neither the inlined row nor the note column.
@@ -191,7 +241,7 @@ describe("explorer in headless Chromium", { timeout: 600_000 }, () => {
     const columns = await page.locator("[data-testid=columns] tbody tr td:nth-child(2)").allInnerTexts();
     assert.deepEqual(columns, ["id", "amount", "region", "note"]);
     await page.locator("[data-testid=files]", { hasText: "orders-1.parquet" }).waitFor();
-    assert.match((await page.locator("[data-testid=files]").textContent()) ?? "", /#1: 1 … 3/);
+    assert.match((await page.locator("[data-testid=files]").textContent()) ?? "", /id: 1 … 3, nulls 0/);
     await page.locator("[data-testid=inlined]", { hasText: "ap" }).waitFor();
     // A data file's rows, read in the browser with ranged GETs of the data route once a preview opens;
     // the reader (hyparquet) is fetched then, not before.
@@ -210,5 +260,49 @@ describe("explorer in headless Chromium", { timeout: 600_000 }, () => {
     await page.screenshot({ path: `${ARTIFACTS}/explorer-table.png`, fullPage: true });
 
     assert.deepEqual(errors, []);
+  });
+
+  it("shows a lake's maintenance history, newest first, with what each run did", async () => {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 1400 } });
+    const pageErrors: string[] = [];
+    page.on("console", (m) => {
+      if (m.type() === "error") pageErrors.push(m.text());
+    });
+    page.on("pageerror", (e) => pageErrors.push(String(e)));
+    page.setDefaultTimeout(UI_WAIT_MS);
+    const flushed = maintenanceRuns.find((r) => r.job === "flush_inlined");
+    const merge = maintenanceRuns.find((r) => r.job === "merge_adjacent");
+    assert.equal(typeof flushed?.snapshotId, "number", "the flush minted a snapshot");
+    assert.match(merge?.error ?? "", /^Unsupported/);
+
+    await open(page, `#token=${encodeURIComponent(server.token)}`);
+    await open(page, `#/lake/${MAINT_LAKE}`);
+    const rows = page.locator("[data-testid=maintenance] tbody tr");
+    await rows.nth(1).waitFor();
+    assert.equal(await rows.count(), 2);
+    const started = (t: number): string => new Date(t).toISOString().replace("T", " ").slice(0, 19);
+    const shown = await Promise.all([0, 1].map((i) => rows.nth(i).locator("td").allInnerTexts()));
+    // Newest first: the run recorded last (highest seq) is the top row.
+    const newestFirst = [...maintenanceRuns].sort((a, b) => b.seq - a.seq).map((r) => r.job);
+    assert.deepEqual(
+      shown.map((c) => c[0]),
+      newestFirst,
+    );
+    const row = (job: string): string[] => shown.find((c) => c[0] === job) ?? [];
+    const [, m1, m2, , m4, m5, m6, m7] = row("merge_adjacent");
+    assert.deepEqual([m1, m2, m4, m5, m6], ["—", started(merge?.startedAt ?? 0), "0 → 0", "0 → 0", "—"]);
+    assert.match(m7 ?? "", /^Unsupported/);
+    const [, f1, f2, f3, f4, f5, f6, f7] = row("flush_inlined");
+    assert.deepEqual(
+      [f1, f2, f4, f5, f6, f7],
+      ["main.events", started(flushed?.startedAt ?? 0), "0 → 1", "3 → 3", String(flushed?.snapshotId), ""],
+    );
+    assert.match(f3 ?? "", /^\d+(\.\d)? m?s$/);
+    await page.locator("[data-testid=maintenance-settings]", { hasText: "jobs on:" }).waitFor();
+    await page.screenshot({ path: `${ARTIFACTS}/explorer-maintenance.png`, fullPage: true });
+    // The minted snapshot links to the lake as of it: the table's rows now live in a file.
+    await rows.nth(newestFirst.indexOf("flush_inlined")).locator("a").click();
+    await page.locator(".pinned", { hasText: `snapshot ${flushed?.snapshotId}` }).waitFor();
+    assert.deepEqual(pageErrors, []);
   });
 });

@@ -8,7 +8,7 @@
 import { html } from "htm/preact";
 import { render } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
-import { ApiFailure, unwrap } from "../../client/index.ts";
+import { ApiFailure, type Schemas, unwrap } from "../../client/index.ts";
 import {
   api,
   clearToken,
@@ -314,8 +314,87 @@ function Lake({ route }: { route: Route }) {
           )}
         </ul>`
     }
+    <${Maintenance} lake=${lake} tables=${tables} />
+  </section>`;
+}
+
+/** Runs per history page the explorer asks for. */
+const MAINTENANCE_PAGE = 50;
+
+type JobRun = Schemas["JobRun"];
+
+const fmtMs = (ms: number): string => (ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`);
+
+/** The maintenance history (newest first, paged with "older runs") and which jobs the lake switches on. */
+function Maintenance({ lake, tables }: { lake: string; tables: Row[] }) {
+  const first = useLoad(`maintenance:${lake}`, () =>
+    unwrap(
+      api().GET("/v1/lakes/{lake}/maintenance", {
+        params: { path: { lake }, query: { limit: MAINTENANCE_PAGE } },
+      }),
+    ),
+  );
+  // Older pages, appended by "older runs"; `paged` says whether `next` comes from them or the first page.
+  const [older, setOlder] = useState<{ runs: JobRun[]; next: number | null; paged: boolean; error?: string }>(
+    { runs: [], next: null, paged: false },
+  );
+  useEffect(() => setOlder({ runs: [], next: null, paged: false }), [lake]);
+  const next = older.paged ? older.next : (first.data?.next ?? null);
+  const more = async (): Promise<void> => {
+    if (next === null) return;
+    try {
+      const page = await unwrap(
+        api().GET("/v1/lakes/{lake}/maintenance", {
+          params: { path: { lake }, query: { limit: MAINTENANCE_PAGE, before: next } },
+        }),
+      );
+      setOlder({ runs: [...older.runs, ...page.runs], next: page.next, paged: true });
+    } catch (e) {
+      setOlder({ ...older, error: e instanceof ApiFailure ? `${e.code}: ${e.message}` : String(e) });
+    }
+  };
+  const names = new Map(
+    tables.map((t) => [Number(t.table_id), `${String(t.schema_name)}.${String(t.table_name)}`]),
+  );
+  const runs = [...(first.data?.runs ?? []), ...older.runs];
+  const enabled = Object.entries(first.data?.settings.enabled ?? {});
+  return html`<section>
     <h3>Maintenance</h3>
-    <p class="hint">Background work appears in the activity summary above; a maintenance history is not recorded yet.</p>
+    <${ErrorBox} error=${first.error ?? older.error} />
+    ${
+      first.data
+        ? html`<p class="hint" data-testid="maintenance-settings">
+          jobs on: ${
+            enabled
+              .filter(([, on]) => on)
+              .map(([j]) => j)
+              .join(", ") || "none"
+          }${
+            first.data.settings.expireOlderThanMs !== null
+              ? ` · expire snapshots older than ${fmtMs(first.data.settings.expireOlderThanMs)}`
+              : ""
+          }</p>`
+        : null
+    }
+    ${first.data && runs.length === 0 ? html`<p class="hint" data-testid="maintenance-empty">No maintenance has run.</p>` : null}
+    <table data-testid="maintenance">
+      <thead><tr><th>job</th><th>table</th><th>started</th><th>duration</th><th>files in → out</th><th>rows in → out</th><th>snapshot</th><th>error</th></tr></thead>
+      <tbody>
+        ${runs.map(
+          (r) => html`<tr class=${r.error ? "failed" : ""}>
+            <td>${r.job}</td>
+            <td>${r.tableId === undefined ? "—" : (names.get(r.tableId) ?? `table ${r.tableId}`)}</td>
+            <td>${new Date(r.startedAt).toISOString().replace("T", " ").slice(0, 19)}</td>
+            <td>${fmtMs(r.durationMs)}</td>
+            <td>${r.filesIn} → ${r.filesOut}</td>
+            <td>${r.rowsIn} → ${r.rowsOut}</td>
+            <td>${r.snapshotId === null ? "—" : html`<a href=${href({ view: "lake", lake, snapshot: r.snapshotId })}>${r.snapshotId}</a>`}</td>
+            <td>${r.error ?? ""}</td>
+          </tr>`,
+        )}
+      </tbody>
+    </table>
+    ${next !== null ? html`<button type="button" data-testid="maintenance-older" onClick=${more}>older runs</button>` : null}
   </section>`;
 }
 
@@ -378,6 +457,8 @@ function Table({ route }: { route: Route }) {
     (r) => r.table_id === tableId,
   );
   const columns = (p?.columns ?? []) as Row[];
+  // Stats name their column by id; a person reads names (nested fields too: every column record is here).
+  const colName = new Map(columns.map((c) => [Number(c.column_id), String(c.column_name)]));
   const preview = (p?.inlined_rows ?? []).slice(0, 20) as Row[];
   const previewCols = columns.filter((c) => c.parent_column === null).map((c) => String(c.column_name));
   return html`<section>
@@ -414,7 +495,7 @@ function Table({ route }: { route: Route }) {
           (f) => html`<tr>
             <td>${f.data_file_id}</td><td><code>${f.path}</code></td><td>${f.record_count}</td><td>${fmtBytes(f.file_size_bytes)}</td>
             <td>${f.row_id_start}–${f.row_id_end - 1}</td>
-            <td>${f.column_stats.map((st) => html`<div>#${text(st.column_id)}: ${text(st.min_value)} … ${text(st.max_value)}, nulls ${text(st.null_count)}</div>`)}</td>
+            <td>${f.column_stats.map((st) => html`<div>${colName.get(Number(st.column_id)) ?? `#${text(st.column_id)}`}: ${text(st.min_value)} … ${text(st.max_value)}, nulls ${text(st.null_count)}</div>`)}</td>
             <td>${f.delete_file ? html`<code>${text(f.delete_file.path)}</code> (${text(f.delete_file.delete_count)} deleted)` : f.inlined_deleted_positions.length > 0 ? `${f.inlined_deleted_positions.length} inlined deletes` : "—"}</td>
             <td><button type="button" data-testid="preview-button" onClick=${() => setPreviewing(f.data_file_id)}>preview</button></td>
           </tr>`,

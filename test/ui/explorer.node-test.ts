@@ -205,6 +205,16 @@ describe("explorer in headless Chromium", { timeout: 600_000 }, () => {
     await page.locator("[data-testid=timeline] tbody tr").nth(4).waitFor();
     assert.equal(await page.locator("[data-testid=timeline] tbody tr").count(), 5);
     assert.match((await page.locator("[data-testid=timeline]").textContent()) ?? "", /load orders-1/);
+    // What each commit changed, with the table named rather than its id.
+    await page.locator("[data-testid=timeline]", { hasText: "inserted_into_table main.orders" }).waitFor();
+    const changes = await page.locator("[data-testid=timeline] tbody tr td:nth-child(5)").allInnerTexts();
+    assert.deepEqual(changes, [
+      "altered_table main.orders",
+      "inlined_insert main.orders",
+      "inserted_into_table main.orders",
+      'created_table "main"."orders"',
+      'created_schema "main"',
+    ]);
     await page
       .locator("[data-testid=tables]", {
         hasText: "id int32, amount decimal(4,2), region varchar, note varchar",
@@ -222,6 +232,8 @@ describe("explorer in headless Chromium", { timeout: 600_000 }, () => {
       return n;
     });
     assert.ok(painted > 100, `the chart drew ${painted} pixels`);
+    // One bucket of commits: the time axis spans the ten-minute minimum (61 buckets), not years.
+    assert.equal(await page.locator("[data-testid=charts]").getAttribute("data-window-seconds"), "610");
     assert.deepEqual(scripts, ["/ui/app.js", "/ui/charts.js"]);
     await page.locator("[data-testid=maintenance-empty]", { hasText: "No maintenance has run." }).waitFor();
     await page.screenshot({ path: `${ARTIFACTS}/explorer-lake.png`, fullPage: true });
@@ -258,6 +270,29 @@ describe("explorer in headless Chromium", { timeout: 600_000 }, () => {
     ]);
     await page.locator("[data-testid=column-history]", { hasText: "note" }).waitFor();
     await page.screenshot({ path: `${ARTIFACTS}/explorer-table.png`, fullPage: true });
+
+    // Time travel on the table page: at snapshot 2 the file is there, the inlined row and `note` are not.
+    await page
+      .locator("[data-testid=snapshot-select] option", { hasText: "2" })
+      .first()
+      .waitFor({ state: "attached" });
+    await page.locator("[data-testid=snapshot-select]").selectOption("2");
+    await page.locator(".pinned", { hasText: "time travel: snapshot 2" }).waitFor();
+    await page.locator("[data-testid=columns] tbody tr").nth(2).waitFor();
+    await page.waitForFunction(() => {
+      const rows = (
+        globalThis as unknown as { document: { querySelectorAll(q: string): { length: number } } }
+      ).document.querySelectorAll("[data-testid=columns] tbody tr");
+      return rows.length === 3;
+    });
+    assert.deepEqual(await page.locator("[data-testid=columns] tbody tr td:nth-child(2)").allInnerTexts(), [
+      "id",
+      "amount",
+      "region",
+    ]);
+    await page.locator("[data-testid=files]", { hasText: "orders-1.parquet" }).waitFor();
+    assert.equal(await page.locator("[data-testid=inlined] tbody tr").count(), 0);
+    assert.match(new URL(page.url()).hash, /table\/main\/orders\?snapshot=2$/);
 
     assert.deepEqual(errors, []);
   });

@@ -178,22 +178,34 @@ interface Snapshot {
   changes_made: string | null;
 }
 
-function Lake({ route }: { route: Route }) {
-  const lake = route.lake as string;
-  const snap = route.snapshot;
-  const key = `${lake}@${snap ?? "head"}`;
-  const summary = useLoad(`summary:${key}`, () =>
-    unwrap(api().GET("/v1/lakes/{lake}", { params: { path: { lake }, query: selector(snap) } })),
-  );
-  const snapshots = useLoad(`snapshots:${lake}`, async () => {
+/** DuckLake's `changes_made` entries: `kind:value`, the value a number (a table id) or a quoted name. */
+const CHANGE = /([a-z_]+):((?:"(?:[^"]|"")*"(?:\.)?)+|\d+)/g;
+
+/** One line per change; table ids become the table's name (the raw text stays in the tooltip). */
+function changeList(changes: string | null, names: Map<number, string> | undefined) {
+  if (!changes) return "";
+  const entries = [...changes.matchAll(CHANGE)].map(([, kind = "", value = ""]) => {
+    const name = /^\d+$/.test(value) ? names?.get(Number(value)) : undefined;
+    return `${kind} ${name ?? value}`;
+  });
+  return html`<div class="changes" title=${changes}>${entries.map((e) => html`<div><code>${e}</code></div>`)}</div>`;
+}
+
+/** Snapshots per page the timeline asks for, and the most pages it reads (100,000 snapshots). */
+const SNAPSHOT_PAGE = 1000;
+const MAX_SNAPSHOT_PAGES = 100;
+
+/** The lake's snapshot list, oldest first (author, message, changes). */
+function useSnapshots(lake: string): { data?: Snapshot[]; error?: string } {
+  return useLoad(`snapshots:${lake}`, async () => {
     const out: Snapshot[] = [];
     let since: number | undefined;
-    for (let page = 0; page < 100; page++) {
+    for (let page = 0; page < MAX_SNAPSHOT_PAGES; page++) {
       const r = await unwrap(
         api().GET("/v1/lakes/{lake}/snapshots", {
           params: {
             path: { lake },
-            query: { limit: "1000", ...(since !== undefined ? { since: String(since) } : {}) },
+            query: { limit: String(SNAPSHOT_PAGE), ...(since !== undefined ? { since: String(since) } : {}) },
           },
         }),
       );
@@ -203,6 +215,39 @@ function Lake({ route }: { route: Route }) {
     }
     return out;
   });
+}
+
+/** Time travel: pick a snapshot and the same page shows the lake (or the table) as it was then. */
+function Travel({ route, snapshots }: { route: Route; snapshots: Snapshot[] }) {
+  const snap = route.snapshot;
+  return html`<div class="travel">
+    <label
+      >View as of snapshot
+      <select
+        data-testid="snapshot-select"
+        value=${snap === undefined ? "" : String(snap)}
+        onChange=${(e: Event) => {
+          const v = (e.target as HTMLSelectElement).value;
+          const { snapshot: _old, ...rest } = route;
+          location.hash = href({ ...rest, ...(v === "" ? {} : { snapshot: Number(v) }) });
+        }}
+      >
+        <option value="">latest</option>
+        ${snapshots.map((x) => html`<option value=${String(x.snapshot_id)}>${x.snapshot_id}</option>`)}
+      </select></label
+    >
+    ${snap !== undefined ? html`<strong class="pinned">time travel: snapshot ${snap}</strong>` : null}
+  </div>`;
+}
+
+function Lake({ route }: { route: Route }) {
+  const lake = route.lake as string;
+  const snap = route.snapshot;
+  const key = `${lake}@${snap ?? "head"}`;
+  const summary = useLoad(`summary:${key}`, () =>
+    unwrap(api().GET("/v1/lakes/{lake}", { params: { path: { lake }, query: selector(snap) } })),
+  );
+  const snapshots = useSnapshots(lake);
   const catalog = useLoad(`catalog:${key}`, () =>
     unwrap(api().GET("/v1/lakes/{lake}/catalog", { params: { path: { lake }, query: selector(snap) } })),
   );
@@ -235,6 +280,21 @@ function Lake({ route }: { route: Route }) {
   const checkpoints = useLoad(`checkpoints:${lake}`, () =>
     unwrap(api().GET("/v1/lakes/{lake}/checkpoints", { params: { path: { lake } } })),
   );
+  // Every table the lake ever had (dropped ones too), so the timeline can name the tables it changed.
+  const tableNames = useLoad(`table-names:${lake}`, async () => {
+    const read = (table: "ducklake_table" | "ducklake_schema") =>
+      unwrap(api().GET("/v1/lakes/{lake}/ducklake/{table}", { params: { path: { lake, table } } }));
+    const [t, sc] = await Promise.all([read("ducklake_table"), read("ducklake_schema")]);
+    const schemas = new Map(
+      (sc as { rows: Row[] }).rows.map((r) => [Number(r.schema_id), String(r.schema_name)]),
+    );
+    return new Map(
+      (t as { rows: Row[] }).rows.map((r) => [
+        Number(r.table_id),
+        `${schemas.get(Number(r.schema_id)) ?? "?"}.${String(r.table_name)}`,
+      ]),
+    );
+  });
   const tables = ((catalog.data?.catalog as { tables?: Row[] } | undefined)?.tables ?? []) as Row[];
   const all = snapshots.data ?? [];
   const s = summary.data;
@@ -243,23 +303,7 @@ function Lake({ route }: { route: Route }) {
     <p><a href="#/">← lakes</a></p>
     <h2 data-testid="lake-name">${lake}</h2>
     <${ErrorBox} error=${summary.error} />
-    <div class="travel">
-      <label
-        >View as of snapshot
-        <select
-          data-testid="snapshot-select"
-          value=${snap === undefined ? "" : String(snap)}
-          onChange=${(e: Event) => {
-            const v = (e.target as HTMLSelectElement).value;
-            location.hash = href({ view: "lake", lake, ...(v === "" ? {} : { snapshot: Number(v) }) });
-          }}
-        >
-          <option value="">latest</option>
-          ${all.map((x) => html`<option value=${String(x.snapshot_id)}>${x.snapshot_id}</option>`)}
-        </select></label
-      >
-      ${snap !== undefined ? html`<strong class="pinned">time travel: snapshot ${snap}</strong>` : null}
-    </div>
+    <${Travel} route=${route} snapshots=${all} />
     ${
       s
         ? html`<dl class="summary" data-testid="summary">
@@ -294,7 +338,7 @@ function Lake({ route }: { route: Route }) {
         ${[...all].reverse().map(
           (x) => html`<tr class=${x.snapshot_id === snap ? "selected" : ""}>
             <td>${x.snapshot_id}</td><td>${fmtTime(x.snapshot_time)}</td><td>${x.author ?? ""}</td>
-            <td>${x.commit_message ?? ""}</td><td><code>${x.changes_made ?? ""}</code></td>
+            <td>${x.commit_message ?? ""}</td><td>${changeList(x.changes_made, tableNames.data)}</td>
             <td><a href=${href({ view: "lake", lake, snapshot: x.snapshot_id })}>view</a></td>
           </tr>`,
         )}
@@ -441,6 +485,7 @@ function Table({ route }: { route: Route }) {
       }),
     ),
   );
+  const snapshots = useSnapshots(lake);
   const history = useLoad(`columns:${key}`, () =>
     unwrap(
       api().GET("/v1/lakes/{lake}/ducklake/{table}", {
@@ -464,7 +509,7 @@ function Table({ route }: { route: Route }) {
   return html`<section>
     <p><a href=${href({ view: "lake", lake, ...(snap !== undefined ? { snapshot: snap } : {}) })}>← ${lake}</a></p>
     <h2 data-testid="table-name">${schema}.${table}</h2>
-    ${snap !== undefined ? html`<strong class="pinned">time travel: snapshot ${snap}</strong>` : null}
+    <${Travel} route=${route} snapshots=${snapshots.data ?? []} />
     <${ErrorBox} error=${plan.error} />
     ${p ? html`<p>snapshot ${p.snapshot_id}, schema version ${p.schema_version}</p>` : null}
     <h3>Columns</h3>

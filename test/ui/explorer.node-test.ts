@@ -147,7 +147,38 @@ async function seedMaintenance(): Promise<JobRun[]> {
     method: "POST",
     body: JSON.stringify({ jobs: ["flush_inlined", "merge_adjacent"] }),
   })) as { runs: JobRun[] };
+  // A delete of the flushed file's second row, held inline (no delete file written).
+  const plan = (await api(`/v1/lakes/${MAINT_LAKE}/tables/main/events/plan`)) as {
+    files: { data_file_id: number }[];
+  };
+  await api(`/v1/lakes/${MAINT_LAKE}/commits`, {
+    method: "POST",
+    body: JSON.stringify({
+      verbs: [
+        {
+          op: "inline_delete",
+          table: { schema: "main", name: "events" },
+          fileDeletes: [{ dataFileId: plan.files[0]?.data_file_id, positions: [1] }],
+        },
+      ],
+      message: "delete id 2",
+    }),
+  });
   return ran.runs;
+}
+
+const PAGED_LAKE = "explorer-maint-paged";
+/** Runs recorded in PAGED_LAKE: one more than the explorer's page of 50. */
+const PAGED_RUNS = 51;
+
+async function seedPagedHistory(): Promise<void> {
+  await api(`/v1/lakes/${PAGED_LAKE}`, { method: "PUT" });
+  for (let i = 0; i < PAGED_RUNS; i++) {
+    await api(`/v1/lakes/${PAGED_LAKE}/maintenance`, {
+      method: "POST",
+      body: JSON.stringify({ jobs: ["merge_adjacent"] }),
+    });
+  }
 }
 
 async function open(page: Page, hash: string): Promise<void> {
@@ -169,8 +200,11 @@ describe("explorer in headless Chromium", { timeout: 600_000 }, () => {
   before(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     server = await startWrangler(PORT);
-    await seed();
+    // The shop lake last: its charts count this writer activation's commits, and a writer left idle
+    // while other lakes are seeded may be evicted (a new activation counts from zero).
     maintenanceRuns = await seedMaintenance();
+    await seedPagedHistory();
+    await seed();
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
   });
   after(async () => {
@@ -338,6 +372,21 @@ describe("explorer in headless Chromium", { timeout: 600_000 }, () => {
     // The minted snapshot links to the lake as of it: the table's rows now live in a file.
     await rows.nth(newestFirst.indexOf("flush_inlined")).locator("a").click();
     await page.locator(".pinned", { hasText: `snapshot ${flushed?.snapshotId}` }).waitFor();
+
+    // The flushed file on its table page: its stats, and the delete held inline against it.
+    await open(page, `#/lake/${MAINT_LAKE}/table/main/events`);
+    await page.locator("[data-testid=files]", { hasText: "1 inlined deletes" }).waitFor();
+    assert.match((await page.locator("[data-testid=files]").textContent()) ?? "", /id: 1 … 3, nulls 0/);
+    assert.equal(await page.locator("[data-testid=inlined] tbody tr").count(), 0);
+
+    // Paging: the first page holds 50 runs; "older runs" appends the rest and then disappears.
+    await open(page, `#/lake/${PAGED_LAKE}`);
+    await rows.nth(49).waitFor();
+    assert.equal(await rows.count(), 50);
+    await page.locator("[data-testid=maintenance-older]").click();
+    await rows.nth(PAGED_RUNS - 1).waitFor();
+    assert.equal(await rows.count(), PAGED_RUNS);
+    assert.equal(await page.locator("[data-testid=maintenance-older]").count(), 0);
     assert.deepEqual(pageErrors, []);
   });
 });

@@ -562,6 +562,8 @@ function App() {
   useEffect(() => {
     const on = () => setRoute(parseRoute());
     addEventListener("hashchange", on);
+    // Effects run after the first paint: a hash change before this listener existed would be lost.
+    on();
     return () => removeEventListener("hashchange", on);
   }, []);
   const body = !token

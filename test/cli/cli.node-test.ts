@@ -201,7 +201,10 @@ describe("ducklake-edge CLI", { timeout: 600_000 }, () => {
     const quack = cli(["quack-url", "cli-shop"]);
     assert.equal(quack.status, 0, quack.stderr);
     assert.match(quack.stdout, /CREATE SECRET .*TYPE quack/);
-    assert.match(quack.stdout, /ATTACH 'ducklake:quack:127\.0\.0\.1:9340\/cli-shop' AS cli_shop/);
+    assert.ok(
+      quack.stdout.includes(`ATTACH 'ducklake:quack:127.0.0.1:${PORT}/cli-shop' AS cli_shop`),
+      quack.stdout,
+    );
     assert.doesNotMatch(quack.stdout, /<token>/);
 
     const out = join(work, "shop.sqlite");

@@ -250,7 +250,14 @@ export async function streamRows(api: Api, opts: RowsOptions): Promise<RowsResul
   const columns = format === "csv" ? await tableColumns(api, opts.lake, schema, table) : [];
 
   const fromStdin = opts.file === undefined || opts.file === "-";
-  const size = fromStdin ? null : statSync(opts.file as string).size;
+  let size: number | null = null;
+  if (!fromStdin) {
+    try {
+      size = statSync(opts.file as string).size;
+    } catch (e) {
+      throw new CliError("FileNotFound", `${opts.file}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
   const stream = fromStdin ? process.stdin : createReadStream(opts.file as string);
   let bytesRead = 0;
   let landedBytes = 0;

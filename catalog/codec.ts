@@ -43,6 +43,7 @@ export const ValueKind = {
   ingestTable: 0x62,
   ingestKeys: 0x63,
   ingestSettings: 0x64,
+  ingestDeadLetter: 0x65,
   maintenanceHead: 0x70,
   maintenanceRun: 0x71,
 } as const;

@@ -110,6 +110,9 @@ export function findConflict(ours: OurSide, theirs: ConflictSide): string | null
     if (has(t.inlinedDelete, id) || has(t.inlineFlush, id) || has(t.deletedFromTable, id)) {
       return `deleting inlined rows of table ${id}, which a concurrent commit also deleted or flushed`;
     }
+    if (has(t.mergeAdjacent, id) || has(t.rewriteDelete, id)) {
+      return `deleting inlined rows of table ${id}, whose files a concurrent commit compacted`;
+    }
     if (has(t.insertedIntoTable, id) || has(t.inlinedInsert, id)) {
       return `deleting inlined rows of table ${id}, into which a concurrent commit inserted`;
     }
@@ -120,8 +123,14 @@ export function findConflict(ours: OurSide, theirs: ConflictSide): string | null
     }
   }
   for (const id of [...o.mergeAdjacent, ...o.rewriteDelete]) {
-    if (has(t.droppedTables, id) || has(t.deletedFromTable, id)) {
-      return `compacting table ${id}, which a concurrent commit dropped or deleted from`;
+    // Its inputs' deletes (Parquet or inlined) would be lost, and an alter changes the layout it wrote.
+    if (
+      has(t.droppedTables, id) ||
+      has(t.deletedFromTable, id) ||
+      has(t.inlinedDelete, id) ||
+      has(t.alteredTable, id)
+    ) {
+      return `compacting table ${id}, which a concurrent commit dropped, altered or deleted from`;
     }
     if (has(t.mergeAdjacent, id) || has(t.rewriteDelete, id)) {
       return `compacting table ${id}, which a concurrent commit also compacted`;

@@ -120,6 +120,12 @@ export interface DataFileRecord extends Versioned {
   encryption_key: string | null;
   mapping_id: number | null;
   partial_max: number | null;
+  /**
+   * The file carries its rows' ids (`_ducklake_internal_row_id`) and they need not be contiguous (a
+   * rewrite, or a merge of non-adjacent files): DuckLake registers `row_id_start` NULL for it, which the
+   * `ducklake_*` tables show; `row_id_start` here keeps the lowest id (decision 0322).
+   */
+  x_row_ids_in_file?: true;
   /** ducklake_file_column_stats rows of this file. */
   x_column_stats: FileColumnStats[];
   /** ducklake_file_variant_stats rows (always empty while VARIANT is refused). */

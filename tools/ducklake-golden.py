@@ -117,6 +117,39 @@ SCENARIOS = {
         "DELETE FROM lake.main.t WHERE id = 13",
         "CALL ducklake_flush_inlined_data('lake')",
     ],
+    # Merge adjacent files: the file with a delete is skipped; the two adjacent ones (row ids 3..5) become
+    # one backdated file with only `_ducklake_internal_snapshot_id`, the inputs removed and scheduled.
+    "merge": [
+        "CALL lake.set_option('data_inlining_row_limit', 0)",
+        "CREATE TABLE lake.main.t (id INTEGER, s VARCHAR)",
+        "INSERT INTO lake.main.t VALUES (1, 'a'), (2, 'b'), (3, 'c')",
+        "INSERT INTO lake.main.t VALUES (4, 'd'), (5, 'e')",
+        "DELETE FROM lake.main.t WHERE id = 2",
+        "INSERT INTO lake.main.t VALUES (6, 'f')",
+        "CALL ducklake_merge_adjacent_files('lake')",
+    ],
+    # Merge across a gap (the file with a delete sits between): row_id_start NULL, row ids in the file.
+    "merge_gap": [
+        "CALL lake.set_option('data_inlining_row_limit', 0)",
+        "CREATE TABLE lake.main.t (id INTEGER, s VARCHAR)",
+        "INSERT INTO lake.main.t VALUES (1, 'a'), (2, 'b'), (3, 'c')",
+        "INSERT INTO lake.main.t VALUES (4, 'd'), (5, 'e')",
+        "DELETE FROM lake.main.t WHERE id = 5",
+        "INSERT INTO lake.main.t VALUES (6, 'f')",
+        "INSERT INTO lake.main.t VALUES (7, 'g')",
+        "CALL ducklake_merge_adjacent_files('lake')",
+    ],
+    # Rewrite files at least half deleted: both become one file begun at the rewrite (row ids in the file),
+    # the inputs and their delete files end there, table stats shrink and column stats are recomputed.
+    "rewrite": [
+        "CALL lake.set_option('data_inlining_row_limit', 0)",
+        "CREATE TABLE lake.main.t (id INTEGER, s VARCHAR)",
+        "INSERT INTO lake.main.t VALUES (1, 'a'), (2, 'b'), (3, 'c')",
+        "INSERT INTO lake.main.t VALUES (4, 'd'), (5, 'e')",
+        "DELETE FROM lake.main.t WHERE id = 2 OR id = 5 OR id = 1",
+        "INSERT INTO lake.main.t VALUES (6, 'f')",
+        "CALL ducklake_rewrite_data_files('lake', delete_threshold => 0.5)",
+    ],
 }
 
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")

@@ -13,7 +13,13 @@ import type { Env } from "./env.ts";
 import { invalid } from "./errors.ts";
 import { workerObjectCache } from "./object-cache.ts";
 
-const REGISTERING = new Set(["register_data_file", "register_delete_file", "flush_inlined"]);
+const REGISTERING = new Set([
+  "register_data_file",
+  "register_delete_file",
+  "flush_inlined",
+  "merge_adjacent_files",
+  "rewrite_data_files",
+]);
 
 export function lakeDataUrl(env: Env, lake: string): string {
   return `r2://${env.BUCKET_NAME ?? "ducklake-edge"}/lakes/${lake}/data/`;

@@ -76,7 +76,7 @@ function refuseMixedCompaction(changes: ChangeSet): void {
   const others = text.split(",").filter((e) => !/^(merge_adjacent|rewrite_delete):/.test(e));
   if (others.length > 0) {
     throw new InvalidRequest(
-      `a commit either compacts (expire_data_file, expire_delete_file) or makes other changes, not both; it also holds ${others.join(",")}: send the expiries as a commit of their own`,
+      `a commit either compacts (merge_adjacent_files, rewrite_data_files, expire_data_file, expire_delete_file) or makes other changes, not both; it also holds ${others.join(",")}: send the expiries as a commit of their own`,
     );
   }
 }
@@ -100,6 +100,8 @@ export async function stageMember(
   premise: SnapshotRecord,
   env: MemberEnv,
   req: CommitRequest,
+  /** Staging a self-staged member needs beyond verbs, run after them (docs/decisions/0260-staged-commit.md). */
+  afterVerbs?: (ctx: VerbContext) => Promise<void>,
 ): Promise<StagedMember> {
   const layer = group.child();
   let hash: string | undefined;
@@ -126,6 +128,7 @@ export async function stageMember(
   const ctx = new VerbContext(layer, premise, env);
   const assigned: Assigned[] = [];
   for (const verb of req.verbs) assigned.push(await applyVerb(ctx, verb));
+  if (afterVerbs) await afterVerbs(ctx);
   refuseMixedCompaction(ctx.changes);
   if (ctx.mintsSnapshot && req.message === undefined) await enforceRequiredMessage(ctx);
   const sv = ctx.schemaVersion;

@@ -64,7 +64,7 @@ function inliningLimit(
  * DuckLake's `auto_compact` option (table, schema, then global; default true): false keeps the lake's own
  * maintenance away from the table, as it keeps DuckLake's CHECKPOINT away (decision 0321).
  */
-function autoCompact(
+export function autoCompact(
   options: Awaited<ReturnType<typeof catalogAt>>["options"],
   tableId: number,
   schemaId: number,
@@ -237,7 +237,7 @@ async function planTable(
 }
 
 /** The table's directory: the data path, the schema's path, the table's path (each maybe relative). */
-function tableDir(scan: Awaited<ReturnType<typeof tableFilesAt>>, dataPath: string): string {
+export function tableDir(scan: Awaited<ReturnType<typeof tableFilesAt>>, dataPath: string): string {
   const schemaPath = scan.schema.path_is_relative ? joinPath(dataPath, scan.schema.path) : scan.schema.path;
   return scan.table.path_is_relative ? joinPath(schemaPath, scan.table.path) : scan.table.path;
 }

@@ -36,6 +36,9 @@ export interface JobRun {
   filesOut: number;
   rowsIn: number;
   rowsOut: number;
+  /** Bytes of the files the run read and wrote (compaction jobs: write amplification is out / live bytes in). */
+  bytesIn?: number;
+  bytesOut?: number;
   /** The snapshot the run's commit minted, or null when it committed nothing. */
   snapshotId: number | null;
   /** `code: message` of the error that stopped the run, or null. */

@@ -35,6 +35,16 @@ export type Cell = string | number | boolean | null;
 export type Row = Record<string, Cell>;
 
 /** Column lists exactly as DuckLake 1.0's DDL declares them. */
+/**
+ * `row_id_start` as DuckLake registers it: NULL for a file that carries its own row ids (a rewrite, or a
+ * merge of non-adjacent files); the record keeps the lowest id for this catalog's readers (decision 0322).
+ */
+export function shownRowIdStart(
+  f: Pick<DataFileRecord, "row_id_start" | "x_row_ids_in_file">,
+): number | null {
+  return f.x_row_ids_in_file ? null : f.row_id_start;
+}
+
 export const DUCKLAKE_TABLES: Record<string, readonly string[]> = {
   ducklake_metadata: ["key", "value", "scope", "scope_id"],
   ducklake_snapshot: ["snapshot_id", "snapshot_time", "schema_version", "next_catalog_id", "next_file_id"],
@@ -245,7 +255,8 @@ const SOURCES: Record<string, Source> = {
     (await v<ViewRecord>(Kind.view, ValueKind.view)(view, snap)) as unknown as Row[],
   ducklake_tag: (view, snap) => tagRows(view, snap, Kind.tag),
   ducklake_column_tag: (view, snap) => tagRows(view, snap, Kind.columnTag),
-  ducklake_data_file: async (view, snap) => (await files(view, snap)) as unknown as Row[],
+  ducklake_data_file: async (view, snap) =>
+    (await files(view, snap)).map((f) => ({ ...f, row_id_start: shownRowIdStart(f) })) as unknown as Row[],
   ducklake_file_column_stats: async (view, snap) =>
     (await files(view, snap)).flatMap((f) =>
       f.x_column_stats.map((c) => ({ data_file_id: f.data_file_id, table_id: f.table_id, ...c })),

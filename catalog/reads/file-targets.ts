@@ -109,6 +109,13 @@ export async function fileTargets(view: ReadView, verbs: readonly Verb[]): Promi
         relative: v.file.pathIsRelative ?? true,
         size: v.file.fileSizeBytes,
       });
+    if ((v.op === "merge_adjacent_files" || v.op === "rewrite_data_files") && v.file)
+      files.push({
+        kind: "data",
+        path: v.file.path,
+        relative: v.file.pathIsRelative ?? true,
+        size: v.file.fileSizeBytes,
+      });
     if (v.op === "flush_inlined") {
       if (v.file)
         files.push({

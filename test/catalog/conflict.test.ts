@@ -115,3 +115,33 @@ describe("inlined deletes meet file deletes at table grain (seed rule)", () => {
     ).not.toBeNull();
   });
 });
+
+describe("compaction (decision 0322)", () => {
+  it("is benign against appends and a true conflict against deletes, drops, alters and compactions of its table", () => {
+    for (const kind of ["merge_adjacent:1", "rewrite_delete:1"]) {
+      for (const theirs of [
+        "inserted_into_table:1",
+        "inlined_insert:1",
+        "inline_flush:1",
+        "merge_adjacent:2",
+      ])
+        expect(conflicts(ours(kind), side(theirs)), `${kind} vs ${theirs}`).toBe(false);
+      for (const theirs of [
+        "deleted_from_table:1",
+        "inlined_delete:1",
+        "dropped_table:1",
+        "altered_table:1",
+        "merge_adjacent:1",
+        "rewrite_delete:1",
+      ])
+        expect(conflicts(ours(kind), side(theirs, [4])), `${kind} vs ${theirs}`).toBe(true);
+    }
+  });
+
+  it("an inlined delete conflicts with a concurrent compaction of its table", () => {
+    for (const theirs of ["merge_adjacent:1", "rewrite_delete:1"]) {
+      expect(conflicts(ours("inlined_delete:1", [], true), side(theirs)), theirs).toBe(true);
+      expect(conflicts(ours("inlined_delete:2", [], true), side(theirs)), theirs).toBe(false);
+    }
+  });
+});

@@ -257,4 +257,91 @@ export const SCENARIO_COMMITS: Record<string, CommitRequest[]> = {
     // No inlined rows: the flush only merges the file's inlined deletes with its live delete file.
     one({ op: "flush_inlined", table: T, fileDeletes: [{ dataFileId: 0, file: deletes(22) }] }),
   ],
+  merge: [
+    noInlining,
+    one({ op: "create_table", name: "t", columns: [col("id", "int32"), col("s", "varchar")] }),
+    one({
+      op: "register_data_file",
+      table: T,
+      file: parquet(3, [stat("id", 3, 0, "1", "3"), stat("s", 3, 0, "a", "c")]),
+    }),
+    one({
+      op: "register_data_file",
+      table: T,
+      file: parquet(2, [stat("id", 2, 0, "4", "5"), stat("s", 2, 0, "d", "e")]),
+    }),
+    one({ op: "register_delete_file", table: T, dataFileId: 0, file: deletes(1) }),
+    one({
+      op: "register_data_file",
+      table: T,
+      file: parquet(1, [stat("id", 1, 0, "6", "6"), stat("s", 1, 0, "f", "f")]),
+    }),
+    one({
+      op: "merge_adjacent_files",
+      table: T,
+      dataFileIds: [1, 3],
+      file: parquet(3, [stat("id", 3, 0, "4", "6"), stat("s", 3, 0, "d", "f")]),
+    }),
+  ],
+  merge_gap: [
+    noInlining,
+    one({ op: "create_table", name: "t", columns: [col("id", "int32"), col("s", "varchar")] }),
+    one({
+      op: "register_data_file",
+      table: T,
+      file: parquet(3, [stat("id", 3, 0, "1", "3"), stat("s", 3, 0, "a", "c")]),
+    }),
+    one({
+      op: "register_data_file",
+      table: T,
+      file: parquet(2, [stat("id", 2, 0, "4", "5"), stat("s", 2, 0, "d", "e")]),
+    }),
+    one({ op: "register_delete_file", table: T, dataFileId: 1, file: deletes(1) }),
+    one({
+      op: "register_data_file",
+      table: T,
+      file: parquet(1, [stat("id", 1, 0, "6", "6"), stat("s", 1, 0, "f", "f")]),
+    }),
+    one({
+      op: "register_data_file",
+      table: T,
+      file: parquet(1, [stat("id", 1, 0, "7", "7"), stat("s", 1, 0, "g", "g")]),
+    }),
+    one({
+      op: "merge_adjacent_files",
+      table: T,
+      dataFileIds: [0, 3, 4],
+      file: parquet(5, [stat("id", 5, 0, "1", "7"), stat("s", 5, 0, "a", "g")]),
+    }),
+  ],
+  rewrite: [
+    noInlining,
+    one({ op: "create_table", name: "t", columns: [col("id", "int32"), col("s", "varchar")] }),
+    one({
+      op: "register_data_file",
+      table: T,
+      file: parquet(3, [stat("id", 3, 0, "1", "3"), stat("s", 3, 0, "a", "c")]),
+    }),
+    one({
+      op: "register_data_file",
+      table: T,
+      file: parquet(2, [stat("id", 2, 0, "4", "5"), stat("s", 2, 0, "d", "e")]),
+    }),
+    one(
+      { op: "register_delete_file", table: T, dataFileId: 1, file: deletes(1) },
+      { op: "register_delete_file", table: T, dataFileId: 0, file: deletes(2) },
+    ),
+    one({
+      op: "register_data_file",
+      table: T,
+      file: parquet(1, [stat("id", 1, 0, "6", "6"), stat("s", 1, 0, "f", "f")]),
+    }),
+    one({
+      op: "rewrite_data_files",
+      table: T,
+      dataFileIds: [0, 1],
+      file: parquet(2, [stat("id", 2, 0, "3", "4"), stat("s", 2, 0, "c", "d")]),
+      rowIdStart: 2,
+    }),
+  ],
 };

@@ -5,6 +5,7 @@
  * table has an inlined-delete table — files with inlined deletes in the range, their deletions listed).
  * Each answers the SQL as written: the literals select rows, the joins are done here.
  */
+import { shownRowIdStart } from "../../reads/ducklake-tables.ts";
 import type { DataFileRecord, DeleteFileRecord } from "../../records.ts";
 import type { Statement } from "../lexer.ts";
 import type { ReadTemplate, SqlReadContext } from "../reads.ts";
@@ -52,7 +53,7 @@ const inserted: ReadTemplate = {
       f.path_is_relative,
       big(f.file_size_bytes),
       big(f.footer_size),
-      big(f.row_id_start),
+      big(shownRowIdStart(f)),
       big(f.begin_snapshot),
       big(f.partial_max),
       big(f.mapping_id),
@@ -188,7 +189,7 @@ async function deleted(ctx: SqlReadContext, stmt: Statement, inlined: boolean): 
       f.path_is_relative,
       big(f.file_size_bytes),
       big(f.footer_size),
-      big(f.row_id_start),
+      big(shownRowIdStart(f)),
       big(f.record_count),
       big(f.mapping_id),
       ...delCells(cur),

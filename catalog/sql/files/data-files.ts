@@ -6,7 +6,9 @@
  * <predicate>))` clause. The CTEs and clauses are taken apart structurally; what remains must be exactly
  * one of the two base shapes.
  */
+
 import { InvalidRequest } from "../../errors.ts";
+import { shownRowIdStart } from "../../reads/ducklake-tables.ts";
 import type { DataFileRecord, DeleteFileRecord, FileColumnStats } from "../../records.ts";
 import { literalsOf, type Statement, shapeOf, type Token } from "../lexer.ts";
 import type { ReadTemplate, SqlReadContext } from "../reads.ts";
@@ -90,7 +92,7 @@ const LISTINGS: Listing[] = [
     cells: ({ f, d }) => [
       big(f.data_file_id),
       ...fileCells(f),
-      big(f.row_id_start),
+      big(shownRowIdStart(f)),
       big(f.begin_snapshot),
       big(f.partial_max),
       big(f.mapping_id),
@@ -115,7 +117,7 @@ const LISTINGS: Listing[] = [
       big(d?.delete_file_id),
       big(f.record_count),
       ...fileCells(f),
-      big(f.row_id_start),
+      big(shownRowIdStart(f)),
       big(f.mapping_id),
       ...delCells(d),
       big(d?.begin_snapshot),

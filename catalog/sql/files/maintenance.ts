@@ -5,7 +5,7 @@
  * any more (`ducklake_expire_snapshots`).
  */
 import { resolveSnapshot } from "../../head.ts";
-import { ducklakeTable } from "../../reads/ducklake-tables.ts";
+import { ducklakeTable, shownRowIdStart } from "../../reads/ducklake-tables.ts";
 import type { ReadTemplate } from "../reads.ts";
 import { listOf, type SqlValue, T } from "../result.ts";
 import {
@@ -127,7 +127,7 @@ const candidates = (name: string, shape: string, sizeBound: boolean): ReadTempla
       const head: SqlValue[] = [
         big(f.data_file_id),
         big(f.record_count),
-        big(f.row_id_start),
+        big(shownRowIdStart(f)),
         big(f.begin_snapshot),
         big(f.end_snapshot),
         big(f.mapping_id),

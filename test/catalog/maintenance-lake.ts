@@ -1,0 +1,197 @@
+/**
+ * Test lakes for the compaction jobs: a real store on the miniflare bucket whose data path is its prefix
+ * there, tables fed real Parquet files (appends), delete files, inlined file deletes, updates (delete +
+ * append) and column adds, and a reader that applies DuckLake's scan rules to the plan and the objects
+ * (snapshot filters on `_ducklake_internal_snapshot_id`, row ids from `_ducklake_internal_row_id` or
+ * row_id_start, delete files, inlined deletes and rows).
+ */
+import {
+  type Catalog,
+  type CommitRequest,
+  head,
+  listSnapshots,
+  NotFound,
+  openCatalog,
+  tableFilesAt,
+} from "../../catalog/index.ts";
+import {
+  fileColumnStats,
+  fromParquetValue,
+  layoutColumns,
+  parquetFields,
+  toParquetRow,
+} from "../../catalog/parquet-layout.ts";
+import type { StoredValue } from "../../catalog/values/index.ts";
+import { readParquet, writeParquet } from "../../parquet/index.ts";
+import type { Bucket, Store } from "../../storage/api.ts";
+import { openWriter } from "../../storage/index.ts";
+import { bucket, lakeName, settle } from "./support.ts";
+
+export const DATA_PREFIX = "r2://ducklake-edge/lakes/";
+export type Rows = Map<number, Record<string, StoredValue>>;
+
+export interface Lake {
+  lake: string;
+  store: Store;
+  catalog: Catalog;
+  b: Bucket;
+}
+
+export async function freshLake(tag: string, b: Bucket = bucket()): Promise<Lake> {
+  const lake = lakeName(tag);
+  const store = await openWriter(b, lake);
+  const catalog = await openCatalog(store, { dataPath: `${DATA_PREFIX}${lake}/data/` });
+  await store.flush();
+  return { lake, store, catalog, b };
+}
+
+export async function reopen(l: Lake, b: Bucket): Promise<Lake> {
+  const store = await openWriter(b, l.lake);
+  const catalog = await openCatalog(store, { dataPath: `${DATA_PREFIX}${l.lake}/data/` });
+  return { lake: l.lake, store, catalog, b };
+}
+
+export async function commit(l: Lake, verbs: unknown[]): Promise<number | null> {
+  const r = await l.catalog.commit({ verbs } as never);
+  await settle(l.store, r.durable);
+  return r.snapshotId;
+}
+
+export function jobCommit(l: Lake, c: Catalog = l.catalog) {
+  return async (request: CommitRequest) => {
+    const r = await c.commit(request);
+    await settle(l.store, r.durable);
+    return { snapshotId: r.snapshotId };
+  };
+}
+
+async function fileBytes(b: Bucket, resolved: string): Promise<Uint8Array> {
+  if (!resolved.startsWith(DATA_PREFIX)) throw new Error(`file outside the bucket: ${resolved}`);
+  const obj = await b.get(`lakes/${resolved.slice(DATA_PREFIX.length)}`);
+  if (!obj) throw new Error(`missing data file ${resolved}`);
+  return new Uint8Array(await obj.arrayBuffer());
+}
+
+let seq = 0;
+/** Appends `rows` (stored values by column name) to table t as one Parquet file; answers its data file id. */
+export async function appendFile(l: Lake, rows: Record<string, StoredValue>[]): Promise<number> {
+  const plan = await tableFilesAt(l.store.snapshot(), { name: "t" });
+  const cols = plan.columns;
+  const top = layoutColumns(cols);
+  const file = writeParquet(
+    parquetFields(cols),
+    rows.map((r) => toParquetRow(top, r)),
+  );
+  const name = `app-${++seq}-${Math.random().toString(36).slice(2, 8)}.parquet`;
+  await l.b.put(`lakes/${l.lake}/data/main/t/${name}`, file.bytes);
+  const r = await l.catalog.commit({
+    verbs: [
+      {
+        op: "register_data_file",
+        table: { name: "t" },
+        file: {
+          path: name,
+          recordCount: rows.length,
+          fileSizeBytes: file.bytes.byteLength,
+          footerSize: file.footerSize,
+          columnStats: fileColumnStats(cols, file).map((s) => ({
+            column: { id: s.column_id },
+            ...(s.value_count !== null ? { valueCount: s.value_count } : {}),
+            ...(s.null_count !== null ? { nullCount: s.null_count } : {}),
+            min: s.min_value,
+            max: s.max_value,
+          })),
+        },
+      },
+    ],
+  } as never);
+  await settle(l.store, r.durable);
+  return (r.assigned[0] as { dataFileId: number }).dataFileId;
+}
+
+/** Deletes `positions` of data file `fileId` with a delete file (replacing its live one, merged). */
+export async function deleteWithFile(l: Lake, fileId: number, positions: number[]): Promise<void> {
+  const plan = await tableFilesAt(l.store.snapshot(), { name: "t" });
+  const f = plan.files.find((x) => x.data_file_id === fileId);
+  if (!f) throw new Error(`no live file ${fileId}`);
+  const all = new Set(positions);
+  if (f.delete_file) {
+    const old = await readParquet(await fileBytes(l.b, f.delete_file.resolved_path));
+    for (const r of old.rows) all.add(Number(r.pos));
+  }
+  const sorted = [...all].sort((a, b) => a - b);
+  const del = writeParquet(
+    [
+      { name: "file_path", fieldId: 2147483646, type: { kind: "string" }, nullable: true },
+      { name: "pos", fieldId: 2147483645, type: { kind: "int", bits: 64, signed: true }, nullable: true },
+    ],
+    sorted.map((p) => ({ file_path: f.resolved_path, pos: BigInt(p) })),
+  );
+  const name = `del-${++seq}-${Math.random().toString(36).slice(2, 8)}-delete.parquet`;
+  await l.b.put(`lakes/${l.lake}/data/main/t/${name}`, del.bytes);
+  await commit(l, [
+    {
+      op: "register_delete_file",
+      table: { name: "t" },
+      dataFileId: fileId,
+      file: {
+        path: name,
+        deleteCount: sorted.length,
+        fileSizeBytes: del.bytes.byteLength,
+        footerSize: del.footerSize,
+      },
+    },
+  ]);
+}
+
+/** Every visible row of table t at snapshot s as `row_id → values`, by DuckLake's reader rules. */
+export async function rowsAt(l: Lake, s: number): Promise<Rows> {
+  const plan = await tableFilesAt(l.store.snapshot(), { name: "t" }, s);
+  const top = layoutColumns(plan.columns);
+  const out: Rows = new Map();
+  const put = (id: number, values: Record<string, StoredValue>) => {
+    if (out.has(id)) throw new Error(`row id ${id} read twice at snapshot ${s}`);
+    out.set(id, values);
+  };
+  for (const r of plan.inlined_rows) put(r.row_id, r.values as Record<string, StoredValue>);
+  for (const f of plan.files) {
+    const data = await readParquet(await fileBytes(l.b, f.resolved_path));
+    const deleted = new Set(f.inlined_deleted_positions);
+    if (f.delete_file) {
+      const del = await readParquet(await fileBytes(l.b, f.delete_file.resolved_path));
+      for (const d of del.rows) {
+        const at = d._ducklake_internal_snapshot_id;
+        if (f.delete_file.snapshot_filter === null || (typeof at === "bigint" && at <= BigInt(s)))
+          deleted.add(Number(d.pos));
+      }
+    }
+    data.rows.forEach((row, pos) => {
+      const snap = row._ducklake_internal_snapshot_id;
+      if (f.snapshot_filter !== null && typeof snap === "bigint" && snap > BigInt(f.snapshot_filter)) return;
+      if (deleted.has(pos)) return;
+      const id =
+        typeof row._ducklake_internal_row_id === "bigint"
+          ? Number(row._ducklake_internal_row_id)
+          : f.row_id_start + pos;
+      const values: Record<string, StoredValue> = {};
+      for (const c of top)
+        values[c.column.column_name] = fromParquetValue(c, row[c.column.column_name] ?? null);
+      put(id, values);
+    });
+  }
+  return out;
+}
+
+export async function everySnapshot(l: Lake): Promise<Map<number, Rows>> {
+  const out = new Map<number, Rows>();
+  const h = await head(l.store.snapshot());
+  for (const snap of await listSnapshots(l.store.snapshot())) {
+    if (snap.snapshot_id < 1 || snap.snapshot_id > h.snapshot_id) continue;
+    try {
+      out.set(snap.snapshot_id, await rowsAt(l, snap.snapshot_id));
+    } catch (e) {
+      if (!(e instanceof NotFound)) throw e;
+    }
+  }
+  return out;
+}

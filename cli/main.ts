@@ -10,6 +10,7 @@ import { type ConfigSources, resolveConfig } from "./config.ts";
 import { CliError } from "./errors.ts";
 import { exportLake } from "./export.ts";
 import { quackLines } from "./quack.ts";
+import { DEFAULT_ROWS_BATCH, DEFAULT_ROWS_IN_FLIGHT, type RowsFormat, streamRows } from "./rows.ts";
 import { type Api, makeApi, uploadParquet } from "./upload.ts";
 
 const program = new Command();
@@ -104,6 +105,70 @@ program
   .action(async (lake: string, file: string, o: { table: string; name?: string; message?: string }) => {
     print(await uploadParquet(api(), { lake, file, ...o }));
   });
+
+const oneOf =
+  <T extends string>(name: string, allowed: readonly T[]) =>
+  (v: string): T => {
+    if (!(allowed as readonly string[]).includes(v))
+      throw new CliError("InvalidRequest", `${name} must be one of ${allowed.join(", ")}`);
+    return v as T;
+  };
+
+program
+  .command("rows <lake> [file]")
+  .description(
+    "stream CSV (a header line, then rows) or NDJSON (one object a line) from a file or stdin into the rows API",
+  )
+  .requiredOption("-t, --table <schema.table>", "the table (schema defaults to main)")
+  .option(
+    "--format <format>",
+    "csv or ndjson (default: from the file's extension)",
+    oneOf("--format", ["csv", "ndjson"] as const),
+  )
+  .option(
+    "--op <op>",
+    "insert (default) or upsert (matched on the table's key columns)",
+    oneOf("--op", ["insert", "upsert"] as const),
+  )
+  .option(
+    "--write-path <path>",
+    "wal or lake (default: the lake's setting)",
+    oneOf("--write-path", ["wal", "lake"] as const),
+  )
+  .option("--batch <n>", `rows per request (default ${DEFAULT_ROWS_BATCH})`, intArg("--batch"))
+  .option(
+    "--in-flight <n>",
+    `requests open at once (default ${DEFAULT_ROWS_IN_FLIGHT}; 1 for upsert)`,
+    intArg("--in-flight"),
+  )
+  .option(
+    "--idempotency-prefix <prefix>",
+    "batch n is sent with key <prefix>-<n>; rerun with the printed prefix to resume (default: random)",
+  )
+  .action(
+    async (
+      lake: string,
+      file: string | undefined,
+      o: {
+        table: string;
+        format?: RowsFormat;
+        op?: "insert" | "upsert";
+        writePath?: "wal" | "lake";
+        batch?: number;
+        inFlight?: number;
+        idempotencyPrefix?: string;
+      },
+    ) => {
+      const result = await streamRows(api(), { lake, file, ...o });
+      print(result);
+      if (result.failed) {
+        const f = result.failed;
+        const where = f.line !== null ? `line ${f.line}` : `lines ${f.lines[0]}-${f.lines[1]}`;
+        process.stderr.write(`error ${f.code}: ${where}: ${f.message}\n`);
+        process.exitCode = 1;
+      }
+    },
+  );
 
 program
   .command("snapshots <lake>")

@@ -1,10 +1,11 @@
 /**
- * The explorer's static files, served by the Worker at /ui (the page), /ui/app.js and /ui/app.css from
- * strings bundled at build time (ui/assets.generated.ts; decision 0342-explorer.md). Outside the /v1 API
+ * The explorer's static files, served by the Worker at /ui (the page), /ui/app.js, /ui/app.css and the
+ * chunks app.js imports on demand (/ui/<name>-<hash>.js: the charts, the Parquet preview) from strings
+ * bundled at build time (ui/assets.generated.ts; decisions 0342-explorer.md, 0343-explorer-lazy-chunks.md). Outside the /v1 API
  * and its OpenAPI document: no token is needed to load the page, which then calls /v1 with the token the
  * person enters (kept in sessionStorage; a `#token=` fragment never reaches the server).
  */
-import { UI_CSS, UI_JS } from "../ui/assets.generated.ts";
+import { UI_CHUNKS, UI_CSS, UI_JS } from "../ui/assets.generated.ts";
 
 const PAGE = `<!doctype html>
 <html lang="en">
@@ -17,7 +18,7 @@ const PAGE = `<!doctype html>
 </head>
 <body>
 <div id="app"></div>
-<script src="/ui/app.js"></script>
+<script type="module" src="/ui/app.js"></script>
 </body>
 </html>
 `;
@@ -44,6 +45,12 @@ export function serveUi(request: Request): Response | null {
     });
   if (pathname === "/ui/app.js") return body(UI_JS, "text/javascript; charset=utf-8", "no-cache");
   if (pathname === "/ui/app.css") return body(UI_CSS, "text/css; charset=utf-8", "no-cache");
+  // Chunk names carry their content hash, so a cached copy can never be stale.
+  const chunk = Object.hasOwn(UI_CHUNKS, pathname.slice("/ui/".length))
+    ? UI_CHUNKS[pathname.slice("/ui/".length)]
+    : undefined;
+  if (chunk !== undefined)
+    return body(chunk, "text/javascript; charset=utf-8", "public, max-age=31536000, immutable");
   if (pathname === "/ui" || pathname === "/ui/") return body(PAGE, "text/html; charset=utf-8", "no-cache");
   return new Response("not found", { status: 404, headers: { ...COMMON, "content-type": "text/plain" } });
 }

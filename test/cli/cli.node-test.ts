@@ -1,18 +1,20 @@
 /**
- * The CLI end to end against `wrangler dev` (ports 9340-9341): lakes, commits from a file, a Parquet
+ * The CLI end to end against `wrangler dev` (ports 9340-9341, or CLI_TEST_PORT and the next): lakes, commits from a file, a Parquet
  * upload registered from its footer, snapshots, checkpoints, quack-url, errors with the API's code, and
  * an export that stock DuckDB 1.5.5 attaches read-only with the same rows at every snapshot (inlined rows
- * included) — checked by tools/client/check-export.py. Run: npm run test:cli.
+ * included) — checked by tools/client/check-export.py — and `rows` streaming CSV and NDJSON into the rows
+API. Run: npm run test:cli.
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { get as httpGet } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { type DevServer, startWrangler } from "../support/wrangler-dev.ts";
 
-const PORT = 9340;
+const PORT = Number(process.env.CLI_TEST_PORT ?? 9340);
 /** One CLI invocation's time limit. */
 const CLI_TIMEOUT_MS = 60_000;
 let server: DevServer;
@@ -24,10 +26,11 @@ interface Run {
   stderr: string;
 }
 
-function cli(args: string[], env: Record<string, string> = {}): Run {
+function cli(args: string[], env: Record<string, string> = {}, input?: string): Run {
   const r = spawnSync("node", ["cli/bin.mjs", ...args], {
     encoding: "utf8",
     timeout: CLI_TIMEOUT_MS,
+    ...(input !== undefined ? { input } : {}),
     env: { ...process.env, DUCKLAKE_EDGE_URL: server.url, DUCKLAKE_EDGE_TOKEN: server.token, ...env },
   });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
@@ -41,8 +44,59 @@ function ok<T>(args: string[]): T {
 
 function file(name: string, body: unknown): string {
   const p = join(work, name);
-  writeFileSync(p, JSON.stringify(body));
+  writeFileSync(p, typeof body === "string" ? body : JSON.stringify(body));
   return p;
+}
+
+type Row = Record<string, unknown>;
+
+/**
+ * A GET on a fresh connection: spawnSync blocks this process for seconds, long enough for the server to
+ * drop an idle keep-alive socket that fetch would reuse ("fetch failed").
+ */
+function getJson(path: string): Promise<{ status: number; body: unknown }> {
+  return new Promise((done, fail) => {
+    const req = httpGet(
+      `${server.url}${path}`,
+      { headers: { authorization: `Bearer ${server.token}` }, agent: false, timeout: CLI_TIMEOUT_MS },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (c: string) => {
+          text += c;
+        });
+        res.on("end", () => done({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+      },
+    );
+    req.on("timeout", () => req.destroy(new Error(`GET ${path} timed out`)));
+    req.on("error", fail);
+  });
+}
+
+/** Every row of a table through GET rows (paged), as of at least `watermark`, in id order. */
+async function readAll(lake: string, table: string, watermark: number): Promise<Row[]> {
+  const out: Row[] = [];
+  let cursor: string | null = null;
+  for (let page = 0; page < 100; page++) {
+    const q = new URLSearchParams({ minWatermark: String(watermark), ...(cursor ? { cursor } : {}) });
+    const res = await getJson(`/v1/lakes/${lake}/tables/main/${table}/rows?${q}`);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const body = res.body as { rows: Row[]; next: string | null };
+    out.push(...body.rows);
+    cursor = body.next;
+    if (cursor === null) return out.sort((a, b) => Number(a.id) - Number(b.id));
+  }
+  throw new Error("more than 100 pages");
+}
+
+interface RowsRun {
+  rows: number;
+  batches: number;
+  replayedBatches: number;
+  watermark: number;
+  idempotencyPrefix: string;
+  landed: [number, number][];
+  failed: { line: number | null; lines: [number, number]; code: string; message: string } | null;
 }
 
 describe("ducklake-edge CLI", { timeout: 600_000 }, () => {
@@ -147,7 +201,10 @@ describe("ducklake-edge CLI", { timeout: 600_000 }, () => {
     const quack = cli(["quack-url", "cli-shop"]);
     assert.equal(quack.status, 0, quack.stderr);
     assert.match(quack.stdout, /CREATE SECRET .*TYPE quack/);
-    assert.match(quack.stdout, /ATTACH 'ducklake:quack:127\.0\.0\.1:9340\/cli-shop' AS cli_shop/);
+    assert.ok(
+      quack.stdout.includes(`ATTACH 'ducklake:quack:127.0.0.1:${PORT}/cli-shop' AS cli_shop`),
+      quack.stdout,
+    );
     assert.doesNotMatch(quack.stdout, /<token>/);
 
     const out = join(work, "shop.sqlite");
@@ -204,5 +261,118 @@ describe("ducklake-edge CLI", { timeout: 600_000 }, () => {
       timeout: 120_000,
     });
     assert.equal(check2.status, 0, `${check2.stdout}\n${check2.stderr}`);
+  });
+
+  it("rows: streams CSV typed by the table's columns in batches; a rerun with the same prefix replays", async () => {
+    ok(["lakes", "create", "cli-rows"]);
+    const ddl = file("rows-ddl.json", [
+      {
+        op: "create_table",
+        schema: "main",
+        name: "events",
+        columns: [
+          { name: "id", type: "int64" },
+          { name: "name", type: "varchar" },
+          { name: "score", type: "decimal(5,2)" },
+          { name: "ok", type: "boolean" },
+          { name: "tags", type: "list", children: [{ name: "element", type: "varchar" }] },
+        ],
+      },
+    ]);
+    ok(["commit", "cli-rows", ddl]);
+    const n = 2500;
+    const expected: Row[] = [];
+    const lines = ["id,name,score,ok,tags"];
+    for (let i = 1; i <= n; i++) {
+      // Quoting, an embedded newline, NULL (unquoted empty) and the empty string (quoted empty).
+      const name = i % 7 === 0 ? null : i % 11 === 0 ? "" : i % 13 === 0 ? `a "q", b\nc ${i}` : `n${i}`;
+      const cell =
+        name === null
+          ? ""
+          : name === ""
+            ? '""'
+            : /[",\n]/.test(name)
+              ? `"${name.replaceAll('"', '""')}"`
+              : name;
+      const tags = i % 5 === 0 ? [] : [`t${i % 3}`, "x"];
+      lines.push(
+        `${i},${cell},${(i % 1000) / 4},${i % 2 === 0 ? "true" : "f"},"${JSON.stringify(tags).replaceAll('"', '""')}"`,
+      );
+      expected.push({
+        id: i,
+        name,
+        score: ((i % 1000) / 4).toFixed(2),
+        ok: i % 2 === 0,
+        tags,
+      });
+    }
+    const csv = file("events.csv", `${lines.join("\r\n")}\r\n`);
+    const r = cli(["rows", "cli-rows", csv, "-t", "main.events", "--batch", "1000"]);
+    assert.equal(r.status, 0, r.stderr);
+    const first = JSON.parse(r.stdout) as RowsRun;
+    assert.deepEqual([first.rows, first.batches, first.replayedBatches, first.failed], [n, 3, 0, null]);
+    assert.match(r.stderr, /rows main\.events 100% .* 2500 rows landed/);
+    assert.deepEqual(await readAll("cli-rows", "events", first.watermark), expected);
+
+    // Every batch again under the same keys: each replays, nothing lands twice.
+    const again = cli([
+      "rows",
+      "cli-rows",
+      csv,
+      "-t",
+      "main.events",
+      "--batch",
+      "1000",
+      "--idempotency-prefix",
+      first.idempotencyPrefix,
+    ]);
+    assert.equal(again.status, 0, again.stderr);
+    const second = JSON.parse(again.stdout) as RowsRun;
+    assert.deepEqual([second.rows, second.batches, second.replayedBatches], [n, 3, 3]);
+    assert.equal((await readAll("cli-rows", "events", second.watermark)).length, n);
+  });
+
+  it("rows: a bad row is reported with its line, its batch is not written, NDJSON comes from stdin", async () => {
+    ok(["lakes", "create", "cli-rows-bad"]);
+    ok([
+      "commit",
+      "cli-rows-bad",
+      file("bad-ddl.json", [
+        {
+          op: "create_table",
+          schema: "main",
+          name: "m",
+          columns: [
+            { name: "id", type: "int32" },
+            { name: "v", type: "decimal(4,1)" },
+          ],
+        },
+      ]),
+    ]);
+    const rows = Array.from({ length: 250 }, (_, k) => ({
+      id: k + 1,
+      v: k + 1 === 150 ? "not a number" : `${k}.5`,
+    }));
+    const ndjson = `${rows.map((x) => JSON.stringify(x)).join("\n")}\n`;
+    const r = cli(
+      ["rows", "cli-rows-bad", "-", "-t", "m", "--format", "ndjson", "--batch", "100", "--in-flight", "1"],
+      {},
+      ndjson,
+    );
+    assert.equal(r.status, 1, r.stderr);
+    assert.match(
+      r.stderr,
+      /^error InvalidRequest: line 150: .*ops\[49\]\.row\.v: "not a number" is not a valid decimal\(4,1\)/m,
+    );
+    const out = JSON.parse(r.stdout) as RowsRun;
+    assert.deepEqual(out.landed, [[1, 100]]);
+    assert.deepEqual(out.failed?.lines, [101, 200]);
+    assert.equal(out.rows, 100);
+    const back = await readAll("cli-rows-bad", "m", out.watermark);
+    assert.deepEqual(
+      back.map((x) => x.id),
+      rows.slice(0, 100).map((x) => x.id),
+    );
+    assert.deepEqual(back[99], { id: 100, v: "99.5" });
   });
 });

@@ -1,6 +1,6 @@
 /**
  * The explorer in a real browser: headless Chromium (Debian's `chromium` package, driven by
- * playwright-core) against `wrangler dev` (ports 9342-9343) with a seeded lake. It checks what a person
+ * playwright-core) against `wrangler dev` (ports 9342-9343, or UI_TEST_PORT and the next) with a seeded lake. It checks what a person
  * would: the lake is listed, its name and snapshot count show, time travel changes the view, a table's
  * columns and data file show, the activity charts draw pixels, and the console has no errors.
  * Screenshots land in test-artifacts/ (gitignored). Run: npm run test:ui.
@@ -11,7 +11,7 @@ import { after, before, describe, it } from "node:test";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { type DevServer, startWrangler } from "../support/wrangler-dev.ts";
 
-const PORT = 9342;
+const PORT = Number(process.env.UI_TEST_PORT ?? 9342);
 const ARTIFACTS = "test-artifacts";
 /** Longest wait for one thing on the page to appear. */
 const UI_WAIT_MS = 30_000;
@@ -22,6 +22,7 @@ const LAKE = "explorer-shop";
 
 let server: DevServer;
 let browser: Browser;
+let maintenanceRuns: JobRun[] = [];
 
 async function api(path: string, init: RequestInit = {}): Promise<unknown> {
   const headers = new Headers(init.headers);
@@ -102,6 +103,84 @@ async function seed(): Promise<void> {
   );
 }
 
+const MAINT_LAKE = "explorer-maint";
+
+interface JobRun {
+  seq: number;
+  job: string;
+  startedAt: number;
+  snapshotId: number | null;
+  error: string | null;
+}
+
+/** A lake whose maintenance ran: job 1 flushed three inlined rows to a file; job 2 has no runner here. */
+async function seedMaintenance(): Promise<JobRun[]> {
+  await api(`/v1/lakes/${MAINT_LAKE}`, { method: "PUT" });
+  await api(`/v1/lakes/${MAINT_LAKE}/commits`, {
+    method: "POST",
+    body: JSON.stringify({
+      verbs: [
+        {
+          op: "create_table",
+          schema: "main",
+          name: "events",
+          columns: [
+            { name: "id", type: "int32" },
+            { name: "v", type: "varchar" },
+          ],
+        },
+        {
+          op: "inline_insert",
+          table: { schema: "main", name: "events" },
+          rows: [
+            { id: 1, v: "a" },
+            { id: 2, v: "b" },
+            { id: 3, v: null },
+          ],
+        },
+        // Below the three rows held, so job 1 has a table to flush (DuckLake's default limit is 10).
+        { op: "set_option", name: "data_inlining_row_limit", value: "2" },
+      ],
+    }),
+  });
+  const ran = (await api(`/v1/lakes/${MAINT_LAKE}/maintenance`, {
+    method: "POST",
+    body: JSON.stringify({ jobs: ["flush_inlined", "merge_adjacent"] }),
+  })) as { runs: JobRun[] };
+  // A delete of the flushed file's second row, held inline (no delete file written).
+  const plan = (await api(`/v1/lakes/${MAINT_LAKE}/tables/main/events/plan`)) as {
+    files: { data_file_id: number }[];
+  };
+  await api(`/v1/lakes/${MAINT_LAKE}/commits`, {
+    method: "POST",
+    body: JSON.stringify({
+      verbs: [
+        {
+          op: "inline_delete",
+          table: { schema: "main", name: "events" },
+          fileDeletes: [{ dataFileId: plan.files[0]?.data_file_id, positions: [1] }],
+        },
+      ],
+      message: "delete id 2",
+    }),
+  });
+  return ran.runs;
+}
+
+const PAGED_LAKE = "explorer-maint-paged";
+/** Runs recorded in PAGED_LAKE: one more than the explorer's page of 50. */
+const PAGED_RUNS = 51;
+
+async function seedPagedHistory(): Promise<void> {
+  await api(`/v1/lakes/${PAGED_LAKE}`, { method: "PUT" });
+  for (let i = 0; i < PAGED_RUNS; i++) {
+    await api(`/v1/lakes/${PAGED_LAKE}/maintenance`, {
+      method: "POST",
+      body: JSON.stringify({ jobs: ["merge_adjacent"] }),
+    });
+  }
+}
+
 async function open(page: Page, hash: string): Promise<void> {
   await page.goto(`${server.url}/ui/${hash}`);
 }
@@ -121,6 +200,10 @@ describe("explorer in headless Chromium", { timeout: 600_000 }, () => {
   before(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     server = await startWrangler(PORT);
+    // The shop lake last: its charts count this writer activation's commits, and a writer left idle
+    // while other lakes are seeded may be evicted (a new activation counts from zero).
+    maintenanceRuns = await seedMaintenance();
+    await seedPagedHistory();
     await seed();
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
   });
@@ -136,12 +219,19 @@ describe("explorer in headless Chromium", { timeout: 600_000 }, () => {
     });
     page.on("pageerror", (e) => errors.push(String(e)));
     page.setDefaultTimeout(UI_WAIT_MS);
+    // Which scripts the page fetched: uPlot and hyparquet are chunks loaded on demand (decision 0343).
+    const scripts: string[] = [];
+    page.on("request", (r) => {
+      const path = new URL(r.url()).pathname;
+      if (path.endsWith(".js")) scripts.push(path.replace(/-[A-Z0-9]{8}\.js$/, ".js"));
+    });
 
     await open(page, `#token=${encodeURIComponent(server.token)}`);
     await page.locator(`[data-testid=lakes] a`, { hasText: LAKE }).waitFor();
     assert.equal(new URL(page.url()).hash.includes("token="), false, "the token leaves the address bar");
     assert.equal(await page.evaluate("sessionStorage.getItem('ducklake-edge-token')"), server.token);
     await page.screenshot({ path: `${ARTIFACTS}/explorer-lakes.png`, fullPage: true });
+    assert.deepEqual(scripts, ["/ui/app.js"], "the first load is the entry script alone");
 
     await page.locator(`[data-testid=lakes] a`, { hasText: LAKE }).click();
     await page.locator("[data-testid=lake-name]", { hasText: LAKE }).waitFor();
@@ -149,6 +239,16 @@ describe("explorer in headless Chromium", { timeout: 600_000 }, () => {
     await page.locator("[data-testid=timeline] tbody tr").nth(4).waitFor();
     assert.equal(await page.locator("[data-testid=timeline] tbody tr").count(), 5);
     assert.match((await page.locator("[data-testid=timeline]").textContent()) ?? "", /load orders-1/);
+    // What each commit changed, with the table named rather than its id.
+    await page.locator("[data-testid=timeline]", { hasText: "inserted_into_table main.orders" }).waitFor();
+    const changes = await page.locator("[data-testid=timeline] tbody tr td:nth-child(5)").allInnerTexts();
+    assert.deepEqual(changes, [
+      "altered_table main.orders",
+      "inlined_insert main.orders",
+      "inserted_into_table main.orders",
+      'created_table "main"."orders"',
+      'created_schema "main"',
+    ]);
     await page
       .locator("[data-testid=tables]", {
         hasText: "id int32, amount decimal(4,2), region varchar, note varchar",
@@ -166,6 +266,10 @@ describe("explorer in headless Chromium", { timeout: 600_000 }, () => {
       return n;
     });
     assert.ok(painted > 100, `the chart drew ${painted} pixels`);
+    // One bucket of commits: the time axis spans the ten-minute minimum (61 buckets), not years.
+    assert.equal(await page.locator("[data-testid=charts]").getAttribute("data-window-seconds"), "610");
+    assert.deepEqual(scripts, ["/ui/app.js", "/ui/charts.js"]);
+    await page.locator("[data-testid=maintenance-empty]", { hasText: "No maintenance has run." }).waitFor();
     await page.screenshot({ path: `${ARTIFACTS}/explorer-lake.png`, fullPage: true });
 
     // Time travel: snapshot 2 has the loaded file but neither the inlined row nor the note column.
@@ -183,10 +287,15 @@ describe("explorer in headless Chromium", { timeout: 600_000 }, () => {
     const columns = await page.locator("[data-testid=columns] tbody tr td:nth-child(2)").allInnerTexts();
     assert.deepEqual(columns, ["id", "amount", "region", "note"]);
     await page.locator("[data-testid=files]", { hasText: "orders-1.parquet" }).waitFor();
-    assert.match((await page.locator("[data-testid=files]").textContent()) ?? "", /#1: 1 … 3/);
+    assert.match((await page.locator("[data-testid=files]").textContent()) ?? "", /id: 1 … 3, nulls 0/);
     await page.locator("[data-testid=inlined]", { hasText: "ap" }).waitFor();
-    // The first data file's rows, read in the browser with ranged GETs of the data route.
+    // A data file's rows, read in the browser with ranged GETs of the data route once a preview opens;
+    // the reader (hyparquet) is fetched then, not before.
+    assert.equal(await page.locator("[data-testid=preview]").count(), 0);
+    assert.ok(!scripts.includes("/ui/preview.js"), "no preview code before a preview opens");
+    await page.locator("[data-testid=files] [data-testid=preview-button]").first().click();
     await page.locator("[data-testid=preview] tbody tr").nth(2).waitFor();
+    assert.equal(scripts.filter((x) => x === "/ui/preview.js").length, 1);
     assert.equal(await page.locator("[data-testid=preview] tbody tr").count(), 3);
     assert.deepEqual(await page.locator("[data-testid=preview] thead th").allTextContents(), [
       "id",
@@ -196,6 +305,88 @@ describe("explorer in headless Chromium", { timeout: 600_000 }, () => {
     await page.locator("[data-testid=column-history]", { hasText: "note" }).waitFor();
     await page.screenshot({ path: `${ARTIFACTS}/explorer-table.png`, fullPage: true });
 
+    // Time travel on the table page: at snapshot 2 the file is there, the inlined row and `note` are not.
+    await page
+      .locator("[data-testid=snapshot-select] option", { hasText: "2" })
+      .first()
+      .waitFor({ state: "attached" });
+    await page.locator("[data-testid=snapshot-select]").selectOption("2");
+    await page.locator(".pinned", { hasText: "time travel: snapshot 2" }).waitFor();
+    await page.locator("[data-testid=columns] tbody tr").nth(2).waitFor();
+    await page.waitForFunction(() => {
+      const rows = (
+        globalThis as unknown as { document: { querySelectorAll(q: string): { length: number } } }
+      ).document.querySelectorAll("[data-testid=columns] tbody tr");
+      return rows.length === 3;
+    });
+    assert.deepEqual(await page.locator("[data-testid=columns] tbody tr td:nth-child(2)").allInnerTexts(), [
+      "id",
+      "amount",
+      "region",
+    ]);
+    await page.locator("[data-testid=files]", { hasText: "orders-1.parquet" }).waitFor();
+    assert.equal(await page.locator("[data-testid=inlined] tbody tr").count(), 0);
+    assert.match(new URL(page.url()).hash, /table\/main\/orders\?snapshot=2$/);
+
     assert.deepEqual(errors, []);
+  });
+
+  it("shows a lake's maintenance history, newest first, with what each run did", async () => {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 1400 } });
+    const pageErrors: string[] = [];
+    page.on("console", (m) => {
+      if (m.type() === "error") pageErrors.push(m.text());
+    });
+    page.on("pageerror", (e) => pageErrors.push(String(e)));
+    page.setDefaultTimeout(UI_WAIT_MS);
+    const flushed = maintenanceRuns.find((r) => r.job === "flush_inlined");
+    const merge = maintenanceRuns.find((r) => r.job === "merge_adjacent");
+    assert.equal(typeof flushed?.snapshotId, "number", "the flush minted a snapshot");
+    assert.match(merge?.error ?? "", /^Unsupported/);
+
+    await open(page, `#token=${encodeURIComponent(server.token)}`);
+    await open(page, `#/lake/${MAINT_LAKE}`);
+    const rows = page.locator("[data-testid=maintenance] tbody tr");
+    await rows.nth(1).waitFor();
+    assert.equal(await rows.count(), 2);
+    const started = (t: number): string => new Date(t).toISOString().replace("T", " ").slice(0, 19);
+    const shown = await Promise.all([0, 1].map((i) => rows.nth(i).locator("td").allInnerTexts()));
+    // Newest first: the run recorded last (highest seq) is the top row.
+    const newestFirst = [...maintenanceRuns].sort((a, b) => b.seq - a.seq).map((r) => r.job);
+    assert.deepEqual(
+      shown.map((c) => c[0]),
+      newestFirst,
+    );
+    const row = (job: string): string[] => shown.find((c) => c[0] === job) ?? [];
+    const [, m1, m2, , m4, m5, m6, m7] = row("merge_adjacent");
+    assert.deepEqual([m1, m2, m4, m5, m6], ["—", started(merge?.startedAt ?? 0), "0 → 0", "0 → 0", "—"]);
+    assert.match(m7 ?? "", /^Unsupported/);
+    const [, f1, f2, f3, f4, f5, f6, f7] = row("flush_inlined");
+    assert.deepEqual(
+      [f1, f2, f4, f5, f6, f7],
+      ["main.events", started(flushed?.startedAt ?? 0), "0 → 1", "3 → 3", String(flushed?.snapshotId), ""],
+    );
+    assert.match(f3 ?? "", /^\d+(\.\d)? m?s$/);
+    await page.locator("[data-testid=maintenance-settings]", { hasText: "jobs on:" }).waitFor();
+    await page.screenshot({ path: `${ARTIFACTS}/explorer-maintenance.png`, fullPage: true });
+    // The minted snapshot links to the lake as of it: the table's rows now live in a file.
+    await rows.nth(newestFirst.indexOf("flush_inlined")).locator("a").click();
+    await page.locator(".pinned", { hasText: `snapshot ${flushed?.snapshotId}` }).waitFor();
+
+    // The flushed file on its table page: its stats, and the delete held inline against it.
+    await open(page, `#/lake/${MAINT_LAKE}/table/main/events`);
+    await page.locator("[data-testid=files]", { hasText: "1 inlined deletes" }).waitFor();
+    assert.match((await page.locator("[data-testid=files]").textContent()) ?? "", /id: 1 … 3, nulls 0/);
+    assert.equal(await page.locator("[data-testid=inlined] tbody tr").count(), 0);
+
+    // Paging: the first page holds 50 runs; "older runs" appends the rest and then disappears.
+    await open(page, `#/lake/${PAGED_LAKE}`);
+    await rows.nth(49).waitFor();
+    assert.equal(await rows.count(), 50);
+    await page.locator("[data-testid=maintenance-older]").click();
+    await rows.nth(PAGED_RUNS - 1).waitFor();
+    assert.equal(await rows.count(), PAGED_RUNS);
+    assert.equal(await page.locator("[data-testid=maintenance-older]").count(), 0);
+    assert.deepEqual(pageErrors, []);
   });
 });

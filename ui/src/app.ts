@@ -8,8 +8,7 @@
 import { html } from "htm/preact";
 import { render } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
-import { ApiFailure, unwrap } from "../../client/index.ts";
-import { previewParquet } from "../../parquet/preview.ts";
+import { ApiFailure, type Schemas, unwrap } from "../../client/index.ts";
 import {
   api,
   clearToken,
@@ -19,7 +18,6 @@ import {
   setToken,
   takeTokenFromHash,
 } from "./api.ts";
-import { type Bucket, drawActivity } from "./charts.ts";
 
 type Row = Record<string, unknown>;
 
@@ -136,21 +134,28 @@ function Charts({ lake }: { lake: string }) {
   const { data, error } = useLoad(`metrics:${lake}`, () =>
     unwrap(api().GET("/v1/lakes/{lake}/metrics", { params: { path: { lake } } })),
   );
+  const [chartError, setChartError] = useState<string | undefined>();
   useEffect(() => {
-    if (!data || !ref.current) return;
-    const plots = drawActivity(
-      ref.current,
-      data.metrics.activity.buckets as Bucket[],
-      data.metrics.activity.bucketMs,
+    const el = ref.current;
+    if (!data || !el) return;
+    let live = true;
+    let plots: { destroy(): void }[] = [];
+    // uPlot is its own chunk, fetched the first time a lake page draws (decision 0343-explorer-lazy-chunks.md).
+    import("./charts.ts").then(
+      (m) => {
+        if (live) plots = m.drawActivity(el, data.metrics.activity.buckets, data.metrics.activity.bucketMs);
+      },
+      (e: unknown) => live && setChartError(`charts failed to load: ${String(e)}`),
     );
     return () => {
+      live = false;
       for (const p of plots) p.destroy();
     };
   }, [data]);
   const m = data?.metrics;
   return html`<section>
     <h3>Commit activity <small>(this writer activation, since ${data?.instanceStartedAt ?? "…"})</small></h3>
-    <${ErrorBox} error=${error} />
+    <${ErrorBox} error=${error ?? chartError} />
     ${
       m
         ? html`<p data-testid="metrics-summary">
@@ -173,22 +178,34 @@ interface Snapshot {
   changes_made: string | null;
 }
 
-function Lake({ route }: { route: Route }) {
-  const lake = route.lake as string;
-  const snap = route.snapshot;
-  const key = `${lake}@${snap ?? "head"}`;
-  const summary = useLoad(`summary:${key}`, () =>
-    unwrap(api().GET("/v1/lakes/{lake}", { params: { path: { lake }, query: selector(snap) } })),
-  );
-  const snapshots = useLoad(`snapshots:${lake}`, async () => {
+/** DuckLake's `changes_made` entries: `kind:value`, the value a number (a table id) or a quoted name. */
+const CHANGE = /([a-z_]+):((?:"(?:[^"]|"")*"(?:\.)?)+|\d+)/g;
+
+/** One line per change; table ids become the table's name (the raw text stays in the tooltip). */
+function changeList(changes: string | null, names: Map<number, string> | undefined) {
+  if (!changes) return "";
+  const entries = [...changes.matchAll(CHANGE)].map(([, kind = "", value = ""]) => {
+    const name = /^\d+$/.test(value) ? names?.get(Number(value)) : undefined;
+    return `${kind} ${name ?? value}`;
+  });
+  return html`<div class="changes" title=${changes}>${entries.map((e) => html`<div><code>${e}</code></div>`)}</div>`;
+}
+
+/** Snapshots per page the timeline asks for, and the most pages it reads (100,000 snapshots). */
+const SNAPSHOT_PAGE = 1000;
+const MAX_SNAPSHOT_PAGES = 100;
+
+/** The lake's snapshot list, oldest first (author, message, changes). */
+function useSnapshots(lake: string): { data?: Snapshot[]; error?: string } {
+  return useLoad(`snapshots:${lake}`, async () => {
     const out: Snapshot[] = [];
     let since: number | undefined;
-    for (let page = 0; page < 100; page++) {
+    for (let page = 0; page < MAX_SNAPSHOT_PAGES; page++) {
       const r = await unwrap(
         api().GET("/v1/lakes/{lake}/snapshots", {
           params: {
             path: { lake },
-            query: { limit: "1000", ...(since !== undefined ? { since: String(since) } : {}) },
+            query: { limit: String(SNAPSHOT_PAGE), ...(since !== undefined ? { since: String(since) } : {}) },
           },
         }),
       );
@@ -198,6 +215,39 @@ function Lake({ route }: { route: Route }) {
     }
     return out;
   });
+}
+
+/** Time travel: pick a snapshot and the same page shows the lake (or the table) as it was then. */
+function Travel({ route, snapshots }: { route: Route; snapshots: Snapshot[] }) {
+  const snap = route.snapshot;
+  return html`<div class="travel">
+    <label
+      >View as of snapshot
+      <select
+        data-testid="snapshot-select"
+        value=${snap === undefined ? "" : String(snap)}
+        onChange=${(e: Event) => {
+          const v = (e.target as HTMLSelectElement).value;
+          const { snapshot: _old, ...rest } = route;
+          location.hash = href({ ...rest, ...(v === "" ? {} : { snapshot: Number(v) }) });
+        }}
+      >
+        <option value="">latest</option>
+        ${snapshots.map((x) => html`<option value=${String(x.snapshot_id)}>${x.snapshot_id}</option>`)}
+      </select></label
+    >
+    ${snap !== undefined ? html`<strong class="pinned">time travel: snapshot ${snap}</strong>` : null}
+  </div>`;
+}
+
+function Lake({ route }: { route: Route }) {
+  const lake = route.lake as string;
+  const snap = route.snapshot;
+  const key = `${lake}@${snap ?? "head"}`;
+  const summary = useLoad(`summary:${key}`, () =>
+    unwrap(api().GET("/v1/lakes/{lake}", { params: { path: { lake }, query: selector(snap) } })),
+  );
+  const snapshots = useSnapshots(lake);
   const catalog = useLoad(`catalog:${key}`, () =>
     unwrap(api().GET("/v1/lakes/{lake}/catalog", { params: { path: { lake }, query: selector(snap) } })),
   );
@@ -230,6 +280,21 @@ function Lake({ route }: { route: Route }) {
   const checkpoints = useLoad(`checkpoints:${lake}`, () =>
     unwrap(api().GET("/v1/lakes/{lake}/checkpoints", { params: { path: { lake } } })),
   );
+  // Every table the lake ever had (dropped ones too), so the timeline can name the tables it changed.
+  const tableNames = useLoad(`table-names:${lake}`, async () => {
+    const read = (table: "ducklake_table" | "ducklake_schema") =>
+      unwrap(api().GET("/v1/lakes/{lake}/ducklake/{table}", { params: { path: { lake, table } } }));
+    const [t, sc] = await Promise.all([read("ducklake_table"), read("ducklake_schema")]);
+    const schemas = new Map(
+      (sc as { rows: Row[] }).rows.map((r) => [Number(r.schema_id), String(r.schema_name)]),
+    );
+    return new Map(
+      (t as { rows: Row[] }).rows.map((r) => [
+        Number(r.table_id),
+        `${schemas.get(Number(r.schema_id)) ?? "?"}.${String(r.table_name)}`,
+      ]),
+    );
+  });
   const tables = ((catalog.data?.catalog as { tables?: Row[] } | undefined)?.tables ?? []) as Row[];
   const all = snapshots.data ?? [];
   const s = summary.data;
@@ -238,23 +303,7 @@ function Lake({ route }: { route: Route }) {
     <p><a href="#/">← lakes</a></p>
     <h2 data-testid="lake-name">${lake}</h2>
     <${ErrorBox} error=${summary.error} />
-    <div class="travel">
-      <label
-        >View as of snapshot
-        <select
-          data-testid="snapshot-select"
-          value=${snap === undefined ? "" : String(snap)}
-          onChange=${(e: Event) => {
-            const v = (e.target as HTMLSelectElement).value;
-            location.hash = href({ view: "lake", lake, ...(v === "" ? {} : { snapshot: Number(v) }) });
-          }}
-        >
-          <option value="">latest</option>
-          ${all.map((x) => html`<option value=${String(x.snapshot_id)}>${x.snapshot_id}</option>`)}
-        </select></label
-      >
-      ${snap !== undefined ? html`<strong class="pinned">time travel: snapshot ${snap}</strong>` : null}
-    </div>
+    <${Travel} route=${route} snapshots=${all} />
     ${
       s
         ? html`<dl class="summary" data-testid="summary">
@@ -289,7 +338,7 @@ function Lake({ route }: { route: Route }) {
         ${[...all].reverse().map(
           (x) => html`<tr class=${x.snapshot_id === snap ? "selected" : ""}>
             <td>${x.snapshot_id}</td><td>${fmtTime(x.snapshot_time)}</td><td>${x.author ?? ""}</td>
-            <td>${x.commit_message ?? ""}</td><td><code>${x.changes_made ?? ""}</code></td>
+            <td>${x.commit_message ?? ""}</td><td>${changeList(x.changes_made, tableNames.data)}</td>
             <td><a href=${href({ view: "lake", lake, snapshot: x.snapshot_id })}>view</a></td>
           </tr>`,
         )}
@@ -309,8 +358,87 @@ function Lake({ route }: { route: Route }) {
           )}
         </ul>`
     }
+    <${Maintenance} lake=${lake} tables=${tables} />
+  </section>`;
+}
+
+/** Runs per history page the explorer asks for. */
+const MAINTENANCE_PAGE = 50;
+
+type JobRun = Schemas["JobRun"];
+
+const fmtMs = (ms: number): string => (ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`);
+
+/** The maintenance history (newest first, paged with "older runs") and which jobs the lake switches on. */
+function Maintenance({ lake, tables }: { lake: string; tables: Row[] }) {
+  const first = useLoad(`maintenance:${lake}`, () =>
+    unwrap(
+      api().GET("/v1/lakes/{lake}/maintenance", {
+        params: { path: { lake }, query: { limit: MAINTENANCE_PAGE } },
+      }),
+    ),
+  );
+  // Older pages, appended by "older runs"; `paged` says whether `next` comes from them or the first page.
+  const [older, setOlder] = useState<{ runs: JobRun[]; next: number | null; paged: boolean; error?: string }>(
+    { runs: [], next: null, paged: false },
+  );
+  useEffect(() => setOlder({ runs: [], next: null, paged: false }), [lake]);
+  const next = older.paged ? older.next : (first.data?.next ?? null);
+  const more = async (): Promise<void> => {
+    if (next === null) return;
+    try {
+      const page = await unwrap(
+        api().GET("/v1/lakes/{lake}/maintenance", {
+          params: { path: { lake }, query: { limit: MAINTENANCE_PAGE, before: next } },
+        }),
+      );
+      setOlder({ runs: [...older.runs, ...page.runs], next: page.next, paged: true });
+    } catch (e) {
+      setOlder({ ...older, error: e instanceof ApiFailure ? `${e.code}: ${e.message}` : String(e) });
+    }
+  };
+  const names = new Map(
+    tables.map((t) => [Number(t.table_id), `${String(t.schema_name)}.${String(t.table_name)}`]),
+  );
+  const runs = [...(first.data?.runs ?? []), ...older.runs];
+  const enabled = Object.entries(first.data?.settings.enabled ?? {});
+  return html`<section>
     <h3>Maintenance</h3>
-    <p class="hint">Background work appears in the activity summary above; a maintenance history is not recorded yet.</p>
+    <${ErrorBox} error=${first.error ?? older.error} />
+    ${
+      first.data
+        ? html`<p class="hint" data-testid="maintenance-settings">
+          jobs on: ${
+            enabled
+              .filter(([, on]) => on)
+              .map(([j]) => j)
+              .join(", ") || "none"
+          }${
+            first.data.settings.expireOlderThanMs !== null
+              ? ` · expire snapshots older than ${fmtMs(first.data.settings.expireOlderThanMs)}`
+              : ""
+          }</p>`
+        : null
+    }
+    ${first.data && runs.length === 0 ? html`<p class="hint" data-testid="maintenance-empty">No maintenance has run.</p>` : null}
+    <table data-testid="maintenance">
+      <thead><tr><th>job</th><th>table</th><th>started</th><th>duration</th><th>files in → out</th><th>rows in → out</th><th>snapshot</th><th>error</th></tr></thead>
+      <tbody>
+        ${runs.map(
+          (r) => html`<tr class=${r.error ? "failed" : ""}>
+            <td>${r.job}</td>
+            <td>${r.tableId === undefined ? "—" : (names.get(r.tableId) ?? `table ${r.tableId}`)}</td>
+            <td>${new Date(r.startedAt).toISOString().replace("T", " ").slice(0, 19)}</td>
+            <td>${fmtMs(r.durationMs)}</td>
+            <td>${r.filesIn} → ${r.filesOut}</td>
+            <td>${r.rowsIn} → ${r.rowsOut}</td>
+            <td>${r.snapshotId === null ? "—" : html`<a href=${href({ view: "lake", lake, snapshot: r.snapshotId })}>${r.snapshotId}</a>`}</td>
+            <td>${r.error ?? ""}</td>
+          </tr>`,
+        )}
+      </tbody>
+    </table>
+    ${next !== null ? html`<button type="button" data-testid="maintenance-older" onClick=${more}>older runs</button>` : null}
   </section>`;
 }
 
@@ -326,7 +454,10 @@ function FilePreview({
   const preview = useLoad(`preview:${lake}:${file.resolved_path}`, () =>
     rel === null
       ? Promise.reject(new Error("this file is outside the lake's data prefix"))
-      : previewParquet(dataFileBuffer(lake, rel, file.file_size_bytes), 20),
+      : // hyparquet is its own chunk, fetched only when a preview opens (decision 0343-explorer-lazy-chunks.md).
+        import("../../parquet/preview.ts").then((m) =>
+          m.previewParquet(dataFileBuffer(lake, rel, file.file_size_bytes), 20),
+        ),
   );
   const p = preview.data;
   return html`<section>
@@ -354,6 +485,7 @@ function Table({ route }: { route: Route }) {
       }),
     ),
   );
+  const snapshots = useSnapshots(lake);
   const history = useLoad(`columns:${key}`, () =>
     unwrap(
       api().GET("/v1/lakes/{lake}/ducklake/{table}", {
@@ -362,17 +494,22 @@ function Table({ route }: { route: Route }) {
     ),
   );
   const p = plan.data;
+  // The preview's reader is a chunk of its own, fetched when a person opens a preview.
+  const [previewing, setPreviewing] = useState<number | null>(null);
+  const previewed = p?.files.find((f) => f.data_file_id === previewing);
   const tableId = (p?.table as Row | undefined)?.table_id;
   const colHistory = ((history.data as { rows?: Row[] } | undefined)?.rows ?? []).filter(
     (r) => r.table_id === tableId,
   );
   const columns = (p?.columns ?? []) as Row[];
+  // Stats name their column by id; a person reads names (nested fields too: every column record is here).
+  const colName = new Map(columns.map((c) => [Number(c.column_id), String(c.column_name)]));
   const preview = (p?.inlined_rows ?? []).slice(0, 20) as Row[];
   const previewCols = columns.filter((c) => c.parent_column === null).map((c) => String(c.column_name));
   return html`<section>
     <p><a href=${href({ view: "lake", lake, ...(snap !== undefined ? { snapshot: snap } : {}) })}>← ${lake}</a></p>
     <h2 data-testid="table-name">${schema}.${table}</h2>
-    ${snap !== undefined ? html`<strong class="pinned">time travel: snapshot ${snap}</strong>` : null}
+    <${Travel} route=${route} snapshots=${snapshots.data ?? []} />
     <${ErrorBox} error=${plan.error} />
     ${p ? html`<p>snapshot ${p.snapshot_id}, schema version ${p.schema_version}</p>` : null}
     <h3>Columns</h3>
@@ -397,19 +534,20 @@ function Table({ route }: { route: Route }) {
     </table>
     <h3>Data files</h3>
     <table data-testid="files">
-      <thead><tr><th>id</th><th>path</th><th>rows</th><th>size</th><th>row ids</th><th>stats (min … max, nulls)</th><th>delete file</th></tr></thead>
+      <thead><tr><th>id</th><th>path</th><th>rows</th><th>size</th><th>row ids</th><th>stats (min … max, nulls)</th><th>delete file</th><th></th></tr></thead>
       <tbody>
         ${(p?.files ?? []).map(
           (f) => html`<tr>
             <td>${f.data_file_id}</td><td><code>${f.path}</code></td><td>${f.record_count}</td><td>${fmtBytes(f.file_size_bytes)}</td>
             <td>${f.row_id_start}–${f.row_id_end - 1}</td>
-            <td>${f.column_stats.map((st) => html`<div>#${text(st.column_id)}: ${text(st.min_value)} … ${text(st.max_value)}, nulls ${text(st.null_count)}</div>`)}</td>
+            <td>${f.column_stats.map((st) => html`<div>${colName.get(Number(st.column_id)) ?? `#${text(st.column_id)}`}: ${text(st.min_value)} … ${text(st.max_value)}, nulls ${text(st.null_count)}</div>`)}</td>
             <td>${f.delete_file ? html`<code>${text(f.delete_file.path)}</code> (${text(f.delete_file.delete_count)} deleted)` : f.inlined_deleted_positions.length > 0 ? `${f.inlined_deleted_positions.length} inlined deletes` : "—"}</td>
+            <td><button type="button" data-testid="preview-button" onClick=${() => setPreviewing(f.data_file_id)}>preview</button></td>
           </tr>`,
         )}
       </tbody>
     </table>
-    ${p?.files[0] ? html`<${FilePreview} lake=${lake} file=${p.files[0]} />` : null}
+    ${previewed ? html`<${FilePreview} lake=${lake} file=${previewed} />` : null}
     <h3>Inlined rows <small>(first ${preview.length} of ${p?.inlined_rows.length ?? 0})</small></h3>
     <table data-testid="inlined">
       <thead><tr>${previewCols.map((c) => html`<th>${c}</th>`)}</tr></thead>
@@ -424,6 +562,8 @@ function App() {
   useEffect(() => {
     const on = () => setRoute(parseRoute());
     addEventListener("hashchange", on);
+    // Effects run after the first paint: a hash change before this listener existed would be lost.
+    on();
     return () => removeEventListener("hashchange", on);
   }, []);
   const body = !token

@@ -1,16 +1,12 @@
-/** Commit-activity charts drawn with uPlot from the writer's metrics (per-10-second buckets). */
+/**
+ * Commit-activity charts drawn with uPlot from the writer's metrics (per-10-second buckets). Loaded on
+ * demand (a chunk of its own: uPlot is a third of the explorer's code; docs/decisions/0343-explorer-lazy-chunks.md).
+ */
 import uPlot from "uplot";
+import type { Schemas } from "../../client/index.ts";
 
-export interface Bucket {
-  t: number;
-  commits: number;
-  batches: number;
-  conflicts: number;
-  retries: number;
-  failures: number;
-  latencyMsSum: number;
-  latencyMsMax: number;
-}
+/** One activity bucket as the metrics route answers it (the route's schema is the one home of the shape). */
+export type Bucket = Schemas["ActivityBucket"];
 
 function series(label: string, stroke: string): uPlot.Series {
   return { label, stroke, width: 2, points: { show: true } };
@@ -21,11 +17,13 @@ export function drawActivity(el: HTMLElement, buckets: Bucket[], bucketMs: numbe
   const xs = buckets.map((b) => b.t / 1000);
   const perSec = (n: number) => n / (bucketMs / 1000);
   const width = Math.max(320, Math.min(900, el.clientWidth || 640));
-  // A few buckets would otherwise auto-range the time axis over years: show at least ten minutes.
+  // The window is taken from the buckets, never from uPlot's proposal: for one point uPlot proposes
+  // 86400 / ms seconds (ms = 1e-3 for second timestamps), an axis of 2.7 years. Show at least ten minutes.
   const span = (bucketMs / 1000) * 60;
-  const scales: uPlot.Scales = {
-    x: { time: true, range: (_u, min, max) => [Math.min(min, max - span), max + bucketMs / 1000] },
-  };
+  const last = xs[xs.length - 1] ?? Date.now() / 1000;
+  const window: [number, number] = [Math.min(xs[0] ?? last, last - span), last + bucketMs / 1000];
+  el.dataset.windowSeconds = String(window[1] - window[0]);
+  const scales: uPlot.Scales = { x: { time: true, range: () => window } };
   const rate = new uPlot(
     {
       title: "commits/s, batches/s, conflicts, retries",

@@ -94,7 +94,7 @@ def main():
     edge_port, inspector = take(), take()
     rows = []
     try:
-        suite.start_wrangler(edge_port, inspector, f"{work}/wrangler-state", f"{work}/wrangler.log")
+        suite.start_wrangler(edge_port, inspector, f"{work}/wrangler-state", f"{work}/wrangler.log", server_commit=True)
         for n in CLIENTS:
             for target in ("a: ducklake-edge", "b: stock + ducklake", "c: stock, no ducklake"):
                 tag = f"{target[0]}{n}"

@@ -13,6 +13,11 @@ export interface Env {
   AUTH_TOKENS?: string;
   /** Optional secret signing Quack connection ids (decision 0202); unset, a key derived from the tokens. */
   QUACK_SESSION_SECRET?: string;
+  /**
+   * "enabled": the Quack front door lists DuckLake's server-side `ducklake_commit`; anything else: it does
+   * not, and DuckLake commits client-side (docs/decisions/0262-server-commit-switch.md).
+   */
+  QUACK_SERVER_COMMIT?: string;
   MAX_BODY_BYTES?: string;
   /** Largest data-file upload accepted, in bytes. */
   MAX_DATA_FILE_BYTES?: string;

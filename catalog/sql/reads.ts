@@ -29,6 +29,11 @@ export interface SqlReadContext {
    * each kind once. Absent (tests, the writer's own view): `memo` alone.
    */
   cutMemo?: Map<string, unknown>;
+  /**
+   * Whether this server lists DuckLake's server-side `ducklake_commit` (the deployment's switch, decision
+   * `docs/decisions/0262-server-commit-switch.md`). Absent: listed, as a stock server with `ducklake` loaded.
+   */
+  serverCommit?: boolean;
 }
 
 export interface ReadTemplate {

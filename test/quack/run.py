@@ -22,7 +22,7 @@ import duckdb_extension_ducklake, duckdb_extension_httpfs, duckdb_extension_quac
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-from sessions import ATTACH as ATTACH_SQL, RACY_ON_STOCK, SESSIONS  # noqa: E402
+from sessions import ATTACH as ATTACH_SQL, RACY_ON_STOCK, SERVER_COMMIT_PENDING, SESSIONS  # noqa: E402
 
 # QUACK_SESSIONS_MODULE=path/to/file.py runs that file's SESSIONS instead (to probe statements locally).
 if os.environ.get("QUACK_SESSIONS_MODULE"):
@@ -118,11 +118,12 @@ def connect(path=":memory:", load=("httpfs", "quack", "ducklake")):
     return con
 
 
-def start_wrangler(port, inspector, state_dir, log_path):
+def start_wrangler(port, inspector, state_dir, log_path, server_commit=False):
     cmd = ["npx", "wrangler", "dev", "--local", "--ip", "127.0.0.1", "--port", str(port),
            "--inspector-port", str(inspector), "--persist-to", state_dir, "--show-interactive-dev-session=false",
            "--var", "DEV_AUTH:enabled", "--var", f"DEV_TOKEN:{DEV_TOKEN}",
-           "--var", "AUTH_TOKENS:" + json.dumps({READ_TOKEN: {"lakes": [READ_LAKE], "scope": "read"}})]
+           "--var", "AUTH_TOKENS:" + json.dumps({READ_TOKEN: {"lakes": [READ_LAKE], "scope": "read"}}),
+           "--var", "QUACK_SERVER_COMMIT:" + ("enabled" if server_commit else "disabled")]
     log = open(log_path, "w")
     p = subprocess.Popen(["timeout", str(RUN_TIMEOUT_S), *cmd], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
                          stdin=subprocess.DEVNULL, start_new_session=True)
@@ -430,15 +431,19 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--session", action="append")
     ap.add_argument("--keep", action="store_true", help="keep the work directory")
+    ap.add_argument("--server-commit", action="store_true",
+                    help="list ducklake_commit (QUACK_SERVER_COMMIT=enabled): DuckLake commits data server-side")
     args = ap.parse_args()
     signal.alarm(RUN_TIMEOUT_S)
-    names = args.session or list(SESSIONS)
+    pending = set(SERVER_COMMIT_PENDING) if args.server_commit else set()
+    names = args.session or [n for n in SESSIONS if n not in pending]
     take_port = port_source()
     work = tempfile.mkdtemp(prefix="quack-conformance-")
     edge_port, inspector = take_port(), take_port()
     failed = 0
     try:
-        start_wrangler(edge_port, inspector, f"{work}/wrangler-state", f"{work}/wrangler.log")
+        start_wrangler(edge_port, inspector, f"{work}/wrangler-state", f"{work}/wrangler.log",
+                       server_commit=args.server_commit)
         for name in names:
             started = time.time()
             diffs = run_session(name, SESSIONS[name], edge_port, take_port, work)
@@ -470,7 +475,8 @@ def main():
             print(f"work directory kept: {work}")
         else:
             shutil.rmtree(work, ignore_errors=True)
-    print(f"quack conformance: {len(names) - failed}/{len(names)} sessions identical to stock")
+    mode = "server-side ducklake_commit" if args.server_commit else "client-side commits"
+    print(f"quack conformance ({mode}): {len(names) - failed}/{len(names)} sessions identical to stock")
     sys.exit(1 if failed else 0)
 
 

@@ -154,6 +154,11 @@ async function prepare(
   return prepareResponse(req.results, connectionId, result, req.now);
 }
 
+/** The deployment's `QUACK_SERVER_COMMIT` switch (docs/decisions/0262-server-commit-switch.md): off unless "enabled". */
+function serverCommitEnabled(env: Env): boolean {
+  return env.QUACK_SERVER_COMMIT === "enabled";
+}
+
 async function answerReads(
   req: QuackRequest,
   session: QuackSession,
@@ -162,12 +167,17 @@ async function answerReads(
   let ctx: SqlReadContext;
   try {
     const opened = await openCut(req.env, session.lake, {});
-    ctx = { view: opened.view, memo: new Map(), cutMemo: cutMemos.forCut(opened.cut, req.now) };
+    ctx = {
+      view: opened.view,
+      memo: new Map(),
+      cutMemo: cutMemos.forCut(opened.cut, req.now),
+      serverCommit: serverCommitEnabled(req.env),
+    };
   } catch (err) {
     if (!(err instanceof LakeNotFound)) throw err;
     // Only an admin's session reaches a missing lake: the catalog load then sees an empty database.
     if (!scopeAtLeast(session.grant, "admin")) throw lakeMissing(session.lake);
-    ctx = { view: null, memo: new Map() };
+    ctx = { view: null, memo: new Map(), serverCommit: serverCommitEnabled(req.env) };
   }
   let last: SqlResult | null = null;
   for (const stmt of statements) {

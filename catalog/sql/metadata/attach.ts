@@ -120,13 +120,18 @@ const tableExists = byShape(
 /**
  * The server-side `ducklake_commit` is listed: DuckLake then sends its data-only commits as one staged
  * batch the writer rebases onto the head it lands on, and keeps DDL on client-side batches
- * (docs/decisions/0260-staged-commit.md). It is the only function DuckLake 1.5.5 probes for.
+ * (docs/decisions/0260-staged-commit.md). It is the only function DuckLake 1.5.5 probes for. A deployment
+ * that switches it off answers as a stock server without `ducklake` (no row): DuckLake then commits
+ * client-side (docs/decisions/0262-server-commit-switch.md).
  */
 const functionsProbe = byShape(
   "attach.functions_probe",
   "SELECT 1 FROM duckdb_functions() WHERE function_name = 'ducklake_commit' LIMIT 1",
-  async (_ctx, stmt) =>
-    result([{ name: literalText(stmt, 0), type: T.INTEGER }], [[Number(literalText(stmt, 0))]]),
+  async (ctx, stmt) =>
+    result(
+      [{ name: literalText(stmt, 0), type: T.INTEGER }],
+      ctx.serverCommit === false ? [] : [[Number(literalText(stmt, 0))]],
+    ),
 );
 
 export const ATTACH_READS: readonly ReadTemplate[] = [

@@ -1,20 +1,23 @@
 /**
- * `npm run bench -- quack [--quick]`, two parts:
- * 1. Side by side with stock DuckDB's Quack server, in one run (bench/quack-wire.py: stock DuckDB 1.5.5
- *    clients, `wrangler dev --local`, a stock server, counting proxies): per operation (ATTACH, CREATE
- *    TABLE, single-row INSERT, SELECT of one table, re-ATTACH) the Quack requests, bytes and median time.
- * 2. In Node, the Worker's Quack read path over a real Miniflare R2 bucket (as bench/read.bench.ts): R2
- *    calls and bytes per DuckLake metadata read (captured statements of the ATTACH catalog load), cold
- *    (fresh module graph: empty isolate caches) and warm, at 10 and 1k tables (10k without --quick). No
- *    LAKE_WRITER binding exists: a sentinel counts any touch.
- * Part 1 needs python3 with tools/requirements.txt; ports as in test/quack/run.py.
+ * `npm run bench -- quack [reads] [wire] [--quick]` (both parts by default):
+ * - wire: side by side with stock DuckDB's Quack server, in one run (bench/quack-wire.py: stock DuckDB
+ *   1.5.5 clients, `wrangler dev --local`, a stock server, counting proxies): per operation (ATTACH,
+ *   CREATE TABLE, single-row INSERT, SELECT of one table, re-ATTACH, then ATTACH / SELECT / INSERT on
+ *   lakes of 10 and 10k tables, 1k with --quick) the Quack requests, bytes and median time, and the ratio.
+ * - reads: in Node, the Worker's Quack read path over a real Miniflare R2 bucket (as bench/read.bench.ts):
+ *   R2 calls and bytes per whole ATTACH catalog load and per metadata read, cold (fresh module graph:
+ *   empty isolate caches), at the same cut, and after a schema change, at 10 and 1k tables (10k without
+ *   --quick). No LAKE_WRITER binding exists: a sentinel counts any touch.
+ * The wire part needs python3 with tools/requirements.txt; ports as in test/quack/run.py.
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { tsImport } from "tsx/esm/api";
-import { CountingBucket, FaultBucket, ReaderCounters } from "../storage/index.ts";
+import { openCatalog } from "../catalog/index.ts";
+import type { Bucket } from "../storage/api.ts";
+import { CountingBucket, FaultBucket, openWriter, ReaderCounters } from "../storage/index.ts";
 import type * as AppModule from "../worker/app.ts";
 import { decodeEnvelope, encodeEnvelope, type Message, MessageType } from "../worker/quack/messages.ts";
 import { localBucket } from "./harness.ts";
@@ -22,11 +25,11 @@ import { stableBucket } from "./read-harness.ts";
 import { buildLake } from "./read-lakes.ts";
 import type { BenchOptions, BenchResult, Row } from "./report.ts";
 
-/** The whole side-by-side run (wrangler start-up included) must finish within this. */
-const RUN_TIMEOUT_MS = 15 * 60 * 1000;
+/** The whole side-by-side run (wrangler start-up and the wide lakes' builds included) must finish within this. */
+const RUN_TIMEOUT_MS = 40 * 60 * 1000;
 const TOKEN = "bench-quack-token-0123456789";
 const WARM_REPS = 3;
-/** Captured ATTACH-time metadata reads measured in part 2, by their index in captured-reads.json. */
+/** Captured ATTACH-time metadata reads measured one by one in part 2, by index in captured-reads.json. */
 const MEASURED: Record<string, number> = {
   "catalog load (duckdb_tables)": 1,
   "exists probe": 3,
@@ -34,6 +37,19 @@ const MEASURED: Record<string, number> = {
   "schemas at snapshot": 6,
   "tables + columns at snapshot": 7,
 };
+/**
+ * The catalog load DuckLake 1.5.5 sends on ATTACH, one Quack request each, in order (captured-reads.json
+ * 0–11: the five probes, the latest snapshot, then schemas, tables + columns, views, macros, partitions
+ * and sorts at that snapshot).
+ */
+const ATTACH_READS = Array.from({ length: 12 }, (_, i) => i);
+
+/** The captured statement with its snapshot literals (`5 >= begin_snapshot`, `(5 < end_snapshot`) at `s`. */
+function atSnapshot(sql: string, s: number): string {
+  return sql
+    .replace(/\b\d+(\s*>=\s*(?:\w+\.)?begin_snapshot)/g, `${s}$1`)
+    .replace(/\(\s*\d+(\s*<\s*(?:\w+\.)?end_snapshot)/g, `(${s}$1`);
+}
 
 type App = ReturnType<typeof AppModule.createApp>;
 
@@ -91,10 +107,8 @@ async function edgeReads(quick: boolean): Promise<Row[]> {
   try {
     for (const tables of tableSizes) {
       const lake = `quack-${tables}`;
-      await buildLake(raw, { lake, tables, files: 10 });
-      const fresh = async (): Promise<{ app: App; id: string }> => {
-        const mod = (await tsImport("../worker/app.ts", import.meta.url)) as typeof AppModule;
-        const app = mod.createApp();
+      const built = await buildLake(raw, { lake, tables, files: 10 });
+      const connect = async (app: App): Promise<string> => {
         const { message: m, connectionId } = await post(app, {
           type: MessageType.CONNECTION_REQUEST,
           authString: `${lake}:${TOKEN}`,
@@ -104,48 +118,66 @@ async function edgeReads(quick: boolean): Promise<Row[]> {
           maxVersion: 1,
         });
         if (m.type !== MessageType.CONNECTION_RESPONSE) throw new Error(`connect: ${JSON.stringify(m)}`);
-        return { app, id: connectionId };
+        return connectionId;
       };
-      for (const [label, index] of Object.entries(MEASURED)) {
-        const sql = capturedReads.reads[index]?.example ?? "";
-        const once = async (app: App, id: string) => {
-          fault.resetCounters();
-          counters.reset();
-          const t0 = performance.now();
-          const { message: m } = await post(app, { type: MessageType.PREPARE_REQUEST, sql }, id);
-          const ms = performance.now() - t0;
+      const fresh = async (): Promise<{ app: App; id: string }> => {
+        // A fresh module graph: empty isolate caches (objects, cut memos), as a new isolate has.
+        const mod = (await tsImport("../worker/app.ts", import.meta.url)) as typeof AppModule;
+        const app = mod.createApp();
+        return { app, id: await connect(app) };
+      };
+      const head = built.snapshots - 1;
+      const sqlOf = (index: number): string => atSnapshot(capturedReads.reads[index]?.example ?? "", head);
+      const measure = async (app: App, id: string, indexes: number[], label: string) => {
+        fault.resetCounters();
+        counters.reset();
+        let resultRows = 0;
+        const t0 = performance.now();
+        for (const index of indexes) {
+          const { message: m } = await post(
+            app,
+            { type: MessageType.PREPARE_REQUEST, sql: sqlOf(index) },
+            id,
+          );
           if (m.type !== MessageType.PREPARE_RESPONSE) throw new Error(`${label}: ${JSON.stringify(m)}`);
-          const c = fault.counts();
-          return {
-            ms,
-            get: c.get,
-            list: c.list,
-            bytes: counters.bytesRead,
-            rows: m.results.reduce((n, ch) => n + ch.rows, 0),
-          };
-        };
-        const { app, id } = await fresh();
-        const cold = await once(app, id);
-        const warm = [];
-        for (let i = 0; i < WARM_REPS; i++) warm.push(await once(app, id));
-        for (const [mode, r] of [
-          ["cold", cold],
-          ["warm", warm.at(-1)],
-        ] as const) {
-          if (!r) continue;
-          rows.push({
-            part: "edge reads",
-            operation: label,
-            tables: tables + 1,
-            mode,
-            r2_list: r.list,
-            r2_get: r.get,
-            kib_read: Math.round(r.bytes / 102.4) / 10,
-            result_rows: r.rows,
-            ms: Math.round(r.ms * 10) / 10,
-            writer_touches: touches.n,
-          });
+          resultRows += m.results.reduce((n, ch) => n + ch.rows, 0);
         }
+        const ms = performance.now() - t0;
+        const c = fault.counts();
+        return { ms, get: c.get, list: c.list, bytes: counters.bytesRead, rows: resultRows };
+      };
+      const record = (operation: string, mode: string, r: Awaited<ReturnType<typeof measure>>): void => {
+        rows.push({
+          part: "edge reads",
+          operation,
+          tables: tables + 1,
+          mode,
+          requests: operation.startsWith("ATTACH") ? ATTACH_READS.length : 1,
+          r2_list: r.list,
+          r2_get: r.get,
+          kib_read: Math.round(r.bytes / 102.4) / 10,
+          result_rows: r.rows,
+          ms: Math.round(r.ms * 10) / 10,
+          writer_touches: touches.n,
+        });
+      };
+      // A whole ATTACH: cold (new isolate), again at the same cut (a second client, or DuckLake's next
+      // transaction before any commit), and after a schema change (new cut, warm object cache).
+      {
+        const { app, id } = await fresh();
+        record("ATTACH catalog load", "cold", await measure(app, id, ATTACH_READS, "attach"));
+        const again = await connect(app);
+        record("ATTACH catalog load", "warm, same cut", await measure(app, again, ATTACH_READS, "attach"));
+        await commitOne(raw, lake, tables);
+        const after = await connect(app);
+        record("ATTACH catalog load", "warm, new cut", await measure(app, after, ATTACH_READS, "attach"));
+      }
+      for (const [label, index] of Object.entries(MEASURED)) {
+        const { app, id } = await fresh();
+        record(label, "cold", await measure(app, id, [index], label));
+        let warm = await measure(app, id, [index], label);
+        for (let i = 1; i < WARM_REPS; i++) warm = await measure(app, id, [index], label);
+        record(label, "warm, same cut", warm);
       }
     }
   } finally {
@@ -154,7 +186,22 @@ async function edgeReads(quick: boolean): Promise<Row[]> {
   return rows;
 }
 
+/** One schema change committed straight through the store (as the lake writer would): a new cut. */
+async function commitOne(bucket: Bucket, lake: string, n: number): Promise<void> {
+  const store = await openWriter(bucket, lake);
+  const catalog = await openCatalog(store, { dataPath: `r2://bench/lakes/${lake}/data/` });
+  await catalog.commit({
+    verbs: [{ op: "create_table", name: `added_${n}`, columns: [{ name: "id", type: "int64" }] }],
+  });
+  await store.flush();
+  await store.close();
+}
+
 export async function run(opts: BenchOptions): Promise<BenchResult> {
-  const rows = [...(await edgeReads(opts.quick)), ...sideBySide(opts.quick)];
+  const parts = opts.args.length === 0 ? ["reads", "wire"] : opts.args;
+  const rows = [
+    ...(parts.includes("reads") ? await edgeReads(opts.quick) : []),
+    ...(parts.includes("wire") ? sideBySide(opts.quick) : []),
+  ];
   return { name: "quack", params: { quick: opts.quick, warmReps: WARM_REPS }, rows };
 }

@@ -8,7 +8,7 @@
  */
 import type { Bucket, BucketGetOptions, BucketObjectBody } from "../storage/api.ts";
 
-const ATTEMPTS = 3;
+const ATTEMPTS = 8;
 
 const isProxyGlitch = (e: unknown): boolean =>
   e instanceof Error && (e as { code?: string }).code === "ERR_ASSERTION";

@@ -39,7 +39,7 @@ export async function coldPlans(inner: Bucket, fileCounts: number[], latencies: 
       const fb = new FaultBucket(inner);
       if (L > 0) fb.delay({ op: [...OPS], ms: L });
       const t = performance.now();
-      const reader = await openLatest(fb, lake);
+      const reader = await openLatest(fb, lake, { prefetchTables: true });
       const plan = await tableFilesAt(reader, { name: "orders" }, undefined, { limit: 1000 });
       const ms = performance.now() - t;
       rows.push({

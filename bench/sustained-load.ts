@@ -22,6 +22,11 @@ export interface LoadSpec {
   windows: number;
   /** Injected latency of every PUT and GET, ms. */
   latencyMs: number;
+  /**
+   * Stop after this many commits instead of after `seconds`, and cut the windows by commit count: the
+   * bytes written then depend on the workload, not on how fast a loaded machine runs it.
+   */
+  commits?: number;
 }
 
 interface Commit {
@@ -150,6 +155,7 @@ export async function sustainedLoad(inner: Bucket, spec: LoadSpec): Promise<Row[
   const windowMs = (spec.seconds * 1000) / spec.windows;
   const t0 = performance.now();
   const stopAt = t0 + spec.seconds * 1000;
+  const more = (): boolean => (spec.commits === undefined ? performance.now() < stopAt : n < spec.commits);
   const sampler = setInterval(() => {
     newestManifest(inner, lake).then(
       (r) => manifestSizes.push({ t: performance.now(), size: r.size }),
@@ -159,7 +165,7 @@ export async function sustainedLoad(inner: Bucket, spec: LoadSpec): Promise<Row[
   let n = 0;
   await Promise.all(
     Array.from({ length: spec.writers }, async () => {
-      while (performance.now() < stopAt) {
+      while (more()) {
         const id = n++;
         const s = performance.now();
         try {
@@ -179,9 +185,18 @@ export async function sustainedLoad(inner: Bucket, spec: LoadSpec): Promise<Row[
   await alarm.stop();
 
   const rows: Row[] = [];
+  const elapsedMs = performance.now() - t0;
+  // By count: window i holds the i-th quarter of the commits in completion order.
+  const bounds = (i: number): [number, number] => {
+    if (spec.commits === undefined) return [t0 + i * windowMs, t0 + (i + 1) * windowMs];
+    const per = Math.ceil(commits.length / spec.windows);
+    const lo = commits[i * per]?.end ?? Number.POSITIVE_INFINITY;
+    const hi = commits[(i + 1) * per]?.end ?? Number.POSITIVE_INFINITY;
+    return [lo, hi];
+  };
   for (let i = 0; i < spec.windows; i++) {
-    const from = t0 + i * windowMs;
-    const to = from + windowMs;
+    const [from, to] = bounds(i);
+    const spanMs = spec.commits === undefined ? windowMs : Math.min(to, t0 + elapsedMs) - from;
     const inWin = commits.filter((c) => c.end >= from && (c.end < to || i === spec.windows - 1));
     const lat = inWin.map((c) => c.ms).sort((a, b) => a - b);
     const st = steps.filter((x) => x.end >= from && x.end < to).map((x) => x.ms);
@@ -190,7 +205,7 @@ export async function sustainedLoad(inner: Bucket, spec: LoadSpec): Promise<Row[
     rows.push({
       writers: spec.writers,
       window: i + 1,
-      commitsPerSec: Math.round(inWin.length / (windowMs / 1000)),
+      commitsPerSec: Math.round(inWin.length / (Math.max(1, spanMs) / 1000)),
       p50Ms: quantile(lat, 0.5),
       p99Ms: quantile(lat, 0.99),
       p999Ms: quantile(lat, 0.999),
@@ -216,7 +231,7 @@ export async function sustainedLoad(inner: Bucket, spec: LoadSpec): Promise<Row[
   rows.push({
     writers: spec.writers,
     window: "total",
-    commitsPerSec: Math.round(commits.length / spec.seconds),
+    commitsPerSec: Math.round(commits.length / (elapsedMs / 1000)),
     commits: commits.length,
     failures,
     p50Ms: quantile(

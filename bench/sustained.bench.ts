@@ -1,9 +1,10 @@
 /**
- * `npm run bench -- sustained [--quick] [latency=20] [seconds=N] [only=load|cold]`: the store under sustained load
+ * `npm run bench -- sustained [--quick] [latency=20] [seconds=N] [commits=N] [writers=N] [only=load|cold]`: the store under sustained load
  * (issue 16). 16 and 64 writers of single-row commits through the writer core for a fixed time with
  * injected PUT/GET latency (sustained-load.ts), then the cold paths at 0 and 50 ms per operation
  * (sustained-cold.ts). --quick: 20 s per writer count and a 1k-file plan, under two minutes in all; the
- * full run: 120 s per writer count and 1k / 10k files.
+ * full run: 120 s per writer count and 1k / 10k files. `commits=N`: each writer count stops after N
+ * commits instead (windows by commit count), so write amplification compares across loaded machines.
  */
 import { localBucket } from "./harness.ts";
 import { stableBucket } from "./read-harness.ts";
@@ -18,18 +19,28 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
   const latencyMs = Number(arg(opts.args, "latency") ?? 20);
   const seconds = Number(arg(opts.args, "seconds") ?? (opts.quick ? 20 : 120));
   const windows = opts.quick ? 4 : 6;
-  const writerCounts = [16, 64];
+  // `writers=16` runs one writer count.
+  const writerCounts =
+    arg(opts.args, "writers") === undefined ? [16, 64] : [Number(arg(opts.args, "writers"))];
   const fileCounts = opts.quick ? [1_000] : [1_000, 10_000];
   const coldLatencies = [0, 50];
   // `only=load` or `only=cold` runs one phase (while iterating on one of them).
   const only = arg(opts.args, "only");
+  const commitsArg = arg(opts.args, "commits");
+  const commits = commitsArg === undefined ? undefined : Number(commitsArg);
   const { bucket, dispose } = await localBucket();
   const inner = stableBucket(bucket);
   const rows: Row[] = [];
   const t0 = performance.now();
   try {
     for (const writers of only === "cold" ? [] : writerCounts) {
-      const r = await sustainedLoad(inner, { writers, seconds, windows, latencyMs });
+      const r = await sustainedLoad(inner, {
+        writers,
+        seconds,
+        windows,
+        latencyMs,
+        ...(commits !== undefined ? { commits } : {}),
+      });
       for (const row of r) console.error(JSON.stringify(row));
       rows.push(...r);
     }
@@ -50,6 +61,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
     params: {
       quick: opts.quick,
       seconds,
+      commits: commits ?? null,
       windows,
       writerCounts,
       putGetLatencyMs: latencyMs,

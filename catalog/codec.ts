@@ -43,6 +43,7 @@ export const ValueKind = {
   ingestTable: 0x62,
   ingestKeys: 0x63,
   ingestSettings: 0x64,
+  ingestDeadLetter: 0x65,
 } as const;
 export type ValueKind = (typeof ValueKind)[keyof typeof ValueKind];
 

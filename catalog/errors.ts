@@ -100,6 +100,15 @@ export function corruption(detail: string): Corruption {
   );
 }
 
+/**
+ * A row-flush batch planned by the writer (its Parquet file already PUT) no longer matches the log or
+ * the table at commit: nothing of it applies, its file stays unreferenced, and the writer plans again
+ * (docs/decisions/0313-rows-flush-parquet.md).
+ */
+export class FlushPlanStale extends CodedError {
+  readonly code = "FlushPlanStale";
+}
+
 /** Validation errors drop only their member; everything else fails the whole attempt. */
 export function isMemberError(e: unknown): e is CodedError {
   return (
@@ -108,7 +117,8 @@ export function isMemberError(e: unknown): e is CodedError {
     e instanceof Constraint ||
     e instanceof Unsupported ||
     e instanceof IdempotencyKeyReused ||
-    e instanceof InvalidRequest
+    e instanceof InvalidRequest ||
+    e instanceof FlushPlanStale
   );
 }
 

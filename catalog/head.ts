@@ -20,7 +20,7 @@ export async function readSnapshot(view: ReadView, snapshotId: number): Promise<
 
 /** Snapshots in (after, through], ascending. */
 export async function readSnapshotsBetween(
-  view: ReadView,
+  view: Pick<ReadView, "scan">,
   after: number,
   through: number,
 ): Promise<SnapshotRecord[]> {

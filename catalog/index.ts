@@ -21,8 +21,22 @@ import type { CommitRequest } from "./verbs/schema.ts";
 export type { CommitResult, GroupOutcome, MemberResult } from "./commit/group.ts";
 export type { GroupMember, SelfStagedMember } from "./commit/member.ts";
 export * from "./errors.ts";
-export { MAX_FLUSH_RECORDS, MAX_OPS_PER_WRITE, MAX_UNFLUSHED_RECORDS } from "./ingest/limits.ts";
+export { readDeadLetters } from "./ingest/dead-letter.ts";
+export {
+  MAX_DEAD_LETTERS,
+  MAX_DEAD_LETTERS_PAGE,
+  MAX_FLUSH_RECORDS,
+  MAX_OPS_PER_WRITE,
+  MAX_UNFLUSHED_RECORDS,
+} from "./ingest/limits.ts";
 export { MAX_ROWS_PAGE, type RowsQuery, type RowsRead, readRows } from "./ingest/read.ts";
+export {
+  MAX_ROWS_READ_BYTES,
+  MAX_ROWS_READ_FILE_BYTES,
+  MAX_ROWS_READ_LAKE_ROWS,
+  type RowFileSource,
+  RowsReadTooLarge,
+} from "./ingest/read-files.ts";
 export { readIngestHead, readSettings as readIngestSettings } from "./ingest/state.ts";
 export { type CatalogState, catalogAt } from "./reads/catalog-at.ts";
 export {

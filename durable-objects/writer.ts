@@ -29,12 +29,13 @@ import {
 } from "../catalog/index.ts";
 import { MAX_FLUSH_ROWS_PER_STEP } from "../catalog/maintenance/flush-plan.ts";
 import type { SqlWriteAnswer, SqlWriteRequest } from "../catalog/sql/writes/contract.ts";
-import { planSqlWrite } from "../catalog/sql/writes/plan.ts";
+import { expiresSnapshots, planSqlWrite } from "../catalog/sql/writes/plan.ts";
 import { runFlushJob } from "../maintenance/flush.ts";
 import type { JobRun } from "../maintenance/history.ts";
 import type { Bucket, CheckpointInfo, CheckpointWriter, MaintenanceReport, Store } from "../storage/api.ts";
+import { dataObjectReader } from "../storage/data-objects.ts";
 import { CodedError, Fenced, LakeDeleted, OpenRaced, StoreUnavailable } from "../storage/errors.ts";
-import { LakeStore, openWriter } from "../storage/index.ts";
+import { LakeStore, openCheckpoint, openWriter } from "../storage/index.ts";
 import { lakeState, markLakeDeleted, removeDeletedLake } from "../storage/lakes.ts";
 import type { Clock } from "./clock.ts";
 import { Coalescer, type Settled } from "./coalescer.ts";
@@ -43,6 +44,7 @@ import { type MetricsSnapshot, WriterMetrics } from "./metrics.ts";
 import type { WriterTunables } from "./options.ts";
 import { FlushPacer } from "./pacer.ts";
 import type { LakeRecord, LakeRegistry } from "./registry.ts";
+import { drainRowLog } from "./rows-flush.ts";
 import { type Phase, type StallReport, StallWatch } from "./stall.ts";
 import { Ticket } from "./ticket.ts";
 
@@ -156,8 +158,6 @@ function parseRequest(raw: unknown): CommitRequest {
   return r.data;
 }
 
-/** Flush batches one `flushRows` call runs before it answers (the alarm re-arms for the rest). */
-export const MAX_FLUSH_BATCHES_PER_CALL = 20;
 /** The commit message of flush snapshots (lakes with `require_commit_message` accept them). */
 const FLUSH_MESSAGE = "ducklake-edge: flush row log";
 
@@ -168,6 +168,8 @@ export interface FlushAnswer {
   snapshots: number[];
   /** Records still in the log after this call. */
   pending: number;
+  /** Poison records this call moved to the dead letters (docs/decisions/0314-dead-letters.md). */
+  deadLettered: number[];
 }
 
 function appendsRows(r: GroupMember): boolean {
@@ -301,22 +303,34 @@ export class Writer {
     let batches = 0;
     let drained = 0;
     const snapshots: number[] = [];
-    for (; batches < MAX_FLUSH_BATCHES_PER_CALL; ) {
-      const r = await this.commit({ verbs: [{ op: "rows_flush" }], message: FLUSH_MESSAGE });
-      const a = r.assigned[0] ?? {};
-      const n = Number(a.records ?? 0);
-      drained = Number(a.drained ?? drained);
-      if (n === 0) break;
-      batches++;
-      records += n;
-      if (r.snapshotId !== null) snapshots.push(r.snapshotId);
-    }
     const s = await this.ready();
+    // Row flush (docs/decisions/0313, 0314): plan, PUT the batch's Parquet files, commit; poison records
+    // are narrowed down and dead-lettered. The loop and its bounds are durable-objects/rows-flush.ts's.
+    const d = await drainRowLog({
+      lake: this.host.lake,
+      bucket: this.host.bucket,
+      view: () => s.store.snapshot(),
+      commit: (request) => this.commit(request),
+      now: this.host.now,
+      message: FLUSH_MESSAGE,
+      files: dataObjectReader(this.host.bucket, this.host.lake),
+    });
+    records = d.records;
+    batches = d.batches;
+    snapshots.push(...d.snapshots);
+    if (d.deadLettered.length > 0) {
+      this.host.log("warn", {
+        msg: "dead-lettered row log records",
+        lake: this.host.lake,
+        seqs: d.deadLettered,
+      });
+    }
     const head = await readIngestHead(s.store.snapshot());
+    drained = Math.max(drained, head.drained);
     const pending = head.next_seq - 1 - head.drained;
     this.flushDueAt = undefined;
     if (pending > 0) this.armFlush();
-    return { drained, records, batches, snapshots, pending };
+    return { drained, records, batches, snapshots, pending, deadLettered: d.deadLettered };
   }
 
   /** Commits a caller's own group in one batch; each member's result, once the batch is durable. */
@@ -334,7 +348,8 @@ export class Writer {
    */
   async sqlWrite(raw: unknown): Promise<SqlWriteAnswer> {
     const req = parseSqlWrite(raw);
-    const plan = planSqlWrite(req.sql, req.idempotencyKey);
+    const pinned = expiresSnapshots(req.sql) ? await this.pinnedSnapshots() : undefined;
+    const plan = planSqlWrite(req.sql, req.idempotencyKey, pinned);
     if (plan.kind === "create-lake") {
       if (!req.mayCreateLake) {
         throw new InvalidRequest(
@@ -349,6 +364,21 @@ export class Writer {
     if (r === undefined) throw new Error("the batch returned no result for a member");
     if (!r.ok) throw new MemberFailed(r.error.code, r.error.message);
     return { result: plan.answer(r.value), position: r.value.position };
+  }
+
+  /**
+   * The snapshot each live checkpoint pins (its cut's head) → the checkpoint's id: expire_snapshots
+   * refuses to remove them (docs/decisions/0241-quack-expire-snapshots.md). A checkpoint minted after this
+   * read pins the head of its time, which expire never removes, so reading before the commit is enough.
+   */
+  private async pinnedSnapshots(): Promise<Map<number, string>> {
+    const s = await this.ready();
+    const out = new Map<number, string>();
+    for (const c of await this.checkpoints(s).listCheckpoints()) {
+      const view = await openCheckpoint(this.host.bucket, this.host.lake, c.id);
+      out.set((await head(view)).snapshot_id, c.id);
+    }
+    return out;
   }
 
   /** The head as of the newest durable, published cut. */

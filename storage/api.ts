@@ -148,7 +148,7 @@ export interface MaintenancePolicy {
   flushAfterBytes?: number;
   /** Backstop when the host never calls maintain(): the store starts a memtable flush itself. */
   forceFlushAfterSegments?: number;
-  /** Compact L0 into the sorted run once this many L0 tables exist. */
+  /** Merge L0 into a new sorted run once this many L0 tables exist. */
   l0CompactionTrigger?: number;
   /** Target size of a sorted-run partition (bytes). */
   partitionBytes?: number;
@@ -163,7 +163,7 @@ export interface MaintainOptions {
   budgetBytes?: number;
   /** Flush the memtable even below the threshold (e.g. before the host goes idle). */
   forceFlush?: boolean;
-  /** Start a compaction even below the L0 trigger (merges every L0 table into the run). */
+  /** Start a compaction even when none is due: L0 into a new run, else every run into the oldest. */
   forceCompaction?: boolean;
 }
 
@@ -172,6 +172,10 @@ export interface MaintenanceReport {
   memtableFlushed: boolean;
   /** Compaction step: partitions replaced and written, input bytes read, output bytes written. */
   compaction?: {
+    /** What was merged: the oldest L0 tables into a new run, or a window of runs into its oldest. */
+    kind: "l0" | "runs";
+    /** The sorted run merged into (docs/decisions/0162-tiered-runs.md). */
+    targetRun: number;
     partitionsReplaced: number;
     partitionsWritten: number;
     bytesIn: number;
@@ -266,6 +270,11 @@ export interface SortedSource {
   get(key: Bytes): Promise<SortedEntry | undefined>;
   /** Ordered, forward-only, streaming; includes tombstones. */
   scan(range: ScanRange): AsyncIterable<SortedEntry>;
+  /**
+   * Optional: fetch whatever a `get(key)` would need before it can look (a table's metadata), so a
+   * lookup over many layers opens them all in one round instead of one after another.
+   */
+  prepare?(key: Bytes): Promise<void>;
 }
 
 /** Options for opening a lake's store as its writer. */

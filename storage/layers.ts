@@ -13,7 +13,7 @@ import { Corruption } from "./errors.ts";
 import type { Manifest } from "./manifest.ts";
 import { ReadCounters } from "./sst/counters.ts";
 import { MAX_COALESCE_BLOCKS, SCAN_READAHEAD, SstReader } from "./sst/reader.ts";
-import { manifestTables, type TableRef } from "./table-record.ts";
+import { manifestTables, runsOf, type TableRef } from "./table-record.ts";
 
 export interface LayerOptions {
   /** Holds table metadata and blocks by immutable key (shared across reopenings to save GETs). */
@@ -23,8 +23,8 @@ export interface LayerOptions {
 }
 
 /**
- * The layers of `manifest`, newest first: each L0 table (newest → oldest), then the sorted run's
- * partitions as ONE layer (they do not overlap, so a read consults at most one of them). Put the
+ * The layers of `manifest`, newest first: each L0 table (newest → oldest), then each sorted run (newest →
+ * oldest), a run's partitions as ONE layer (they do not overlap, so a read consults at most one of them). Put the
  * memtable / WAL tail in front of these when merging. Never does I/O itself; Corruption if a record is
  * malformed or the run's partitions overlap.
  */
@@ -38,12 +38,13 @@ export function layersFromManifest(
   const { l0, run } = manifestTables(lake, manifest.sortedTables);
   const open = (t: TableRef): LazyTable => new LazyTable(bucket, t, options.cache, counters);
   const layers: SortedSource[] = l0.map(open);
-  if (run.length > 0) {
-    const sorted = [...run].sort((a, b) => compareBytes(a.minKey, b.minKey));
+  // Runs newest first (docs/decisions/0162-tiered-runs.md); within one run, partitions never overlap.
+  for (const r of runsOf(run)) {
+    const sorted = r.parts;
     for (let i = 1; i < sorted.length; i++) {
       if (compareBytes(sorted[i - 1]!.maxKey, sorted[i]!.minKey) >= 0) {
         throw new Corruption(
-          `manifest version ${manifest.version} of lake ${lake}: sorted-run partitions ${sorted[i - 1]!.record.key} and ${sorted[i]!.record.key} overlap`,
+          `manifest version ${manifest.version} of lake ${lake}: partitions ${sorted[i - 1]!.record.key} and ${sorted[i]!.record.key} of sorted run ${r.id} overlap`,
         );
       }
     }
@@ -79,6 +80,10 @@ export class LazyTable implements SortedSource {
   async get(key: Bytes): Promise<SortedEntry | undefined> {
     if (!this.covers(key)) return undefined;
     return (await this.open()).get(key);
+  }
+
+  async prepare(key: Bytes): Promise<void> {
+    if (this.covers(key)) await this.open();
   }
 
   async *scan(range: ScanRange): AsyncIterable<SortedEntry> {
@@ -139,6 +144,10 @@ export class RunLayer implements SortedSource {
   async get(key: Bytes): Promise<SortedEntry | undefined> {
     const p = this.partitions[this.floor(key)];
     return p === undefined ? undefined : p.get(key);
+  }
+
+  async prepare(key: Bytes): Promise<void> {
+    await this.partitions[this.floor(key)]?.prepare(key);
   }
 
   async *scan(range: ScanRange): AsyncIterable<SortedEntry> {

@@ -135,6 +135,7 @@ export async function writeTable(
   ctx: MaintenanceContext,
   built: BuiltSst,
   level: 0 | 1,
+  run?: number,
 ): Promise<TableRecord> {
   const id = newTableId();
   const key = sstKey(ctx.lake, ctx.epoch, id);
@@ -154,7 +155,7 @@ export async function writeTable(
     ctx.fence(err);
     throw err;
   }
-  return tableRecord({ key, epoch: ctx.epoch, id, ...built.summary }, level);
+  return tableRecord({ key, epoch: ctx.epoch, id, ...built.summary }, level, run);
 }
 
 export function throwIfFailed(ctx: MaintenanceContext): void {

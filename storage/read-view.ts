@@ -24,6 +24,11 @@ export class Cut implements ReadView {
   async lookup(key: Bytes): Promise<SortedEntry | undefined> {
     const v = this.mem.get(key);
     if (v !== undefined) return { key, value: v ?? undefined };
+    // Open every layer that may hold the key at once (one round of metadata GETs, cold), then look newest
+    // first: with several L0 tables and runs, opening them one after another would cost a round each.
+    if (this.layers.length > 1) {
+      await Promise.all(this.layers.map((l) => l.prepare?.(key).catch(() => {})));
+    }
     for (const layer of this.layers) {
       const e = await layer.get(key);
       if (e !== undefined) return e;

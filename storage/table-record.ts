@@ -4,21 +4,27 @@
  * record is Corruption rather than a wrong read.
  *
  * Order in `manifest.sortedTables`: level-0 tables first, NEWEST FIRST (array order is merge order; ids
- * are for uniqueness only), then the sorted run's partitions in key order. Partitions never overlap.
+ * are for uniqueness only), then the sorted runs, newest first (highest `run` first), each run's
+ * partitions in key order. Partitions of one run never overlap; runs may overlap each other
+ * (docs/decisions/0162-tiered-runs.md).
  *
  * Record fields (keys hex-encoded so the manifest stays readable JSON):
  *   key          `lakes/<lake>/sst/<epoch>-<id>.sst`
  *   level        0 = an L0 table (a memtable flush; may overlap anything), 1 = a sorted-run partition
+ *   run          (level 1, optional; absent = 0) which sorted run the partition belongs to; a higher run is
+ *                newer (merges into a run keep its number, a merge of L0 makes a new highest one)
  *   epoch, id    the key's parts (epoch = writer epoch that wrote it)
  *   size, metaOffset            object size and metadata start: opening the table is one exact range GET
  *   minKey, maxKey              hex, inclusive; reads outside them never open the table
  *   entries, tombstones, blocks counts from the table's footer
- *   mergedBelow  (L0 only, optional) hex key: entries with key < mergedBelow were already merged into the
- *                sorted run by an unfinished compaction; readers must ignore them in this table
+ *   mergedBelow  (optional) hex key: entries with key < mergedBelow were already merged into run
+ *                `mergeInto` by an unfinished compaction; readers must ignore them in this table
+ *   mergeInto    (optional, with mergedBelow; absent = run 0) the run an unfinished compaction merges
+ *                this table into
  */
 import { z } from "zod";
 import type { Bytes } from "./api.ts";
-import { fromHex, toHex } from "./bytes.ts";
+import { compareBytes, fromHex, toHex } from "./bytes.ts";
 import { Corruption } from "./errors.ts";
 import type { SortedTableRecord } from "./manifest.ts";
 import { parseSstKey } from "./sst/key.ts";
@@ -40,7 +46,9 @@ const tableRecordSchema = z
     entries: safeInt,
     tombstones: safeInt,
     blocks: safeInt,
+    run: safeInt.optional(),
     mergedBelow: hexKey.optional(),
+    mergeInto: safeInt.optional(),
   })
   .loose();
 
@@ -52,13 +60,16 @@ export interface TableRef {
   minKey: Bytes;
   maxKey: Bytes;
   mergedBelow: Bytes | undefined;
+  /** The run a level-1 partition belongs to (0 for L0 tables and records written before runs had numbers). */
+  run: number;
 }
 
 export const LEVEL_L0 = 0;
 export const LEVEL_RUN = 1;
 
-export function tableRecord(info: SstInfo, level: 0 | 1): TableRecord {
+export function tableRecord(info: SstInfo, level: 0 | 1, run?: number): TableRecord {
   return {
+    ...(level === LEVEL_RUN && run !== undefined && run > 0 ? { run } : {}),
     key: info.key,
     level,
     epoch: info.epoch,
@@ -90,9 +101,9 @@ export function tableRef(lake: string, raw: SortedTableRecord): TableRef {
   const maxKey = fromHex(r.maxKey);
   const mergedBelow = r.mergedBelow === undefined ? undefined : fromHex(r.mergedBelow);
   if (minKey === undefined || maxKey === undefined) throw bad("malformed key bounds");
-  if (r.level === LEVEL_RUN && r.mergedBelow !== undefined)
-    throw bad("mergedBelow on a sorted-run partition");
-  return { record: r, minKey, maxKey, mergedBelow };
+  if (r.level === LEVEL_L0 && r.run !== undefined) throw bad("a run number on an L0 table");
+  if (r.mergeInto !== undefined && r.mergedBelow === undefined) throw bad("mergeInto without mergedBelow");
+  return { record: r, minKey, maxKey, mergedBelow, run: r.run ?? 0 };
 }
 
 /** Every record of a manifest, validated, split into L0 (newest first) and the run (key order). */
@@ -107,4 +118,35 @@ export function manifestTables(
     (t.record.level === LEVEL_L0 ? l0 : run).push(t);
   }
   return { l0, run };
+}
+
+/** One sorted run: its number and its partitions in key order. */
+export interface Run {
+  id: number;
+  parts: TableRef[];
+  /** Sum of the partitions' object sizes. */
+  bytes: number;
+}
+
+/** The run partitions of a manifest grouped into runs, NEWEST FIRST (highest number first). */
+export function runsOf(parts: readonly TableRef[]): Run[] {
+  const byId = new Map<number, TableRef[]>();
+  for (const p of parts) {
+    const list = byId.get(p.run);
+    if (list === undefined) byId.set(p.run, [p]);
+    else list.push(p);
+  }
+  return [...byId.entries()]
+    .sort((a, b) => b[0] - a[0])
+    .map(([id, list]) => ({
+      id,
+      parts: list.sort((a, b) => compareBytes(a.minKey, b.minKey)),
+      bytes: list.reduce((s, p) => s + p.record.size, 0),
+    }));
+}
+
+/** The run an unfinished compaction merges `t` into (records from before run numbers: run 0). */
+export function mergeTarget(t: TableRef): number | undefined {
+  if (t.mergedBelow === undefined) return undefined;
+  return t.record.mergeInto ?? 0;
 }

@@ -41,7 +41,7 @@ export class Maintainer {
     const m = this.ctx.manifest();
     if (this.compactionFor !== m) {
       this.compactionFor = m;
-      this.compactionNeeded = compactionDue(this.ctx.lake, m, this.ctx.policy.l0CompactionTrigger);
+      this.compactionNeeded = compactionDue(this.ctx.lake, m, this.ctx.policy);
     }
     return this.compactionNeeded;
   }

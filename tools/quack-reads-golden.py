@@ -209,11 +209,19 @@ def run_templates(con, scenario, names):
     return out
 
 
+def server_connection(path):
+    """The metadata file as a stock Quack server with `ducklake` loaded sees it: the server ducklake-edge
+    answers as, since it lists `ducklake_commit` (docs/decisions/0260-staged-commit.md)."""
+    con = duckdb.connect(path, config={"allow_unsigned_extensions": "true"})
+    con.execute(f"LOAD '{golden.EXT}'")
+    return con
+
+
 def main():
     check = "--check" in sys.argv
     entries = []
     with tempfile.TemporaryDirectory() as tmp:
-        con = duckdb.connect(f"{tmp}/meta.duckdb")
+        con = server_connection(f"{tmp}/meta.duckdb")
         entries += run_templates(con, "empty", ATTACH)
         con.close()
     for scenario, statements in golden.SCENARIOS.items():
@@ -226,7 +234,7 @@ def main():
             con.execute("DETACH lake")
             con.close()
             # The metadata file opened as the Quack server's own connection sees it: catalog `meta`.
-            con = duckdb.connect(f"{tmp}/meta.duckdb")
+            con = server_connection(f"{tmp}/meta.duckdb")
             entries += run_templates(con, scenario, TEMPLATES)
             con.close()
     # Rows of a statement without ORDER BY come back in any order (DISTINCT hashes): keep them in one

@@ -79,7 +79,8 @@ function finish(results: (MemberResult | undefined)[], durable: Promise<void>): 
   return outcome;
 }
 
-function ourSide(m: StagedMember): OurSide | undefined {
+/** A staged member's side of the conflict matrix (undefined for a replay, which changes nothing). */
+export function ourSide(m: StagedMember): OurSide | undefined {
   const ctx = m.ctx;
   if (!ctx) return undefined;
   return {

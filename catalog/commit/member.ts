@@ -100,6 +100,8 @@ export async function stageMember(
   premise: SnapshotRecord,
   env: MemberEnv,
   req: CommitRequest,
+  /** Staging a self-staged member needs beyond verbs, run after them (docs/decisions/0260-staged-commit.md). */
+  afterVerbs?: (ctx: VerbContext) => Promise<void>,
 ): Promise<StagedMember> {
   const layer = group.child();
   let hash: string | undefined;
@@ -126,6 +128,7 @@ export async function stageMember(
   const ctx = new VerbContext(layer, premise, env);
   const assigned: Assigned[] = [];
   for (const verb of req.verbs) assigned.push(await applyVerb(ctx, verb));
+  if (afterVerbs) await afterVerbs(ctx);
   refuseMixedCompaction(ctx.changes);
   if (ctx.mintsSnapshot && req.message === undefined) await enforceRequiredMessage(ctx);
   const sv = ctx.schemaVersion;

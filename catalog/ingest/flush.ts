@@ -10,17 +10,22 @@
  */
 
 import { decodeValue, ValueKind } from "../codec.ts";
-import { CodedError, Unsupported } from "../errors.ts";
+import { CodedError, FlushPlanStale, InvalidRequest, Unsupported } from "../errors.ts";
 import { Kind, keys } from "../keys.ts";
 import type { DataFileRecord, InlineRowRecord, InlineValue, TableRecord } from "../records.ts";
 import type { VerbContext } from "../verbs/context.ts";
-import { liveDeleteFilesOf } from "../verbs/ops/files.ts";
-import { inlineDelete, inlineInsert } from "../verbs/ops/inline.ts";
+import { liveDeleteFilesOf, registerDataFile } from "../verbs/ops/files.ts";
+import { canonicalRow, inlineDelete, inlineInsert, tableShape } from "../verbs/ops/inline.ts";
+import type { VerbOf } from "../verbs/schema.ts";
+import { byTable, foldTable } from "./fold.ts";
+import { writeIndexMarker } from "./key-index.ts";
 import { ingestKeys } from "./keys.ts";
-import type { LogRecord, RowValues } from "./records.ts";
+import { MAX_FLUSH_RECORDS } from "./limits.ts";
+import type { LogRecord } from "./records.ts";
 import {
   keyText,
   readIngestHead,
+  readIngestTable,
   readKeyBucket,
   readTail,
   writeIngestHead,
@@ -34,6 +39,8 @@ export interface FlushResult {
   records: number;
   inserted: number;
   deleted: number;
+  /** A planned batch found the log drained past its plan: nothing applied, its files are unreferenced. */
+  stale: boolean;
 }
 
 async function liveTable(ctx: VerbContext, tableId: number): Promise<TableRecord | undefined> {
@@ -87,7 +94,12 @@ class RowLocator {
   }
 }
 
-/** Deletes every live row of the table (a tombstone's effect on the lake) and clears its key index. */
+/**
+ * A tombstone's effect on the lake: every live inlined row is deleted (inlined deletes) and every live
+ * data file is ended, with its delete files — the whole file goes, as DuckLake drops a file all of whose
+ * rows a delete removes, so a file that already has a delete file needs no merge of positions. The key
+ * index is cleared.
+ */
 async function emptyTable(ctx: VerbContext, table: TableRecord): Promise<number> {
   const t = table.table_id;
   const rowIds: number[] = [];
@@ -95,84 +107,53 @@ async function emptyTable(ctx: VerbContext, table: TableRecord): Promise<number>
     const r = decodeValue<InlineRowRecord>(ValueKind.inlineRow, kv.value, "inlined row");
     if (r.end_snapshot === null) rowIds.push(r.row_id);
   }
-  const fileDeletes: { dataFileId: number; positions: number[] }[] = [];
   const files = await ctx.scan<DataFileRecord>(
     keys.current(Kind.dataFile, t),
     ValueKind.dataFile,
     "data file",
   );
+  let deleted = 0;
   for (const f of files) {
-    if ((await liveDeleteFilesOf(ctx, t, f.data_file_id)).length > 0) {
-      throw new Unsupported(
-        `truncating table ${t} needs its Parquet file ${f.data_file_id} emptied, and that file already has a delete file; the flusher marks whole-file deletes only on files without one`,
-      );
-    }
-    const positions: number[] = [];
-    for (let p = 0; p < f.record_count; p++) {
-      if (!(await ctx.st.get(keys.inlineFileDelete(t, f.data_file_id, p)))) positions.push(p);
-    }
-    if (positions.length > 0) fileDeletes.push({ dataFileId: f.data_file_id, positions });
+    const dels = await liveDeleteFilesOf(ctx, t, f.data_file_id);
+    ctx.endVersion(Kind.dataFile, [t, f.data_file_id], ValueKind.dataFile, f);
+    for (const d of dels) ctx.endVersion(Kind.deleteFile, [t, d.delete_file_id], ValueKind.deleteFile, d);
+    ctx.deletedDataFileIds.add(f.data_file_id);
+    deleted += f.record_count - dels.reduce((n, d) => n + d.delete_count, 0);
+  }
+  if (files.length > 0) {
+    ctx.change("deletedFromTable", t);
+    ctx.touch(t);
   }
   for await (const kv of ctx.st.scan({ prefix: ingestKeys.keyIndexPrefix(t) })) ctx.st.delete(kv.key);
-  if (rowIds.length === 0 && fileDeletes.length === 0) return 0;
-  await inlineDelete(ctx, {
-    op: "inline_delete",
-    table: { id: t },
-    ...(rowIds.length > 0 ? { rowIds } : {}),
-    ...(fileDeletes.length > 0 ? { fileDeletes } : {}),
-  });
-  return rowIds.length + fileDeletes.reduce((n, f) => n + f.positions.length, 0);
+  // The emptied index is complete, as far as the marker of a keyed table says (decision 0315).
+  if ((await readIngestTable(ctx.st, t))?.key_columns.length) writeIndexMarker(ctx.st, t);
+  if (rowIds.length > 0) {
+    await inlineDelete(ctx, { op: "inline_delete", table: { id: t }, rowIds });
+  }
+  return deleted + rowIds.length;
 }
 
-interface Pending {
-  row: RowValues;
-  key?: InlineValue[];
-}
+/** The Parquet file the writer PUT for one table of the batch (its rows are the fold's, in order). */
+export type PlannedTableFile = NonNullable<VerbOf<"rows_flush">["files"]>[number];
 
 /** Folds one table's records of this batch into its DuckLake rows. */
 async function flushTable(
   ctx: VerbContext,
   table: TableRecord,
   records: LogRecord[],
+  file: PlannedTableFile | undefined,
 ): Promise<{ inserted: number; deleted: number }> {
   const t = table.table_id;
-  let from = 0;
-  let truncated = false;
-  records.forEach((r, i) => {
-    if (r.kind === "truncate" || r.kind === "drop") {
-      from = i + 1;
-      truncated = true;
-    }
-  });
-  let deleted = truncated ? await emptyTable(ctx, table) : 0;
-  const pending: (Pending | null)[] = [];
-  const pendingByKey = new Map<string, number>();
-  const lakeLooked = new Set<string>();
+  const fold = foldTable(records);
+  let deleted = fold.truncated ? await emptyTable(ctx, table) : 0;
   const lakeDeletes: number[] = [];
   const unindex: InlineValue[][] = [];
-  for (const r of records.slice(from)) {
-    if (r.kind === "insert") {
-      pending.push({ row: r.row ?? {} });
-      continue;
-    }
-    const key = r.key ?? [];
-    const kt = keyText(key);
-    const at = pendingByKey.get(kt);
-    if (at !== undefined) {
-      pending[at] = null;
-      pendingByKey.delete(kt);
-    } else if (!lakeLooked.has(kt)) {
-      lakeLooked.add(kt);
-      const bucket = await readKeyBucket(ctx.st, t, key);
-      const hit = bucket.entries.find((e) => keyText(e.key) === kt);
-      if (hit) {
-        lakeDeletes.push(hit.row_id);
-        unindex.push(key);
-      }
-    }
-    if (r.kind === "upsert") {
-      pendingByKey.set(kt, pending.length);
-      pending.push({ row: r.row ?? {}, key });
+  for (const key of fold.lakeKeys) {
+    const bucket = await readKeyBucket(ctx.st, t, key);
+    const hit = bucket.entries.find((e) => keyText(e.key) === keyText(key));
+    if (hit) {
+      lakeDeletes.push(hit.row_id);
+      unindex.push(key);
     }
   }
   if (lakeDeletes.length > 0) {
@@ -204,13 +185,35 @@ async function flushTable(
     const b = await readKeyBucket(ctx.st, t, key);
     writeKeyBucket(ctx.st, t, key, { entries: b.entries.filter((e) => keyText(e.key) !== keyText(key)) });
   }
-  const kept = pending.filter((p): p is Pending => p !== null);
-  if (kept.length === 0) return { inserted: 0, deleted };
-  // Values of a column dropped since the append are gone, as DuckLake drops a dropped column's data.
-  const live = new Set((await ctx.columns(t)).map((c) => c.column_name));
-  const rows = kept.map((p) => Object.fromEntries(Object.entries(p.row).filter(([k]) => live.has(k))));
-  const a = await inlineInsert(ctx, { op: "inline_insert", table: { id: t }, rows });
-  const start = a.rowIdStart as number;
+  const kept = fold.kept;
+  if (kept.length === 0) {
+    if (file)
+      throw new FlushPlanStale(`the planned file of table ${t} holds rows this batch no longer keeps`);
+    return { inserted: 0, deleted };
+  }
+  let start: number;
+  if (file) {
+    // The file holds the fold's rows under the columns it was planned against: any change since (an
+    // ALTER between the PUT and this commit) leaves the file unregistered and the batch to a new plan.
+    const now = (await ctx.columns(t)).map((c) => c.column_id).sort((a, b) => a - b);
+    if (file.file.recordCount !== kept.length || now.join(",") !== file.columnIds.join(",")) {
+      throw new FlushPlanStale(
+        `the planned file of table ${t} no longer matches its batch (${file.file.recordCount} rows planned, ${kept.length} kept; columns ${file.columnIds.join(",")} planned, ${now.join(",")} now)`,
+      );
+    }
+    // The rows meet the table's rules now exactly as inlined rows would (NOT NULL added since the append,
+    // say): a record that fails is the same poison on both paths (docs/decisions/0314-dead-letters.md).
+    const shape = tableShape(t, await ctx.columns(t));
+    for (const [i, p] of kept.entries()) canonicalRow(shape, p.row, `log row ${i} of table ${t}`);
+    const a = await registerDataFile(ctx, { op: "register_data_file", table: { id: t }, file: file.file });
+    start = a.rowIdStart as number;
+  } else {
+    // Values of a column dropped since the append are gone, as DuckLake drops a dropped column's data.
+    const live = new Set((await ctx.columns(t)).map((c) => c.column_name));
+    const rows = kept.map((p) => Object.fromEntries(Object.entries(p.row).filter(([k]) => live.has(k))));
+    const a = await inlineInsert(ctx, { op: "inline_insert", table: { id: t }, rows });
+    start = a.rowIdStart as number;
+  }
   for (const [j, p] of kept.entries()) {
     if (!p.key) continue;
     const b = await readKeyBucket(ctx.st, t, p.key);
@@ -222,33 +225,66 @@ async function flushTable(
   return { inserted: kept.length, deleted };
 }
 
-/** Drains up to `max` records after the watermark into the member's commit. */
-export async function flushLog(ctx: VerbContext, max: number): Promise<FlushResult> {
+/** The batch a writer planned (and PUT files for) before committing it. */
+export interface FlushBatchPlan {
+  /** The drained watermark the plan was made at. */
+  expectDrained: number;
+  /** The newest sequence number the batch drains. */
+  through: number;
+  files: PlannedTableFile[];
+}
+
+/**
+ * Drains up to `max` records after the watermark into the member's commit. With a plan: exactly the
+ * planned records, with the planned files registered in place of inlined rows; a plan made at another
+ * watermark (a flush ran in between) drains nothing and says so (`stale`), leaving its files unreferenced.
+ */
+export async function flushLog(ctx: VerbContext, max: number, plan?: FlushBatchPlan): Promise<FlushResult> {
   const head = await readIngestHead(ctx.st);
-  const records = await readTail(ctx.st, head.drained, max);
-  const last = records[records.length - 1];
-  if (!last) return { drained: head.drained, records: 0, inserted: 0, deleted: 0 };
-  const byTable = new Map<number, LogRecord[]>();
-  for (const r of records) {
-    const list = byTable.get(r.table_id);
-    if (list) list.push(r);
-    else byTable.set(r.table_id, [r]);
+  if (plan && plan.expectDrained !== head.drained) {
+    return { drained: head.drained, records: 0, inserted: 0, deleted: 0, stale: true };
   }
+  const limit = plan ? Math.min(max, plan.through - head.drained) : max;
+  const records = limit > 0 ? await readTail(ctx.st, head.drained, limit) : [];
+  const last = records[records.length - 1];
+  if (!last) return { drained: head.drained, records: 0, inserted: 0, deleted: 0, stale: false };
+  if (plan && last.seq !== plan.through) {
+    throw new FlushPlanStale(`the planned batch ends at ${plan.through}, the log at ${last.seq}`);
+  }
+  const files = new Map((plan?.files ?? []).map((f) => [f.tableId, f]));
   let inserted = 0;
   let deleted = 0;
-  for (const [t, list] of byTable) {
+  for (const [t, list] of byTable(records)) {
     const table = await liveTable(ctx, t);
-    if (!table) continue;
-    const r = await flushTable(ctx, table, list);
+    const file = files.get(t);
+    files.delete(t);
+    if (!table) {
+      if (file) throw new FlushPlanStale(`table ${t} of a planned file no longer exists`);
+      continue;
+    }
+    const r = await flushTable(ctx, table, list, file);
     inserted += r.inserted;
     deleted += r.deleted;
   }
+  if (files.size > 0) throw new FlushPlanStale(`planned files name tables the batch does not hold`);
   for (const r of records) ctx.st.delete(ingestKeys.record(r.seq));
   writeIngestHead(ctx.st, { next_seq: head.next_seq, drained: last.seq });
-  return { drained: last.seq, records: records.length, inserted, deleted };
+  return { drained: last.seq, records: records.length, inserted, deleted, stale: false };
 }
 
-export async function rowsFlush(ctx: VerbContext, max: number): Promise<Record<string, number>> {
-  const r = await flushLog(ctx, max);
-  return { drained: r.drained, records: r.records, inserted: r.inserted, deleted: r.deleted };
+export async function rowsFlush(ctx: VerbContext, v: VerbOf<"rows_flush">): Promise<Record<string, number>> {
+  const plan =
+    v.through !== undefined && v.expectDrained !== undefined
+      ? { expectDrained: v.expectDrained, through: v.through, files: v.files ?? [] }
+      : undefined;
+  if (!plan && v.files !== undefined)
+    throw new InvalidRequest("rows_flush files need through and expectDrained");
+  const r = await flushLog(ctx, v.maxRecords ?? MAX_FLUSH_RECORDS, plan);
+  return {
+    drained: r.drained,
+    records: r.records,
+    inserted: r.inserted,
+    deleted: r.deleted,
+    stale: r.stale ? 1 : 0,
+  };
 }

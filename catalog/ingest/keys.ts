@@ -6,7 +6,14 @@
 import type { Bytes } from "../../storage/api.ts";
 import { key, Subspace } from "../keys.ts";
 
-export const IngestKind = { head: 0x01, record: 0x02, table: 0x03, keyIndex: 0x04, settings: 0x05 } as const;
+export const IngestKind = {
+  head: 0x01,
+  record: 0x02,
+  table: 0x03,
+  keyIndex: 0x04,
+  settings: 0x05,
+  deadLetter: 0x06,
+} as const;
 
 export const ingestKeys = {
   head: (): Bytes => key([Subspace.ingest, IngestKind.head]),
@@ -17,4 +24,7 @@ export const ingestKeys = {
     key([Subspace.ingest, IngestKind.keyIndex], tableId, hash),
   keyIndexPrefix: (tableId: number): Bytes => key([Subspace.ingest, IngestKind.keyIndex], tableId),
   settings: (): Bytes => key([Subspace.ingest, IngestKind.settings]),
+  /** A record the flusher could not apply, moved aside under its sequence number (decision 0314). */
+  deadLetter: (seq: number): Bytes => key([Subspace.ingest, IngestKind.deadLetter], seq),
+  deadLetterPrefix: (): Bytes => key([Subspace.ingest, IngestKind.deadLetter]),
 };

@@ -17,6 +17,15 @@ export const MAX_UNFLUSHED_RECORDS = 100_000;
  * commit, so a batch of inserts always fits one inline_insert.
  */
 export const MAX_FLUSH_RECORDS = 5_000;
+/**
+ * Dead-lettered records a lake keeps (decision 0314). Past it the flusher stops at the next poison record
+ * (a Constraint naming this limit) rather than dropping it: the log then fills and refuses appends.
+ */
+export const MAX_DEAD_LETTERS = 10_000;
+/** Dead letters one read answers at most. */
+export const MAX_DEAD_LETTERS_PAGE = 1_000;
+/** Live rows a key-index rebuild reads and commits in one `rows_key_index` (decision 0315). */
+export const MAX_KEY_INDEX_REBUILD_ROWS = 100_000;
 /** Key columns a table may declare. */
 export const MAX_KEY_COLUMNS = 16;
 /** The flusher's interval bound (one day); 0 means on demand only. */

@@ -17,6 +17,7 @@ import { canonicalRow, type TableShape, tableShape } from "../verbs/ops/inline.t
 import { readTableStats } from "../verbs/ops/stats-support.ts";
 import type { VerbOf } from "../verbs/schema.ts";
 import { flushLog } from "./flush.ts";
+import { writeIndexMarker } from "./key-index.ts";
 import { ingestKeys } from "./keys.ts";
 import { MAX_FLUSH_RECORDS, MAX_UNFLUSHED_RECORDS } from "./limits.ts";
 import type { LogRecord, WritePath } from "./records.ts";
@@ -172,6 +173,8 @@ export async function setRowKey(ctx: VerbContext, v: VerbOf<"set_row_key">): Pro
     );
   }
   writeIngestTable(ctx.st, { table_id: t, key_columns: columns });
+  // The table is empty: its (empty) key index is complete (docs/decisions/0315-key-index-rebuild.md).
+  writeIndexMarker(ctx.st, t);
   return { tableId: t };
 }
 

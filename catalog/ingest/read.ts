@@ -11,6 +11,7 @@ import type { InlineValue } from "../records.ts";
 import { columnTree, parseValue, type StoredValue } from "../values/index.ts";
 import type { RelationRef } from "../verbs/schema.ts";
 import { MAX_UNFLUSHED_RECORDS } from "./limits.ts";
+import { fileRows, type LakeRow, lakeDataPath, ReadBudget, type RowFileSource } from "./read-files.ts";
 import type { RowValues } from "./records.ts";
 import { keyText, readIngestHead, readIngestTable, readTail } from "./state.ts";
 
@@ -36,12 +37,17 @@ export interface RowsQuery {
   limit?: number;
 }
 
-export async function readRows(view: ReadView, table: RelationRef, q: RowsQuery): Promise<RowsRead> {
+export async function readRows(
+  view: ReadView,
+  table: RelationRef,
+  q: RowsQuery,
+  files?: RowFileSource,
+): Promise<RowsRead> {
   const plan = await tableFilesAt(view, table, q.snapshot);
   const t = plan.table.table_id;
-  if (plan.files.length > 0) {
+  if (plan.files.length > 0 && files === undefined) {
     throw new Unsupported(
-      `table ${t} holds Parquet data files; the rows API reads inlined rows and the log only (read the files through the scan plan)`,
+      `table ${t} holds Parquet data files and this reader was given no way to fetch them`,
     );
   }
   const limit = q.limit ?? MAX_ROWS_PAGE;
@@ -53,7 +59,16 @@ export async function readRows(view: ReadView, table: RelationRef, q: RowsQuery)
   let rows = new Map<string, RowValues>();
   let anon = 0;
   const slot = (row: RowValues): string => (keyColumns.length > 0 ? `k${keyOfRow(row)}` : `a${anon++}`);
-  for (const r of plan.inlined_rows) rows.set(slot(r.values), r.values);
+  // Lake rows in row-id order: the Parquet files' visible rows and the inlined rows.
+  const budget = new ReadBudget();
+  budget.addRows(plan.inlined_rows.length);
+  const lake: LakeRow[] = plan.inlined_rows.map((r) => ({ row_id: r.row_id, values: r.values }));
+  if (plan.files.length > 0 && files !== undefined) {
+    const dataPath = await lakeDataPath(view);
+    for (const f of plan.files) lake.push(...(await fileRows(plan, f, files, budget, dataPath)));
+  }
+  lake.sort((a, b) => a.row_id - b.row_id);
+  for (const r of lake) rows.set(slot(r.values), r.values);
   const head = await readIngestHead(view);
   let watermark = head.drained;
   if (q.snapshot === undefined) {

@@ -39,6 +39,12 @@ export interface KeyBucketRecord {
 
 export type WritePath = "wal" | "lake";
 
+/** A log record the flusher could not apply, with the error it raised (docs/decisions/0314-dead-letters.md). */
+export interface DeadLetterRecord extends LogRecord {
+  code: string;
+  message: string;
+}
+
 /** The lake's ingest settings (absent: the defaults in catalog/ingest/limits.ts). */
 export interface IngestSettingsRecord {
   write_path: WritePath;

@@ -26,8 +26,11 @@ export async function allVersions<T extends Versioned>(
   vk: ValueKind,
   ...ids: number[]
 ): Promise<T[]> {
-  const live = await scanAll<T>(view, keys.current(kind, ...ids), vk, "current record");
-  const ended = await scanAll<T>(view, keys.historyPrefix(kind, ...ids), vk, "history record");
+  // Two independent range scans: run together, so a cold read waits for one round trip chain, not two.
+  const [live, ended] = await Promise.all([
+    scanAll<T>(view, keys.current(kind, ...ids), vk, "current record"),
+    scanAll<T>(view, keys.historyPrefix(kind, ...ids), vk, "history record"),
+  ]);
   return [...live, ...ended];
 }
 

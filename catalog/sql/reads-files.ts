@@ -4,10 +4,12 @@
  * `files/` (decision record `docs/decisions/0220-quack-file-reads.md`).
  */
 import { CHANGES_READS } from "./files/changes.ts";
+import { CLEANUP_READS } from "./files/cleanup.ts";
 import { DATA_FILE_READS } from "./files/data-files.ts";
 import { INLINED_DATA_READS } from "./files/inlined-data.ts";
 import { INLINED_DELETE_READS } from "./files/inlined-deletes.ts";
 import { MAINTENANCE_READS } from "./files/maintenance.ts";
+import { REWRITE_READS } from "./files/rewrite.ts";
 import type { ReadTemplate } from "./reads.ts";
 
 export const FILE_READS: readonly ReadTemplate[] = [
@@ -16,4 +18,6 @@ export const FILE_READS: readonly ReadTemplate[] = [
   ...INLINED_DELETE_READS,
   ...CHANGES_READS,
   ...MAINTENANCE_READS,
+  ...CLEANUP_READS,
+  ...REWRITE_READS,
 ];

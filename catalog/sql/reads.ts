@@ -23,6 +23,12 @@ export interface SqlReadContext {
   view: ReadView | null;
   /** Per-request memo so statements of one request share what they loaded (keyed by the loader). */
   memo: Map<string, unknown>;
+  /**
+   * Shared by every request that reads the same published cut (`cut-memo.ts`): metadata reads keep what
+   * they decoded from the cut here (settled values only), so the dozen requests of one catalog load read
+   * each kind once. Absent (tests, the writer's own view): `memo` alone.
+   */
+  cutMemo?: Map<string, unknown>;
 }
 
 export interface ReadTemplate {

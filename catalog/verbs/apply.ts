@@ -1,6 +1,7 @@
 /** Dispatches each verb to its operation; one file per verb group under ops/. */
+import { rowsDeadLetter } from "../ingest/dead-letter.ts";
 import { rowsFlush } from "../ingest/flush.ts";
-import { MAX_FLUSH_RECORDS } from "../ingest/limits.ts";
+import { rowsKeyIndex } from "../ingest/key-index.ts";
 import { rowsTruncate, rowsWrite, setIngestSettings, setRowKey } from "../ingest/log.ts";
 import type { Assigned, VerbContext } from "./context.ts";
 import { addColumn, alterColumn, dropColumn, renameColumn } from "./ops/columns.ts";
@@ -102,7 +103,11 @@ export function applyVerb(ctx: VerbContext, v: Verb): Promise<Assigned> {
     case "rows_truncate":
       return rowsTruncate(ctx, v);
     case "rows_flush":
-      return rowsFlush(ctx, v.maxRecords ?? MAX_FLUSH_RECORDS);
+      return rowsFlush(ctx, v);
+    case "rows_dead_letter":
+      return rowsDeadLetter(ctx, v);
+    case "rows_key_index":
+      return rowsKeyIndex(ctx, v);
     case "set_row_key":
       return setRowKey(ctx, v);
     case "set_ingest_settings":

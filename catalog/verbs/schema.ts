@@ -8,6 +8,7 @@ import {
   MAX_FLUSH_INTERVAL_MS,
   MAX_FLUSH_RECORDS,
   MAX_KEY_COLUMNS,
+  MAX_KEY_INDEX_REBUILD_ROWS,
   MAX_OPS_PER_WRITE,
 } from "../ingest/limits.ts";
 import { MAX_NAME_LENGTH, nameProblem } from "../name-rules.ts";
@@ -301,6 +302,31 @@ export const VerbSchema = z.discriminatedUnion("op", [
   z.object({
     op: z.literal("rows_flush"),
     maxRecords: z.number().int().min(1).max(MAX_FLUSH_RECORDS).optional(),
+    /** A writer's plan (docs/decisions/0313-rows-flush-parquet.md): the watermark it was made at... */
+    expectDrained: count.optional(),
+    /** ...the newest sequence number it drains... */
+    through: count.optional(),
+    /** ...and per table, the Parquet file (already PUT) holding the batch's rows in fold order. */
+    files: z
+      .array(z.object({ tableId: id, columnIds: z.array(id).max(100_000), file: DataFileSpecSchema }))
+      .max(MAX_FLUSH_RECORDS)
+      .optional(),
+  }),
+  z.object({
+    op: z.literal("rows_dead_letter"),
+    /** The record to move aside: the next one after the drained watermark (docs/decisions/0314-dead-letters.md). */
+    seq: z.number().int().min(1),
+    expectDrained: count,
+    code: z.string().min(1).max(200),
+    message: z.string().max(10_000),
+  }),
+  z.object({
+    op: z.literal("rows_key_index"),
+    /** Replaces the table's key index (docs/decisions/0315-key-index-rebuild.md). */
+    table: RelationRefSchema,
+    entries: z
+      .array(z.object({ key: z.array(inlineValue).max(MAX_KEY_COLUMNS), rowId: id }))
+      .max(MAX_KEY_INDEX_REBUILD_ROWS),
   }),
   z.object({
     op: z.literal("set_row_key"),

@@ -19,6 +19,8 @@ export class PartitionWriter {
   constructor(
     private readonly ctx: MaintenanceContext,
     private readonly targetBytes: number,
+    /** The sorted run the partitions belong to (table-record.ts). */
+    private readonly run: number,
   ) {}
 
   async add(e: SortedEntry): Promise<void> {
@@ -35,7 +37,7 @@ export class PartitionWriter {
     this.builder = undefined;
     this.pending = 0;
     const built = b.finish();
-    const rec = await writeTable(this.ctx, built, 1);
+    const rec = await writeTable(this.ctx, built, 1, this.run);
     this.written.push(rec);
     this.bytesWritten += built.bytes.length;
   }

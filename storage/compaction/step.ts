@@ -1,31 +1,38 @@
 /**
- * One resumable compaction step: merge the L0 tables into the sorted run, partition by partition, and
- * publish the result as the next manifest version.
+ * One resumable compaction step: merge a group of newer inputs (the oldest L0 tables, or a window of
+ * sorted runs; plan.ts chooses) into an older target run, partition by partition, and publish the result
+ * as the next manifest version (docs/decisions/0162-tiered-runs.md).
  *
- * - The step merges the OLDEST L0 tables as a group (all of them when it starts). The run is the bottom
- *   level and the group holds everything newer than the run that is older than the rest of L0, so a
- *   superseded version and every tombstone can be dropped from the output: nothing older survives beneath
- *   it. Read views and checkpoints that need the old versions read the old tables, which GC keeps.
- * - Only partitions that receive at least one L0 key are rewritten; keys that fall in a gap between
- *   partitions (or past the last) become new partitions without touching their neighbours.
+ * - The group holds everything newer than the target that is older than every other newer layer, so a
+ *   superseded version can be dropped from the output; tombstones are dropped only when no run is older
+ *   than the target. Read views and checkpoints that need the old versions read the old tables, which GC
+ *   keeps.
+ * - Only target partitions that receive at least one input key are rewritten; keys that fall in a gap
+ *   between partitions (or past the last) become new partitions without touching their neighbours.
  * - A step stops between partitions once it has read `budget` bytes and publishes: rewritten partitions
- *   are replaced, and every group table records `mergedBelow` = the first key not yet merged, so readers
- *   skip what the run already holds and the next step resumes there. The step that reaches the end drops
- *   the group from the manifest. Replaced inputs are recorded as unreferenced for GC.
+ *   are replaced, every remaining group table records `mergedBelow` = the first key not yet merged (and
+ *   `mergeInto` = the target), so readers skip what the target already holds and the next step resumes
+ *   there; group tables wholly below it leave. The step that reaches the end drops the group from the
+ *   manifest. Replaced inputs are recorded as unreferenced for GC.
+ * - The merge gives the event loop back every YIELD_EVERY_BYTES of input, so commits interleave with it.
  * - Crash-safe at every write: outputs not yet named by a manifest are orphans for the GC sweep; a fenced
  *   writer's manifest PUT collides, so it publishes nothing.
  */
-import type { Bytes, SortedEntry } from "../api.ts";
-import { compareBytes, toHex } from "../bytes.ts";
+import type { Bytes, MaintenancePolicy, SortedEntry } from "../api.ts";
+import { compareBytes, fromHex, toHex } from "../bytes.ts";
 import { type MaintenanceContext, throwIfFailed } from "../maintenance.ts";
 import type { Manifest, SortedTableRecord } from "../manifest.ts";
 import { mergeNewestFirst } from "../merge.ts";
 import type { SstReader } from "../sst/reader.ts";
-import { manifestTables, type TableRef } from "../table-record.ts";
+import { manifestTables, runsOf, type TableRef, tableRef } from "../table-record.ts";
 import { PartitionWriter } from "./partition-writer.ts";
+import { planCompaction } from "./plan.ts";
+import { runInput } from "./run-input.ts";
 import { loadWholeTable } from "./whole-table.ts";
 
 export interface CompactionStepResult {
+  kind: "l0" | "runs";
+  targetRun: number;
   partitionsReplaced: number;
   partitionsWritten: number;
   bytesIn: number;
@@ -34,11 +41,24 @@ export interface CompactionStepResult {
   finished: boolean;
 }
 
-/** Whether a compaction is half done or L0 has reached the trigger. */
-export function compactionDue(lake: string, manifest: Manifest, trigger: number): boolean {
-  const { l0 } = manifestTables(lake, manifest.sortedTables);
-  return l0.length >= trigger || l0.some((t) => t.mergedBelow !== undefined);
+/** Whether a compaction is half done, L0 has reached the trigger, or a tier of runs is due. */
+export function compactionDue(
+  lake: string,
+  manifest: Manifest,
+  policy: Required<MaintenancePolicy>,
+): boolean {
+  return planCompaction(lake, manifest, policy, false) !== undefined;
 }
+
+/**
+ * Input bytes between two returns to the event loop. The merge runs over in-memory tables, so without it
+ * a step would hold the isolate for the whole budget and every commit would wait behind it; 256 KiB is a
+ * few milliseconds of merging.
+ */
+export const YIELD_EVERY_BYTES = 256 * 1024;
+
+/** Lets timers and I/O callbacks (commits) run: a macrotask turn, not a microtask. */
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
 
 /** Lookahead of one over an async iterator. */
 class Peekable {
@@ -82,8 +102,8 @@ function floor(parts: readonly TableRef[], key: Bytes): number {
 const entryBytes = (e: SortedEntry): number => e.key.length + (e.value?.length ?? 0);
 
 /**
- * Runs one step. Returns undefined when there is nothing to do (no L0 table, or fewer than the trigger
- * and no compaction in progress, unless `force`).
+ * Runs one step. Returns undefined when there is nothing to do (plan.ts: no merge in progress, L0 below
+ * the trigger and no tier due, unless `force`).
  */
 export async function compactStep(
   ctx: MaintenanceContext,
@@ -91,33 +111,31 @@ export async function compactStep(
 ): Promise<CompactionStepResult | undefined> {
   throwIfFailed(ctx);
   const budget = Math.max(1, options.budgetBytes ?? ctx.policy.stepBytes);
-  const { l0, run } = manifestTables(ctx.lake, ctx.manifest().sortedTables);
-  if (l0.length === 0) return undefined;
-  const first = l0.findIndex((t) => t.mergedBelow !== undefined);
-  let group: TableRef[];
-  if (first >= 0) {
-    group = l0.slice(first);
+  const plan = planCompaction(ctx.lake, ctx.manifest(), ctx.policy, options.force === true);
+  if (plan === undefined) return undefined;
+  const from = plan.from === undefined ? undefined : fromHex(plan.from);
+  const parts = plan.target.parts;
+  const targetRun = plan.target.id;
+  // L0 inputs are read whole, a few at a time (at most six connections per Durable Object); input runs
+  // stream one partition at a time (run-input.ts), so a step holds a bounded number of tables.
+  const sources: AsyncIterable<SortedEntry>[] = [];
+  if (plan.kind === "l0") {
+    const inputs: SstReader[] = [];
+    for (let i = 0; i < plan.inputs.length; i += 4) {
+      inputs.push(...(await Promise.all(plan.inputs.slice(i, i + 4).map((t) => loadWholeTable(ctx, t)))));
+    }
+    for (const r of inputs) sources.push(r.scan(from === undefined ? {} : { start: from }));
   } else {
-    if (!options.force && l0.length < ctx.policy.l0CompactionTrigger) return undefined;
-    group = l0;
-  }
-  const from = group[0]!.mergedBelow;
-  const parts = [...run].sort((a, b) => compareBytes(a.minKey, b.minKey));
-  // Inputs are read whole, a few at a time (at most six connections per Durable Object).
-  const inputs: SstReader[] = [];
-  for (let i = 0; i < group.length; i += 4) {
-    inputs.push(...(await Promise.all(group.slice(i, i + 4).map((t) => loadWholeTable(ctx, t)))));
+    for (const r of plan.inputRuns) sources.push(runInput(ctx, r.parts, from));
   }
 
-  const writer = new PartitionWriter(ctx, ctx.policy.partitionBytes);
+  const writer = new PartitionWriter(ctx, ctx.policy.partitionBytes, targetRun);
   const replaced: TableRef[] = [];
   let bytesIn = 0;
+  let nextYield = YIELD_EVERY_BYTES;
   let stopAt: Bytes | undefined;
-  const l0Stream = new Peekable(
-    mergeNewestFirst(inputs.map((r) => r.scan(from === undefined ? {} : { start: from })))[
-      Symbol.asyncIterator
-    ](),
-  );
+  const keep = (e: SortedEntry): boolean => e.value !== undefined || !plan.bottom;
+  const l0Stream = new Peekable(mergeNewestFirst(sources)[Symbol.asyncIterator]());
   try {
     for (;;) {
       const head = await l0Stream.peek();
@@ -132,18 +150,26 @@ export async function compactStep(
       const hi = parts[p + 1]?.minKey;
       // Every incoming key of this partition's range lies past its last key: a gap, append without rewriting.
       const gap = part === undefined || compareBytes(head.key, part.maxKey) > 0;
+      // Merging into a partition takes the incoming keys up to its last key; the keys past it (up to the
+      // next partition) are a gap the next round appends, where the step may stop.
+      const last = gap ? undefined : part.maxKey;
       const incoming = async function* (): AsyncGenerator<SortedEntry> {
         for (;;) {
           const e = await l0Stream.peek();
           if (e === undefined || (hi !== undefined && compareBytes(e.key, hi) >= 0)) return;
+          if (last !== undefined && compareBytes(e.key, last) > 0) return;
           l0Stream.take();
           bytesIn += entryBytes(e);
+          if (bytesIn >= nextYield) {
+            nextYield = bytesIn + YIELD_EVERY_BYTES;
+            await yieldToEventLoop();
+          }
           yield e;
         }
       };
       if (gap) {
         for await (const e of incoming()) {
-          if (e.value === undefined) continue;
+          if (!keep(e)) continue;
           const before = writer.written.length;
           await writer.add(e);
           // Inside a gap a step may stop after any written partition: nothing existing was half replaced.
@@ -155,8 +181,7 @@ export async function compactStep(
       bytesIn += part.record.size;
       const existing = await loadWholeTable(ctx, part);
       for await (const e of mergeNewestFirst([incoming(), existing.scan({})])) {
-        // The run is the bottom level: a tombstone has nothing left to hide.
-        if (e.value === undefined) continue;
+        if (!keep(e)) continue;
         await writer.add(e);
       }
       await writer.cut();
@@ -170,31 +195,43 @@ export async function compactStep(
   }
   throwIfFailed(ctx);
 
-  const groupKeys = new Set(group.map((t) => t.record.key));
+  const groupKeys = new Set(plan.inputs.map((t) => t.record.key));
   const replacedKeys = new Set(replaced.map((t) => t.record.key));
   const finished = stopAt === undefined;
   const mergedBelow = stopAt === undefined ? undefined : toHex(stopAt);
+  // Group tables wholly below the resume point are fully merged: they leave now.
+  const done = (t: TableRef): boolean =>
+    finished || (stopAt !== undefined && compareBytes(t.maxKey, stopAt) < 0);
   try {
     await ctx.writeManifest((m) => {
       const since = ctx.now();
-      const l0Now: SortedTableRecord[] = [];
-      const runNow: TableRef[] = [];
+      const gone: string[] = [...replacedKeys];
       const current = manifestTables(ctx.lake, m.sortedTables);
+      const marked = (t: TableRef): TableRef => ({
+        ...t,
+        record: { ...t.record, mergedBelow: mergedBelow!, mergeInto: targetRun },
+      });
+      const l0Now: SortedTableRecord[] = [];
       for (const t of current.l0) {
         if (!groupKeys.has(t.record.key)) l0Now.push(t.record);
-        else if (!finished) l0Now.push({ ...t.record, mergedBelow });
+        else if (done(t)) gone.push(t.record.key);
+        else l0Now.push(marked(t).record);
       }
-      for (const t of current.run) if (!replacedKeys.has(t.record.key)) runNow.push(t);
-      const outputs = writer.written.map((r) => ({ r, min: r.minKey }));
-      const runRecords = [
-        ...runNow.map((t) => ({ r: t.record as SortedTableRecord, min: t.record.minKey })),
-        ...outputs,
-      ].sort((a, b) => (a.min < b.min ? -1 : a.min > b.min ? 1 : 0));
-      const gone = [...replacedKeys, ...(finished ? groupKeys : [])].map((key) => ({ key, since }));
+      const runNow: TableRef[] = [];
+      for (const t of current.run) {
+        if (replacedKeys.has(t.record.key)) continue;
+        if (!groupKeys.has(t.record.key)) runNow.push(t);
+        else if (done(t)) gone.push(t.record.key);
+        else runNow.push(marked(t));
+      }
+      const outputs = writer.written.map((record) => tableRef(ctx.lake, record));
+      const runRecords = runsOf([...runNow, ...outputs]).flatMap((r) =>
+        r.parts.map((t) => t.record as SortedTableRecord),
+      );
       return {
         ...m,
-        sortedTables: [...l0Now, ...runRecords.map((x) => x.r)],
-        unreferenced: [...m.unreferenced, ...gone],
+        sortedTables: [...l0Now, ...runRecords],
+        unreferenced: [...m.unreferenced, ...gone.map((key) => ({ key, since }))],
       };
     });
   } catch (e) {
@@ -207,6 +244,8 @@ export async function compactStep(
   ctx.counters.compactionBytesIn += bytesIn;
   ctx.counters.partitionsWritten += writer.written.length;
   return {
+    kind: plan.kind,
+    targetRun,
     partitionsReplaced: replaced.length,
     partitionsWritten: writer.written.length,
     bytesIn,

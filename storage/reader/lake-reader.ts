@@ -3,9 +3,9 @@
  * sorted tables it lists) plus where it came from. Built by open-latest.ts or open-checkpoint.ts; holds no
  * connection and polls nothing, so closing only stops further reads.
  */
-import type { Bytes, KeyValue, Position, ReadView, ScanRange } from "../api.ts";
+import type { Bytes, KeyValue, Position, ReadView, ScanRange, SortedSource } from "../api.ts";
 import { StoreClosed } from "../errors.ts";
-import { layersFromManifest } from "../layers.ts";
+import { LazyTable, layersFromManifest, RunLayer } from "../layers.ts";
 import type { Manifest } from "../manifest.ts";
 import { Cut } from "../read-view.ts";
 import { replaySegment, startReplay } from "../recovery.ts";
@@ -63,6 +63,12 @@ export class LakeReader implements ReadView {
   }
 }
 
+/**
+ * The most tables whose metadata `prefetchTables` opens at once: 12 is two rounds of six connections,
+ * ~40 KiB each at the default partition size; a bigger cut is read lazily as before.
+ */
+export const PREFETCH_TABLES_MAX = 12;
+
 /** Replays `segments` over `manifest` and puts the manifest's sorted tables beneath them. */
 export function buildReader(
   ctx: ReadContext,
@@ -78,9 +84,20 @@ export function buildReader(
     ...(ctx.cache ? { cache: ctx.cache } : {}),
     counters: ctx.counters.tables,
   });
+  if (ctx.prefetchTables && manifest.sortedTables.length <= PREFETCH_TABLES_MAX) {
+    // Not awaited: the opens overlap the caller's first reads, which await the same promises. A failure
+    // here is retried by the read that needs the table.
+    for (const t of tablesOf(layers)) t.open().catch(() => {});
+  }
   return new LakeReader(
     { ...cut, position: state.position, manifestVersion: manifest.version },
     new Cut(state.position, state.mem, layers),
     ctx.counters,
+  );
+}
+
+function tablesOf(layers: readonly SortedSource[]): LazyTable[] {
+  return layers.flatMap((l) =>
+    l instanceof LazyTable ? [l] : l instanceof RunLayer ? [...l.partitions] : [],
   );
 }

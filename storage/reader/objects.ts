@@ -22,6 +22,12 @@ export interface ReaderOptions {
   counters?: ReaderCounters;
   /** Bound on retries of a failing read (default 5 attempts, 100 ms doubling to 2 s). */
   retry?: RetryOptions;
+  /**
+   * A reader that will read across the whole keyspace (a scan plan walks names, tables, files): open
+   * every sorted table's metadata at once as the reader opens, instead of one round per table a read
+   * first reaches. Only when the cut names at most PREFETCH_TABLES_MAX tables (lake-reader.ts).
+   */
+  prefetchTables?: boolean;
 }
 
 /** What every read of one reader shares: the counting bucket, the cache, the retry bound. */
@@ -34,6 +40,8 @@ export interface ReadContext {
   policy: RetryPolicy;
   /** Objects already decoded by this open: a re-list re-reads nothing it has, cache or not. */
   memo: Map<string, unknown>;
+  /** ReaderOptions.prefetchTables. */
+  prefetchTables: boolean;
 }
 
 export function readContext(bucket: Bucket, lake: string, options: ReaderOptions): ReadContext {
@@ -46,6 +54,7 @@ export function readContext(bucket: Bucket, lake: string, options: ReaderOptions
     counters,
     policy: retryPolicy(options.retry),
     memo: new Map(),
+    prefetchTables: options.prefetchTables === true,
   };
 }
 
@@ -109,6 +118,8 @@ export async function readCutSegments(
   from: number,
   to: number,
   namedBy: string,
+  /** GETs in flight (≤ RECOVERY_CONCURRENCY, the six-connection limit). */
+  concurrency: number = RECOVERY_CONCURRENCY,
 ): Promise<Segment[]> {
   const n = Math.max(0, to - from + 1);
   const out = new Array<Segment>(n);
@@ -131,6 +142,8 @@ export async function readCutSegments(
       out[i] = seg;
     }
   };
-  await Promise.all(Array.from({ length: Math.min(RECOVERY_CONCURRENCY, n) }, worker));
+  await Promise.all(
+    Array.from({ length: Math.min(RECOVERY_CONCURRENCY, Math.max(1, concurrency), n) }, worker),
+  );
   return out;
 }

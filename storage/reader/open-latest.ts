@@ -40,13 +40,17 @@ async function head(ctx: ReadContext): Promise<SegmentSummary> {
 
 async function readCut(ctx: ReadContext, h: SegmentSummary): Promise<LakeReader> {
   const named = `WAL segment ${h.segmentId}`;
+  // The head names both the manifest and the tail's range: read them in the same round. The manifest
+  // takes one of the six connections, so the tail reads ≤ 5 at a time beside it.
+  const segmentsRead = readCutSegments(ctx, h.tailStart, h.segmentId, named, 5);
+  segmentsRead.catch(() => {});
   const manifest = await readCutManifest(ctx, h.manifestVersion, named);
   if (h.tailStart !== manifest.wal.replayAfter + 1) {
     throw new Corruption(
       `${named} of lake ${ctx.lake} says the tail after manifest ${manifest.version} starts at ${h.tailStart}, the manifest says ${manifest.wal.replayAfter + 1}`,
     );
   }
-  const segments = await readCutSegments(ctx, h.tailStart, h.segmentId, named);
+  const segments = await segmentsRead;
   return buildReader(ctx, manifest, segments, {
     lake: ctx.lake,
     epoch: h.epoch,

@@ -8,6 +8,7 @@ import { evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { readRows } from "../../catalog/index.ts";
 import type { Envelope } from "../../durable-objects/envelope.ts";
+import { dataObjectReader } from "../../storage/data-objects.ts";
 import { openLatest } from "../../storage/index.ts";
 import { afterAbort, COLS, lakeName, realBucket, rigLake, stub, unwrap } from "./support.ts";
 
@@ -18,7 +19,9 @@ const insert = (id: number) => [{ op: "rows_write", table: T, ops: [{ op: "inser
 /** lake + tail as a stateless reader of R2 sees it (a reader never fences the writer). */
 async function idsInR2(lake: string): Promise<number[]> {
   const view = await openLatest(realBucket(), lake);
-  return (await readRows(view, T, {})).rows.map((r) => Number(r.id)).sort((a, b) => a - b);
+  return (await readRows(view, T, {}, dataObjectReader(realBucket(), lake))).rows
+    .map((r) => Number(r.id))
+    .sort((a, b) => a - b);
 }
 
 async function newLake(tag: string) {

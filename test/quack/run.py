@@ -248,13 +248,14 @@ def run_parallel(n, sql, setup):
             "rows": sorted(json.dumps(r, sort_keys=True) for r in results), "each": results}
 
 
-def run_statement(con, sql):
+def run_statement(con, sql, data_dirs=()):
+    """One statement's result; the side's data directory in a value (cleanup's file paths) reads `<data>/`."""
     try:
         rel = con.execute(sql)
         if rel.description is None:
             return {"ok": True, "types": [], "rows": []}
         types = [str(d[1]) for d in rel.description]
-        return {"ok": True, "types": types, "rows": [[norm(v) for v in r] for r in rel.fetchall()]}
+        return {"ok": True, "types": types, "rows": [[norm(v, data_dirs) for v in r] for r in rel.fetchall()]}
     except duckdb.Error as e:
         return {"ok": False, "class": type(e).__name__, "message": str(e)}
 
@@ -286,7 +287,7 @@ def run_session(name, statements, edge_port, take_port, work):
                     got[side] = run_parallel(n, sql, setup)
                     continue
                 sql = template.replace("{attach}", attach[side]).replace("{data}", dirs[side])
-                got[side] = run_statement(clients[side], sql)
+                got[side] = run_statement(clients[side], sql, (dirs[side],))
             a, b = got["stock"], got["edge"]
             parallel_failed = isinstance(template, tuple) and not (a["ok"] and b["ok"])
             same = not parallel_failed and (a["ok"] == b["ok"]) and (

@@ -202,6 +202,135 @@ SESSIONS = {
         "INSERT INTO lake.t SELECT * FROM range(25)",
         "SELECT count(*) FROM lake.t",
     ],
+    # Flushing inlined rows into a Parquet file: one table by name, then the rest (docs/decisions/0240).
+    "flush-inlined": [
+        ATTACH,
+        "CREATE TABLE lake.t (id INTEGER, s VARCHAR)",
+        "INSERT INTO lake.t VALUES (1, 'a'), (2, 'b')",
+        "CREATE TABLE lake.u (x BIGINT)",
+        "INSERT INTO lake.u VALUES (5)",
+        "CALL ducklake_flush_inlined_data('lake', table_name => 't')",
+        "CALL ducklake_flush_inlined_data('lake')",
+        "SELECT * FROM lake.t ORDER BY id",
+        "SELECT * FROM lake.u",
+    ],
+    # A flush of rows that were deleted and updated: the file's delete file keeps time travel.
+    "flush-with-deletes": [
+        ATTACH,
+        "CREATE TABLE lake.t (id INTEGER, s VARCHAR)",
+        "INSERT INTO lake.t VALUES (1, 'a'), (2, 'b'), (3, 'c')",
+        "DELETE FROM lake.t WHERE id = 2",
+        "UPDATE lake.t SET s = 'C' WHERE id = 3",
+        "CALL ducklake_flush_inlined_data('lake')",
+        "SELECT * FROM lake.t ORDER BY id",
+        "SELECT * FROM lake.t AT (VERSION => 2) ORDER BY id",
+    ],
+    # Expiring snapshots by version and by time (docs/decisions/0241).
+    "expire-snapshots": [
+        ATTACH,
+        "CREATE TABLE lake.t (id INTEGER)",
+        "INSERT INTO lake.t VALUES (1)",
+        "INSERT INTO lake.t VALUES (2)",
+        "CALL ducklake_expire_snapshots('lake', versions => [1])",
+        "CALL ducklake_expire_snapshots('lake', older_than => now())",
+        "SELECT snapshot_id FROM lake.snapshots() ORDER BY 1",
+        "SELECT * FROM lake.t ORDER BY id",
+    ],
+    # Expiry prunes the ended versions of schemas, views, macros and tags no snapshot sees any more.
+    "expire-versions": [
+        ATTACH,
+        "CREATE TABLE lake.t (id INTEGER, s VARCHAR)",
+        "INSERT INTO lake.t VALUES (1, 'a'), (2, 'b')",
+        "UPDATE lake.t SET s = 'B' WHERE id = 2",
+        "ALTER TABLE lake.t RENAME TO t2",
+        "ALTER TABLE lake.t2 ADD COLUMN n INTEGER",
+        "ALTER TABLE lake.t2 DROP COLUMN n",
+        "CREATE VIEW lake.v AS SELECT 1 AS x",
+        "DROP VIEW lake.v",
+        "CREATE MACRO lake.m(x) AS x + 1",
+        "DROP MACRO lake.m",
+        "CREATE SCHEMA lake.s",
+        "DROP SCHEMA lake.s",
+        "COMMENT ON TABLE lake.t2 IS 'c1'",
+        "COMMENT ON TABLE lake.t2 IS 'c2'",
+        "CALL ducklake_expire_snapshots('lake', versions => [2, 3])",
+        "SELECT snapshot_id FROM lake.snapshots() ORDER BY 1",
+        "CALL ducklake_expire_snapshots('lake', older_than => now())",
+        "SELECT snapshot_id FROM lake.snapshots() ORDER BY 1",
+        "SELECT * FROM lake.t2 ORDER BY id",
+        "CALL ducklake_cleanup_old_files('lake', cleanup_all => true)",
+    ],
+    # Expiry of everything at once: renamed and altered tables, a table emptied by DELETE, a table dropped
+    # whole (its rows by table_id, its inlined tables, its file scheduled), views, macros, schemas, tags.
+    "expire-dropped-tables": [
+        ATTACH,
+        "CREATE TABLE lake.t (id INTEGER, s VARCHAR)",
+        "INSERT INTO lake.t VALUES (1, 'a'), (2, 'b')",
+        "UPDATE lake.t SET s = 'B' WHERE id = 2",
+        "ALTER TABLE lake.t RENAME TO t2",
+        "ALTER TABLE lake.t2 ADD COLUMN n INTEGER",
+        "ALTER TABLE lake.t2 DROP COLUMN n",
+        "CREATE TABLE lake.b (i BIGINT)",
+        "INSERT INTO lake.b SELECT * FROM range(5000)",
+        "DELETE FROM lake.b WHERE i < 10",
+        "DELETE FROM lake.b",
+        "CREATE TABLE lake.d (i BIGINT)",
+        "INSERT INTO lake.d SELECT * FROM range(5000)",
+        "DROP TABLE lake.d",
+        "CREATE VIEW lake.v AS SELECT 1 AS x",
+        "DROP VIEW lake.v",
+        "CREATE MACRO lake.m(x) AS x + 1",
+        "DROP MACRO lake.m",
+        "CREATE SCHEMA lake.s",
+        "DROP SCHEMA lake.s",
+        "COMMENT ON TABLE lake.t2 IS 'c1'",
+        "COMMENT ON TABLE lake.t2 IS 'c2'",
+        "CALL ducklake_expire_snapshots('lake', older_than => now())",
+        "SELECT snapshot_id FROM lake.snapshots() ORDER BY 1",
+        "SELECT * FROM lake.t2 ORDER BY id",
+        "SELECT count(*) FROM lake.b",
+        "CALL ducklake_cleanup_old_files('lake', cleanup_all => true)",
+    ],
+    # Cleanup after a merge: the replaced files are removed by DuckDB, their schedule rows by the commit;
+    # then the orphan sweep lists every file the catalog still names (docs/decisions/0242).
+    "cleanup-old-files": [
+        ATTACH,
+        "CREATE TABLE lake.b (i BIGINT)",
+        "INSERT INTO lake.b SELECT * FROM range(3000)",
+        "INSERT INTO lake.b SELECT * FROM range(3000)",
+        "CALL ducklake_merge_adjacent_files('lake')",
+        "CALL ducklake_cleanup_old_files('lake', cleanup_all => true)",
+        "CALL ducklake_delete_orphaned_files('lake', cleanup_all => true)",
+        "SELECT count(*), sum(i) FROM lake.b",
+    ],
+    # Nested values inlined (LIST, STRUCT, MAP, nested in each other, empty and NULL), read back.
+    "nested-inlined": [
+        ATTACH,
+        "CREATE TABLE lake.nest (l INTEGER[], ls VARCHAR[], ll BIGINT[][], st STRUCT(k VARCHAR, v INTEGER, d DATE), "
+        "m MAP(VARCHAR, INTEGER), mi MAP(INTEGER, DOUBLE[]), sl STRUCT(xs DECIMAL(10, 2)[], t TIMESTAMP)[], arr INTEGER[3])",
+        "INSERT INTO lake.nest VALUES ([1, 2, NULL], ['a', 'b''c', NULL, ''], [[1], [], NULL], "
+        "{'k': 'x, y', 'v': 1, 'd': DATE '2024-01-01'}, MAP {'x': 1, 'y': NULL}, MAP {1: [1.5, NULL]}, "
+        "[{'xs': [1.25, 2.50], 't': TIMESTAMP '2024-01-02 03:04:05'}, NULL], [1, 2, 3])",
+        "INSERT INTO lake.nest VALUES ([], [], [], {'k': NULL, 'v': NULL, 'd': NULL}, MAP {}, MAP {}, [], NULL)",
+        "INSERT INTO lake.nest VALUES (NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)",
+        "SELECT * FROM lake.nest ORDER BY l NULLS LAST, len(ls)",
+    ],
+    # Every scalar type DuckLake supports, inlined, with edge values (NaN, -inf, empty string, quotes).
+    "all-types": [
+        ATTACH,
+        "CREATE TABLE lake.ty (a BOOLEAN, b TINYINT, c SMALLINT, d INTEGER, e BIGINT, f HUGEINT, g UTINYINT, "
+        "h USMALLINT, i UINTEGER, j UBIGINT, k UHUGEINT, l FLOAT, m DOUBLE, n DECIMAL(18, 3), o DATE, p TIME, "
+        "q TIMESTAMP, r TIMESTAMP_S, s TIMESTAMP_MS, t TIMESTAMP_NS, u TIMESTAMPTZ, v INTERVAL, w VARCHAR, x BLOB, "
+        "y UUID, z JSON, tz TIMETZ, dec2 DECIMAL(38, 10))",
+        "INSERT INTO lake.ty VALUES (true, -1, -2, -3, -4, -5, 1, 2, 3, 4, 5, 1.5, 2.25, 123.456, DATE '2024-02-29', "
+        "TIME '12:34:56.789', TIMESTAMP '2024-01-02 03:04:05.678901', TIMESTAMP_S '2024-01-02 03:04:05', "
+        "TIMESTAMP_MS '2024-01-02 03:04:05.678', TIMESTAMP_NS '2024-01-02 03:04:05.678901234', "
+        "TIMESTAMPTZ '2024-01-02 03:04:05+00', INTERVAL '1 day 2 hours', 'hé''llo', '\\x00\\xFF'::BLOB, "
+        "'0190e6ae-8b5c-7d2a-9f3e-0123456789ab', '{\"a\": 1}', TIMETZ '12:00:00+02', 12345678901234567890.0123456789)",
+        "INSERT INTO lake.ty SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'nan'::FLOAT, "
+        "'-inf'::DOUBLE, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, '', NULL, NULL, NULL, NULL, NULL",
+        "SELECT * FROM lake.ty ORDER BY a NULLS LAST",
+    ],
 }
 
 # Sessions whose stock catalog is not a valid oracle for some tables: stock runs a commit batch

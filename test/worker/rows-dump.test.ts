@@ -1,7 +1,10 @@
 /**
  * A lake written only through the rows API (inserts into one table; upserts and deletes by key into a
- * keyed one; a truncate) and flushed, dumped through the `ducklake_*` route into test-output/rows-dump/
- * with the rows the rows API answers after the flush as the expected state at the newest snapshot.
+ * keyed one; a truncate) and flushed — batches past the inlining limit as Parquet files the flusher wrote,
+ * smaller ones inlined, upserts/deletes of rows in a file as DuckLake inlined deletes, the truncate ending
+ * a file — dumped through the `ducklake_*` route into test-output/rows-dump/
+ * with the lake's data files and the rows the rows API answers after the flush as the expected state at
+ * the newest snapshot.
  * `python3 tools/ducklake-dump-check.py test-output/rows-dump` (run by .ci/run after the suite) loads it
  * into a stock DuckLake catalog and checks that stock DuckDB reads exactly those rows.
  */
@@ -11,6 +14,7 @@ import { DUCKLAKE_TABLES } from "../../catalog/index.ts";
 import { call } from "../support/http.ts";
 
 const LAKE = "rows-dump";
+const range = (a: number, n: number) => Array.from({ length: n }, (_, i) => a + i);
 const output = (env as unknown as { TEST_OUTPUT: Fetcher }).TEST_OUTPUT;
 
 async function write(path: string, body: BodyInit): Promise<void> {
@@ -59,10 +63,17 @@ describe("a lake flushed by the rows API, for stock DuckDB", () => {
       await ev([
         { op: "insert", row: { id: 1, v: "a" } },
         { op: "insert", row: { id: 2, v: "it's" } },
+        // Past the inlining limit (10): this batch's events land as a Parquet file.
+        ...range(100, 20).map((id) => ({ op: "insert", row: { id, v: `e${id}` } })),
       ]),
     );
     await ok(
-      await us([1, 2, 3, 4].map((id) => ({ op: "upsert", row: { id, name: `u${id}`, score: id * 1.5 } }))),
+      await us(
+        [1, 2, 3, 4, ...range(10, 20)].map((id) => ({
+          op: "upsert",
+          row: { id, name: `u${id}`, score: id * 1.5 },
+        })),
+      ),
     );
     await ok(await post("/flush", {}));
     await ok(await post("/tables/main/events/truncate", {}));
@@ -70,6 +81,7 @@ describe("a lake flushed by the rows API, for stock DuckDB", () => {
       await ev([
         { op: "insert", row: { id: 3, v: null } },
         { op: "insert", row: { id: 4, v: "d" } },
+        ...range(200, 15).map((id) => ({ op: "insert", row: { id, v: null } })),
       ]),
     );
     await ok(
@@ -79,6 +91,9 @@ describe("a lake flushed by the rows API, for stock DuckDB", () => {
         { op: "upsert", row: { id: 5, name: "u5", score: 0 } },
         { op: "delete", key: { id: 5 } },
         { op: "upsert", row: { id: 6, name: null, score: null } },
+        // Rows living in the first flush's Parquet file: replaced and deleted through DuckLake deletes.
+        { op: "upsert", row: { id: 11, name: "u11-new", score: "1.00" } },
+        { op: "delete", key: { id: 12 } },
       ]),
     );
     const flushed = (await ok(await post("/flush", {}))) as { snapshots: number[]; pending: number };
@@ -91,8 +106,25 @@ describe("a lake flushed by the rows API, for stock DuckDB", () => {
     expect(events.rows).toEqual([
       { id: 3, v: null },
       { id: 4, v: "d" },
+      ...range(200, 15).map((id) => ({ id, v: null })),
     ]);
-    expect(users.rows.map((r) => r.id).sort()).toEqual([1, 2, 4, 6]);
+    expect(users.rows.map((r) => Number(r.id)).sort((a, b) => a - b)).toEqual([
+      1,
+      2,
+      4,
+      6,
+      10,
+      ...range(11, 19).filter((id) => id !== 12),
+    ]);
+    expect(users.rows.find((r) => r.id === 11)).toEqual({ id: 11, name: "u11-new", score: "1.00" });
+    // Both tables hold Parquet files the flusher wrote (the old events file was ended by the truncate).
+    const plans = await Promise.all(
+      ["events", "users"].map(
+        async (t) =>
+          (await ok(await call(`/v1/lakes/${LAKE}/tables/main/${t}/plan`))) as { files: unknown[] },
+      ),
+    );
+    expect(plans.map((p) => p.files.length)).toEqual([1, 1]);
     const text = (v: unknown): string | null => (v === null ? null : String(v));
     const expected = {
       [snap]: [
@@ -133,6 +165,14 @@ describe("a lake flushed by the rows API, for stock DuckDB", () => {
       await write(`tables/${name}.csv`, await res.text());
     }
     await write("data/.keep", "");
+    // The lake's data files (the flusher's Parquet), under the same paths below the data path.
+    const prefix = `lakes/${LAKE}/data/`;
+    const objects = await env.BUCKET.list({ prefix });
+    expect(objects.truncated).toBe(false);
+    for (const o of objects.objects) {
+      const body = await env.BUCKET.get(o.key);
+      if (body) await write(`data/${o.key.slice(prefix.length)}`, await body.arrayBuffer());
+    }
     await write("tables.json", JSON.stringify(types, null, 1));
     await write("expected.json", JSON.stringify(expected, null, 1));
   });

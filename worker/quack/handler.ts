@@ -5,6 +5,7 @@
  * template recognises is logged with its shape (decision records 0200, 0202, 0203).
  */
 
+import { CutMemos } from "../../catalog/sql/cut-memo.ts";
 import { statementKind } from "../../catalog/sql/kind.ts";
 import { type Statement, shapeOf, splitStatements } from "../../catalog/sql/lexer.ts";
 import { answerRead, type SqlReadContext } from "../../catalog/sql/reads.ts";
@@ -44,6 +45,12 @@ export interface QuackRequest {
   now: number;
   results: ResultStore;
 }
+
+/**
+ * What metadata reads decoded from the latest published cuts, shared by this isolate's requests reading
+ * the same cut (a catalog load's dozen requests read each kind once). Rebuildable: docs/decisions/0250.
+ */
+const cutMemos = new CutMemos();
 
 function reply(message: Message, connectionId = ""): Uint8Array {
   return encodeEnvelope({ header: { type: message.type, connectionId, clientQueryId: null }, message });
@@ -155,7 +162,7 @@ async function answerReads(
   let ctx: SqlReadContext;
   try {
     const opened = await openCut(req.env, session.lake, {});
-    ctx = { view: opened.view, memo: new Map() };
+    ctx = { view: opened.view, memo: new Map(), cutMemo: cutMemos.forCut(opened.cut, req.now) };
   } catch (err) {
     if (!(err instanceof LakeNotFound)) throw err;
     // Only an admin's session reaches a missing lake: the catalog load then sees an empty database.

@@ -5,12 +5,15 @@
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import {
+  MAX_DEAD_LETTERS_PAGE,
   MAX_OPS_PER_WRITE,
   MAX_ROWS_PAGE,
   RowOpSchema,
+  readDeadLetters,
   readRows,
   WritePathSchema,
 } from "../../catalog/index.ts";
+import { dataObjectReader } from "../../storage/data-objects.ts";
 import type { AppEnv } from "../app-env.ts";
 import { openCut } from "../cut.ts";
 import { ApiError } from "../errors.ts";
@@ -223,8 +226,48 @@ const readRowsRoute = createRoute({
   responses: {
     200: { description: "rows", content: { "application/json": { schema: RowsAnswer } } },
     422: {
-      description: "Unsupported (a table with Parquet files)",
+      description:
+        "Unsupported: a read past MAX_ROWS_READ_FILE_BYTES, MAX_ROWS_READ_BYTES or MAX_ROWS_READ_LAKE_ROWS (RowsReadTooLarge), or a file outside the data path",
       content: { "application/json": { schema: ErrorEnvelopeSchema } },
+    },
+    ...lakeRouteErrors,
+  },
+});
+
+const DeadLetter = z
+  .object({
+    seq: z.number().int(),
+    tableId: z.number().int(),
+    kind: z.enum(["insert", "upsert", "delete", "truncate", "drop"]),
+    row: z.record(z.string(), z.unknown()).nullable(),
+    key: z.array(z.unknown()).nullable(),
+    code: z.string(),
+    message: z.string(),
+  })
+  .openapi("DeadLetter");
+
+const deadLetters = createRoute({
+  method: "get",
+  path: "/v1/lakes/{lake}/dead-letters",
+  summary:
+    "Row log records the flusher could not apply and moved aside (poison records), in sequence order, from the newest published cut.",
+  security: bearerSecurity,
+  middleware: [requireScope("read")] as const,
+  request: {
+    params: LakeParamSchema,
+    query: z.object({
+      after: queryInt("after", "sequence number to start after (the previous page's last)", "0"),
+      limit: queryInt("limit", `at most MAX_DEAD_LETTERS_PAGE (${MAX_DEAD_LETTERS_PAGE})`, "100"),
+    }),
+  },
+  responses: {
+    200: {
+      description: "dead letters",
+      content: {
+        "application/json": {
+          schema: z.object({ deadLetters: z.array(DeadLetter), next: z.number().int().nullable() }),
+        },
+      },
     },
     ...lakeRouteErrors,
   },
@@ -249,6 +292,9 @@ const flush = createRoute({
               batches: z.number().int(),
               snapshots: z.array(z.number().int()),
               pending: z.number().int(),
+              deadLettered: z.array(z.number().int()).openapi({
+                description: "log records this flush moved to the dead letters (poison records)",
+              }),
             })
             .openapi("FlushResult"),
         },
@@ -394,6 +440,7 @@ export function registerRowRoutes(app: OpenAPIHono<AppEnv>): void {
         ...(q.cursor !== undefined ? { offset: Number(q.cursor) } : {}),
         ...(q.limit !== undefined ? { limit: q.limit } : {}),
       },
+      dataObjectReader(c.env.BUCKET, lake),
     );
     c.header("cache-control", "no-store");
     return c.json(
@@ -403,6 +450,33 @@ export function registerRowRoutes(app: OpenAPIHono<AppEnv>): void {
         drained: r.drained,
         snapshotId: r.snapshotId,
         next: r.next === null ? null : String(r.next),
+      },
+      200,
+    );
+  });
+
+  app.openapi(deadLetters, async (c) => {
+    const { lake } = c.req.valid("param");
+    const q = c.req.valid("query");
+    const limit = q.limit ?? MAX_DEAD_LETTERS_PAGE;
+    if (limit < 1 || limit > MAX_DEAD_LETTERS_PAGE) {
+      throw new ApiError("InvalidRequest", `limit must be 1..${MAX_DEAD_LETTERS_PAGE}`);
+    }
+    const opened = await openCut(c.env, lake, {});
+    const got = await readDeadLetters(opened.view, q.after ?? 0, limit);
+    c.header("cache-control", "no-store");
+    return c.json(
+      {
+        deadLetters: got.map((d) => ({
+          seq: d.seq,
+          tableId: d.table_id,
+          kind: d.kind,
+          row: d.row ?? null,
+          key: d.key ?? null,
+          code: d.code,
+          message: d.message,
+        })),
+        next: got.length === limit ? (got.at(-1)?.seq ?? null) : null,
       },
       200,
     );

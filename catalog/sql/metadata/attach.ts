@@ -2,8 +2,9 @@
  * The probes DuckLake sends on ATTACH over Quack, answered as a stock DuckDB 1.5.5 Quack server whose
  * database file holds the lake's metadata answers them: its schemata, its tables' `CREATE TABLE` text
  * (the 28 `ducklake_*` tables and every inlined table that exists) and views, its (absent) secrets, the
- * `ducklake_metadata` existence probe, and the `ducklake_commit` function probe — answered empty, so
- * DuckLake commits client-side (decision record `docs/decisions/0210-quack-metadata-reads.md`). With no
+ * `ducklake_metadata` existence probe, and the `ducklake_commit` function probe — answered with its row, as a
+ * server with `ducklake` loaded answers it (decision records `docs/decisions/0210-quack-metadata-reads.md`,
+ * `docs/decisions/0260-staged-commit.md`). With no
  * lake yet (`ctx.view === null`) they answer as an empty database, so DuckLake initializes it.
  */
 
@@ -12,7 +13,7 @@ import { inlinedDeclarationsAt } from "../../reads/inlined-declarations.ts";
 import type { ReadTemplate, SqlReadContext } from "../reads.ts";
 import type { SqlValue } from "../result.ts";
 import { listOf, T } from "../result.ts";
-import { byShape, literal, literalText, result } from "./common.ts";
+import { byShape, literal, literalText, memoised, result } from "./common.ts";
 import { DUCKLAKE_TABLE_SQL, SYSTEM_VIEWS } from "./system-catalog.ts";
 
 /**
@@ -46,7 +47,11 @@ async function tablesOf(ctx: SqlReadContext): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   if (ctx.view === null) return out;
   for (const [name, sql] of Object.entries(DUCKLAKE_TABLE_SQL)) out.set(name, sql);
-  for (const [name, cols] of Object.entries(await inlinedDeclarationsAt(ctx.view))) {
+  const view = ctx.view;
+  const declared = await memoised(ctx, "metadata-reads:inlined-declarations", () =>
+    inlinedDeclarationsAt(view),
+  );
+  for (const [name, cols] of Object.entries(declared)) {
     out.set(name, createTableSql(name, cols));
   }
   return out;
@@ -112,11 +117,16 @@ const tableExists = byShape(
   },
 );
 
-/** No server-side `ducklake_commit`: DuckLake then commits with plain SQL (the writer translates it). */
+/**
+ * The server-side `ducklake_commit` is listed: DuckLake then sends its data-only commits as one staged
+ * batch the writer rebases onto the head it lands on, and keeps DDL on client-side batches
+ * (docs/decisions/0260-staged-commit.md). It is the only function DuckLake 1.5.5 probes for.
+ */
 const functionsProbe = byShape(
   "attach.functions_probe",
   "SELECT 1 FROM duckdb_functions() WHERE function_name = 'ducklake_commit' LIMIT 1",
-  async (_ctx, stmt) => result([{ name: literalText(stmt, 0), type: T.INTEGER }], []),
+  async (_ctx, stmt) =>
+    result([{ name: literalText(stmt, 0), type: T.INTEGER }], [[Number(literalText(stmt, 0))]]),
 );
 
 export const ATTACH_READS: readonly ReadTemplate[] = [

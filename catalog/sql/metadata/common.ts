@@ -56,17 +56,37 @@ export function literalText(stmt: Statement, i: number): string {
 }
 
 /**
- * Rows of one `ducklake_*` table as the cut's head holds them (every version, ended ones with their
- * end_snapshot), read once per request.
+ * What `load` reads from the cut, once per request and, with a cut memo, once per cut: a value loaded
+ * by an earlier request at the same published cut is reused. Only settled values are shared between
+ * requests, never a pending promise: a Worker must not await another request's I/O (if that request is
+ * cancelled, its I/O is too). A failed load is not kept for later requests. Values are shared: callers
+ * must treat them as read-only.
  */
-export async function rowsOf(ctx: SqlReadContext, table: string): Promise<Row[]> {
-  const view = requireView(ctx);
-  const key = `metadata-reads:${table}`;
-  const hit = ctx.memo.get(key) as Promise<Row[]> | undefined;
-  if (hit) return hit;
-  const loading = ducklakeTable(view, table);
+export function memoised<T>(ctx: SqlReadContext, key: string, load: () => Promise<T>): Promise<T> {
+  const own = ctx.memo.get(key) as Promise<T> | undefined;
+  if (own) return own;
+  const cutMemo = ctx.cutMemo;
+  const shared = cutMemo?.get(key) as { value: T } | undefined;
+  const loading = shared ? Promise.resolve(shared.value) : load();
   ctx.memo.set(key, loading);
+  if (cutMemo && !shared) {
+    loading.then(
+      (value) => cutMemo.set(key, { value }),
+      () => {},
+    );
+  }
   return loading;
+}
+
+/**
+ * Rows of one `ducklake_*` table as the cut's head holds them (every version, ended ones with their
+ * end_snapshot): one range scan per record kind, read once per cut (`memoised`). Frozen: shared.
+ */
+export function rowsOf(ctx: SqlReadContext, table: string): Promise<readonly Row[]> {
+  const view = requireView(ctx);
+  return memoised(ctx, `metadata-reads:${table}`, async () =>
+    Object.freeze((await ducklakeTable(view, table)).map((r) => Object.freeze(r))),
+  );
 }
 
 /** DuckLake's visibility predicate `S >= begin_snapshot AND (S < end_snapshot OR end_snapshot IS NULL)`. */

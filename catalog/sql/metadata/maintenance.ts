@@ -2,6 +2,7 @@
  * Maintenance listings that touch no file rows: tables whose every version lies wholly in expired
  * snapshots (expire_snapshots drops them), and the files scheduled for deletion (cleanup_old_files).
  */
+import { literalsOf, shapeOf, tokenize } from "../lexer.ts";
 import type { ReadTemplate } from "../reads.ts";
 import { type SqlValue, T } from "../result.ts";
 import { big, byShape, cell, result, rowsOf } from "./common.ts";
@@ -51,4 +52,23 @@ const scheduled = byShape(
     ),
 );
 
-export const MAINTENANCE_READS: readonly ReadTemplate[] = [expiredTables, scheduled];
+/**
+ * The inlined tables of the tables expire_snapshots drops whole (`… WHERE table_id IN (…)`, one `?` per
+ * id, so the list is folded to one `?` before matching).
+ */
+const inlinedOfShape = shapeOf(
+  tokenize('SELECT table_name FROM "main".ducklake_inlined_data_tables WHERE table_id IN (3)'),
+);
+const inlinedOfTables: ReadTemplate = {
+  name: "maintenance.inlined_tables_of",
+  matches: (s) => s.replace(/IN \( \?(?: , \?)* \)$/, "IN ( ? )") === inlinedOfShape,
+  answer: async (ctx, stmt) => {
+    const ids = new Set(literalsOf(stmt.tokens).map((t) => Number(t.value)));
+    const rows: SqlValue[][] = (await rowsOf(ctx, "ducklake_inlined_data_tables"))
+      .filter((r) => ids.has(Number(r.table_id)))
+      .map((r) => [cell(r.table_name)]);
+    return result([{ name: "table_name", type: T.VARCHAR }], rows);
+  },
+};
+
+export const MAINTENANCE_READS: readonly ReadTemplate[] = [expiredTables, scheduled, inlinedOfTables];

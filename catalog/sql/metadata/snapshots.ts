@@ -6,6 +6,7 @@
 import { NotFound } from "../../errors.ts";
 import { readHead, readSnapshot, resolveSnapshot } from "../../head.ts";
 import type { SnapshotRecord } from "../../records.ts";
+import { literalsOf, shapeOf, tokenize } from "../lexer.ts";
 import type { ReadTemplate, SqlReadContext } from "../reads.ts";
 import { type SqlColumn, type SqlValue, T } from "../result.ts";
 import {
@@ -15,6 +16,7 @@ import {
   compareIds,
   intLiteral,
   literal,
+  memoised,
   requireView,
   result,
   rowsOf,
@@ -32,15 +34,10 @@ function snapshotRow(s: SnapshotRecord): SqlValue[] {
   return [BigInt(s.snapshot_id), BigInt(s.schema_version), BigInt(s.next_catalog_id), BigInt(s.next_file_id)];
 }
 
-/** The head's snapshot record, once per request. */
-export async function headSnapshot(ctx: SqlReadContext): Promise<SnapshotRecord> {
+/** The head's snapshot record, once per cut. */
+export function headSnapshot(ctx: SqlReadContext): Promise<SnapshotRecord> {
   const view = requireView(ctx);
-  const key = "metadata-reads:head-snapshot";
-  const hit = ctx.memo.get(key) as Promise<SnapshotRecord> | undefined;
-  if (hit) return hit;
-  const loading = resolveSnapshot(view);
-  ctx.memo.set(key, loading);
-  return loading;
+  return memoised(ctx, "metadata-reads:head-snapshot", () => resolveSnapshot(view));
 }
 
 const latest = byShape(
@@ -123,6 +120,33 @@ const olderThan = byShape(
 );
 
 /**
+ * `ducklake_expire_snapshots(versions => [...])`: the named snapshots except the newest, with their changes.
+ * The IN list has one `?` per version, so the shape is matched with the list folded to one `?`.
+ */
+const IN_LIST = /IN \( \?(?: , \?)* \) ORDER BY snapshot_id$/;
+const versionsShape = shapeOf(
+  tokenize(
+    'SELECT snapshot_id, snapshot_time, schema_version, next_file_id, changes_made, author, commit_message, commit_extra_info FROM "main".ducklake_snapshot LEFT JOIN "main".ducklake_snapshot_changes USING (snapshot_id) WHERE snapshot_id != (SELECT MAX(snapshot_id) FROM "main".ducklake_snapshot) AND snapshot_id IN (1) ORDER BY snapshot_id',
+  ),
+);
+const versions: ReadTemplate = {
+  name: "snapshot.versions",
+  matches: (s) => s.replace(IN_LIST, "IN ( ? ) ORDER BY snapshot_id") === versionsShape,
+  answer: async (ctx, stmt) => {
+    const wanted = new Set(literalsOf(stmt.tokens).map((t) => BigInt(t.value)));
+    const rows = await snapshotList(ctx);
+    const max = rows.reduce<bigint | null>((m, r) => {
+      const id = r[0] as bigint;
+      return m === null || id > m ? id : m;
+    }, null);
+    return result(
+      LIST_COLUMNS,
+      rows.filter((r) => r[0] !== max && wanted.has(r[0] as bigint)),
+    );
+  },
+};
+
+/**
  * `AT (TIMESTAMP => t)`: the newest snapshot taken at or before t (ties on the time: the highest id, as
  * the catalog never writes two snapshots with one time), or no row when every snapshot is younger.
  */
@@ -163,6 +187,7 @@ const schemaVersions = byShape(
 );
 
 export const SNAPSHOT_READS: readonly ReadTemplate[] = [
+  versions,
   latest,
   byId,
   list,

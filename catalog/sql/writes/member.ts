@@ -28,6 +28,8 @@ export class StagedRowsMember implements SelfStagedMember {
     private readonly ops: readonly RowOp[],
     private readonly sql: string,
     idempotencyKey?: string,
+    /** Snapshots live checkpoints pin (→ checkpoint id), for expire_snapshots. */
+    private readonly pinned: ReadonlyMap<number, string> = new Map(),
   ) {
     if (idempotencyKey !== undefined) this.idempotencyKey = idempotencyKey;
   }
@@ -53,7 +55,7 @@ export class StagedRowsMember implements SelfStagedMember {
       }
     }
     const ctx = new VerbContext(layer, premise, env);
-    const translator = new Translator(ctx, premise, this.ops);
+    const translator = new Translator(ctx, premise, this.ops, this.pinned);
     const { snapshot, counts } = await translator.run();
     const orphans = translator.leftovers();
     if (orphans.length > 0) {

@@ -6,7 +6,7 @@
  * `CAST('…' AS TYPE)` casts (the literal's text is the value).
  */
 import { InvalidRequest, Unsupported } from "../../errors.ts";
-import { type Statement, shapeOf, type Token } from "../lexer.ts";
+import { type Statement, shapeOf, type Token, tokenize } from "../lexer.ts";
 import { type SqlResult, T } from "../result.ts";
 
 /** A literal as DuckLake wrote it. Numbers keep their text (ids are checked to be safe integers later). */
@@ -16,7 +16,13 @@ export type Literal =
   | { k: "num"; text: string }
   | { k: "str"; v: string }
   | { k: "now" }
-  | { k: "uuid" };
+  | { k: "uuid" }
+  /** `[a, b, …]`: a LIST value of an inlined row */
+  | { k: "list"; items: Literal[] }
+  /** `{'f': a, …}`: a STRUCT value, fields in the order written */
+  | { k: "struct"; fields: { name: string; v: Literal }[] }
+  /** `MAP([k, …], [v, …])`: a MAP value, keys and values in entry order */
+  | { k: "map"; keys: Literal[]; values: Literal[] };
 
 export type RowOp =
   /** INSERT INTO t [(cols)] VALUES (…), (…) */
@@ -37,8 +43,31 @@ export type RowOp =
   | { op: "end_columns"; endSnapshot: number; rows: Literal[][] }
   /** DELETE FROM t WHERE key IN (ids): DuckLake removing rows it replaces (a rewritten delete file) */
   | { op: "delete"; table: string; key: string; ids: number[] }
+  /** DELETE FROM ducklake_inlined_data_<t>_<sv> WHERE begin_snapshot <= N: ducklake_flush_inlined_data */
+  | { op: "flush_inlined"; table: string; upTo: number }
+  /** DELETE FROM ducklake_snapshot[_changes] WHERE snapshot_id IN (ids): ducklake_expire_snapshots */
+  | { op: "expire_snapshots"; table: "ducklake_snapshot" | "ducklake_snapshot_changes"; ids: number[] }
+  /** DELETE FROM ducklake_<schema|view|tag|macro> WHERE end_snapshot IS NOT NULL AND NOT EXISTS(<a snapshot in its range>) */
+  | { op: "prune_versions"; table: string }
+  /** DELETE FROM ducklake_<macro_impl|macro_parameters|name_mapping> tbl WHERE NOT EXISTS (<its parent>) */
+  | { op: "prune_orphans"; table: string }
+  /** DELETE FROM ducklake_<per-table table> WHERE table_id IN (ids): expiry of tables dropped whole */
+  | { op: "expire_table_rows"; table: string; ids: number[] }
+  /** DROP TABLE IF EXISTS ducklake_inlined_data_<t>_<sv> | ducklake_inlined_delete_<t>: the same expiry */
+  | { op: "drop_inlined"; table: string }
   /** UPDATE ducklake_metadata SET value=? WHERE key=? AND scope IS NULL | scope=? AND scope_id=? */
   | { op: "option_update"; key: string; value: string; scope: string | null; scopeId: number | null };
+
+/** A cast keeps the literal's text as the value: only values written as text or numbers are cast. */
+function castable(lit: Literal): boolean {
+  return lit.k !== "now" && lit.k !== "uuid";
+}
+
+/** Deepest nesting of LIST/STRUCT/MAP literals accepted (bounds the parser's recursion). */
+export const MAX_NESTED_DEPTH = 64;
+
+/** Most items one LIST or MAP literal may carry (an inlined row stays far below). */
+export const MAX_NESTED_ITEMS = 100_000;
 
 /** Most rows one INSERT may carry (DuckLake's largest batches stay far below). */
 export const MAX_ROWS_PER_STATEMENT = 100_000;
@@ -95,7 +124,18 @@ class Cursor {
     if (!Number.isSafeInteger(n)) throw new InvalidRequest(`integer ${t.text} is out of range`);
     return n;
   }
+  private depth = 0;
   literal(): Literal {
+    if (++this.depth > MAX_NESTED_DEPTH) {
+      throw new InvalidRequest(`a value nested more than ${MAX_NESTED_DEPTH} levels deep`);
+    }
+    try {
+      return this.literalAt();
+    } finally {
+      this.depth--;
+    }
+  }
+  private literalAt(): Literal {
     const t = this.next();
     let lit: Literal;
     if (t.kind === "string") lit = { k: "str", v: t.value };
@@ -104,19 +144,34 @@ class Cursor {
       const n = this.next();
       if (n.kind !== "number") throw this.refuse();
       lit = { k: "num", text: `-${n.text}` };
-    } else if (t.kind === "op" && (t.text === "[" || t.text === "{")) {
-      // DuckLake writes LIST and STRUCT values of inlined rows as literals; the catalog's inlined rows hold
-      // scalars only so far.
-      throw new Unsupported(
-        `inlined rows with ${t.text === "[" ? "LIST" : "STRUCT"} values are not translated yet: ${shapeOf(this.stmt.tokens).slice(0, 300)}`,
-      );
+    } else if (t.kind === "op" && t.text === "[") {
+      // Nested values of inlined rows, as DuckLake writes them (docs/decisions/0244-quack-nested-literals.md).
+      lit = { k: "list", items: this.items("]") };
+    } else if (t.kind === "op" && t.text === "{") {
+      const fields: { name: string; v: Literal }[] = [];
+      do {
+        const name = this.next();
+        if (name.kind !== "string" && name.kind !== "quoted" && name.kind !== "word") throw this.refuse();
+        this.expect(":");
+        fields.push({ name: name.value, v: this.literal() });
+      } while (this.eat(","));
+      this.expect("}");
+      lit = { k: "struct", fields };
+    } else if (t.kind === "word" && t.value.toUpperCase() === "MAP" && this.eat("(")) {
+      this.expect("[");
+      const keys = this.items("]");
+      this.expect(",", "[");
+      const values = this.items("]");
+      this.expect(")");
+      if (keys.length !== values.length) throw this.refuse();
+      lit = { k: "map", keys, values };
     } else if (t.kind === "word" && t.value.toUpperCase() === "CAST" && this.eat("(")) {
       // CAST('...' AS TYPE): DuckLake's form for dates, times, UUIDs, blobs and special floats.
       lit = this.literal();
       this.expect("AS");
       this.typeText();
       this.expect(")");
-      if (lit.k === "now" || lit.k === "uuid") throw this.refuse();
+      if (!castable(lit)) throw this.refuse();
     } else if (t.kind === "word") {
       const w = t.value.toUpperCase();
       if (w === "NULL") lit = { k: "null" };
@@ -128,9 +183,22 @@ class Cursor {
     // `'…'::TYPE`: DuckLake casts inlined values of some types; the stored text is the literal's.
     if (this.eat("::")) {
       this.typeText();
-      if (lit.k === "now" || lit.k === "uuid") throw this.refuse();
+      if (!castable(lit)) throw this.refuse();
     }
     return lit;
+  }
+  /** Literals up to the closing `close` (already past the opening bracket); none for `[]`. */
+  items(close: string): Literal[] {
+    const out: Literal[] = [];
+    if (this.eat(close)) return out;
+    do {
+      out.push(this.literal());
+      if (out.length > MAX_NESTED_ITEMS) {
+        throw new InvalidRequest(`more than ${MAX_NESTED_ITEMS} items in one nested value`);
+      }
+    } while (this.eat(","));
+    this.expect(close);
+    return out;
   }
   /** A column type as written (`DECIMAL(10,2)`, `VARCHAR[]`, `STRUCT(a INTEGER)`), up to `,` or `)`. */
   typeText(): string {
@@ -348,10 +416,76 @@ const FILE_ROW_TABLES = new Set([
   "ducklake_files_scheduled_for_deletion",
 ]);
 
+/** The per-table DuckLake tables whose rows expire_snapshots deletes by table_id for a table dropped whole. */
+export const TABLE_ROW_TABLES = new Set([
+  "ducklake_table",
+  "ducklake_table_stats",
+  "ducklake_table_column_stats",
+  "ducklake_partition_info",
+  "ducklake_partition_column",
+  "ducklake_column",
+  "ducklake_column_tag",
+  "ducklake_sort_info",
+  "ducklake_sort_expression",
+  "ducklake_schema_versions",
+  "ducklake_inlined_data_tables",
+  "ducklake_column_mapping",
+]);
+
+/** The versioned tables expire_snapshots prunes by range, and the tail of that DELETE after the table. */
+const PRUNABLE = new Set(["ducklake_schema", "ducklake_view", "ducklake_tag", "ducklake_macro"]);
+const PRUNE_TAIL = shapeOf(
+  tokenize(
+    'WHERE end_snapshot IS NOT NULL AND NOT EXISTS( SELECT snapshot_id FROM "main".ducklake_snapshot WHERE snapshot_id >= begin_snapshot AND snapshot_id < end_snapshot )',
+  ),
+);
+/** Child tables expire_snapshots prunes once their parent rows are gone, with the parent's name and key. */
+const ORPHAN_TAILS: Record<string, string> = {
+  ducklake_macro_impl: shapeOf(
+    tokenize(
+      'tbl WHERE NOT EXISTS ( SELECT 1 FROM "main".ducklake_macro m WHERE m.macro_id = tbl.macro_id )',
+    ),
+  ),
+  ducklake_macro_parameters: shapeOf(
+    tokenize(
+      'tbl WHERE NOT EXISTS ( SELECT 1 FROM "main".ducklake_macro m WHERE m.macro_id = tbl.macro_id )',
+    ),
+  ),
+  ducklake_name_mapping: shapeOf(
+    tokenize(
+      'tbl WHERE NOT EXISTS ( SELECT 1 FROM "main".ducklake_column_mapping m WHERE m.mapping_id = tbl.mapping_id )',
+    ),
+  ),
+};
+
 /** Only file-row removals by id are accepted; maintenance's other DELETEs are refused by shape. */
 function parseDelete(c: Cursor): RowOp {
   c.expect("DELETE", "FROM");
   const table = c.tableName();
+  if (/^ducklake_inlined_data_\d+_\d+$/.test(table)) {
+    // The flush's removal of the rows it wrote to a Parquet file (docs/decisions/0240-quack-flush-inlined-data.md).
+    c.expect("WHERE", "begin_snapshot", "<=");
+    const upTo = c.int();
+    c.end();
+    return { op: "flush_inlined", table, upTo };
+  }
+  // ducklake_expire_snapshots (docs/decisions/0241-quack-expire-snapshots.md).
+  if (table === "ducklake_snapshot" || table === "ducklake_snapshot_changes") {
+    c.expect("WHERE", "snapshot_id", "IN");
+    const ids = c.idList();
+    c.end();
+    return { op: "expire_snapshots", table, ids };
+  }
+  if (TABLE_ROW_TABLES.has(table) && c.peek()?.text.toUpperCase() === "WHERE") {
+    c.expect("WHERE", "table_id", "IN");
+    const ids = c.idList();
+    c.end();
+    return { op: "expire_table_rows", table, ids };
+  }
+  const tail = shapeOf(c.tokens.slice(c.i));
+  if (PRUNABLE.has(table) && tail === PRUNE_TAIL) return { op: "prune_versions", table };
+  if (ORPHAN_TAILS[table] !== undefined && tail === ORPHAN_TAILS[table])
+    return { op: "prune_orphans", table };
   if (!FILE_ROW_TABLES.has(table)) throw c.refuse();
   c.expect("WHERE");
   const key = c.ident();
@@ -361,6 +495,17 @@ function parseDelete(c: Cursor): RowOp {
   const ids = c.idList();
   c.end();
   return { op: "delete", table, key, ids };
+}
+
+/**
+ * A DuckDB row literal as DuckLake's server-side commit stages it (`'(1, ''a'', 1.50)'` in
+ * `ducklake_staged_inlined_row.value_literals`): the tuple's values, in the table's column order.
+ */
+export function parseTupleText(text: string): Literal[] {
+  const c = new Cursor({ text, tokens: tokenize(text) });
+  const out = c.tuple();
+  c.end();
+  return out;
 }
 
 /** One write statement as a row operation, or `Unsupported` naming its shape. */
@@ -379,6 +524,14 @@ export function parseWrite(stmt: Statement): RowOp {
       return parseWith(c);
     case "DELETE":
       return parseDelete(c);
+    case "DROP": {
+      // Only expire_snapshots' drop of a dropped table's inlined tables (docs/decisions/0241-quack-expire-snapshots.md).
+      c.expect("DROP", "TABLE", "IF", "EXISTS");
+      const table = c.tableName();
+      c.end();
+      if (!/^ducklake_inlined_(data_\d+_\d+|delete_\d+)$/.test(table)) throw c.refuse();
+      return { op: "drop_inlined", table };
+    }
     default:
       throw c.refuse();
   }
@@ -390,5 +543,7 @@ export function parseWrite(stmt: Statement): RowOp {
  */
 export function resultOf(op: RowOp, touched: number): SqlResult {
   const columns = [{ name: "Count", type: T.BIGINT }];
-  return op.op === "create" ? { columns, rows: [] } : { columns, rows: [[BigInt(touched)]] };
+  return op.op === "create" || op.op === "drop_inlined"
+    ? { columns, rows: [] }
+    : { columns, rows: [[BigInt(touched)]] };
 }

@@ -11,13 +11,35 @@ import type { SqlResult } from "../result.ts";
 import { initBatchDataPath } from "./init.ts";
 import { LAST_COUNT, StagedRowsMember } from "./member.ts";
 import { parseWrite, type RowOp, resultOf } from "./parse.ts";
+import { commitAnswer, StagedCommitMember } from "./staged-member.ts";
+import { isStagedStatement, parseStagedBatch } from "./staged-parse.ts";
 
 export type SqlWritePlan =
   | { kind: "commit"; member: SelfStagedMember; answer: (r: StagedResult) => SqlResult }
   | { kind: "create-lake"; dataPath: string; result: SqlResult };
 
-export function planSqlWrite(sql: string, idempotencyKey?: string): SqlWritePlan {
-  const ops = splitStatements(sql).map(parseWrite);
+/**
+ * True when the request removes snapshots (ducklake_expire_snapshots): the writer then supplies the
+ * snapshots live checkpoints pin (docs/decisions/0241-quack-expire-snapshots.md).
+ */
+export function expiresSnapshots(sql: string): boolean {
+  const statements = splitStatements(sql);
+  if (statements.some(isStagedStatement)) return false;
+  return statements.map(parseWrite).some((op) => op.op === "expire_snapshots");
+}
+
+export function planSqlWrite(
+  sql: string,
+  idempotencyKey?: string,
+  pinned: ReadonlyMap<number, string> = new Map(),
+): SqlWritePlan {
+  const statements = splitStatements(sql);
+  // DuckLake's server-side commit: the whole staged batch is this one request (docs/decisions/0260-staged-commit.md).
+  if (statements.some(isStagedStatement)) {
+    const member = new StagedCommitMember(parseStagedBatch(statements), idempotencyKey);
+    return { kind: "commit", member, answer: (r) => commitAnswer(r.snapshotId, r.schemaVersion) };
+  }
+  const ops = statements.map(parseWrite);
   const last = ops[ops.length - 1];
   if (last === undefined) throw new InvalidRequest("the SQL write holds no statement");
   const dataPath = initBatchDataPath(ops);
@@ -29,7 +51,7 @@ export function planSqlWrite(sql: string, idempotencyKey?: string): SqlWritePlan
     };
   return {
     kind: "commit",
-    member: new StagedRowsMember(ops, sql, idempotencyKey),
+    member: new StagedRowsMember(ops, sql, idempotencyKey, pinned),
     answer: (r) => resultOf(last, Number(r.assigned[0]?.[LAST_COUNT] ?? 0)),
   };
 }

@@ -8,10 +8,11 @@
  * (`VerbContext`: versions, history, the name index), so both front doors leave identical keys.
  */
 import { parseChangesMade } from "../../changes.ts";
-import { ValueKind } from "../../codec.ts";
+import { decodeValue, ValueKind } from "../../codec.ts";
 import {
   AlreadyExists,
   CommitConflict,
+  Constraint,
   InvalidRequest,
   NotFound,
   quoteName,
@@ -71,6 +72,43 @@ function isOptionOp(op: RowOp): boolean {
   );
 }
 
+/**
+ * Statements that change no snapshot's contents, so a request of them alone mints none: the flush's lone
+ * pre-commit DELETE (it only counts) and expire_snapshots' removals, each its own request
+ * (docs/decisions/0240-quack-flush-inlined-data.md, docs/decisions/0241-quack-expire-snapshots.md).
+ */
+const MINTS_NO_SNAPSHOT = new Set<RowOp["op"]>([
+  "flush_inlined",
+  "expire_snapshots",
+  "prune_versions",
+  "prune_orphans",
+  "expire_table_rows",
+  "drop_inlined",
+]);
+
+/** Per-table kinds whose records (current and history) go with a table dropped whole and expired. */
+const TABLE_ROW_KINDS: Record<string, Kind[]> = {
+  ducklake_table: [Kind.table, Kind.tableMeta],
+  ducklake_table_stats: [Kind.tableStats],
+  ducklake_table_column_stats: [Kind.tableColumnStats],
+  ducklake_partition_info: [Kind.partition],
+  ducklake_partition_column: [], // inside ducklake_partition_info's records
+  ducklake_column: [Kind.column],
+  ducklake_column_tag: [Kind.columnTag],
+  ducklake_sort_info: [Kind.sort],
+  ducklake_sort_expression: [], // inside ducklake_sort_info's records
+  ducklake_schema_versions: [Kind.schemaVersion],
+  ducklake_inlined_data_tables: [Kind.inlinedTable],
+  ducklake_column_mapping: [Kind.mapping],
+};
+
+/** The versioned kinds expire_snapshots prunes by range (ducklake_tag's entries live in containers). */
+const PRUNE_KINDS: Record<string, { kind: Kind; vk: ValueKind }> = {
+  ducklake_schema: { kind: Kind.schema, vk: ValueKind.schema },
+  ducklake_view: { kind: Kind.view, vk: ValueKind.view },
+  ducklake_macro: { kind: Kind.macro, vk: ValueKind.macro },
+};
+
 function optionKey(scope: string | null, scopeId: number | null): Uint8Array {
   if (scope === null) return keys.current(Kind.option, OptionScope.global, 0);
   return keys.current(Kind.option, scope === "schema" ? OptionScope.schema : OptionScope.table, scopeId ?? 0);
@@ -111,7 +149,7 @@ function boolOrNull(l: Literal | undefined, what: string): boolean | null {
  * A DuckDB literal as the JSON value `catalog/values/` `parseValue` takes: numbers that round-trip exactly
  * as JS numbers, other numeric text (DECIMAL's `1.50`, HUGEINT) as its text, strings, booleans, NULL.
  */
-function inlineValue(l: Literal): InlineValue {
+export function inlineValue(l: Literal): InlineValue {
   switch (l.k) {
     case "null":
       return null;
@@ -123,6 +161,16 @@ function inlineValue(l: Literal): InlineValue {
       const n = Number(l.text);
       return Number.isFinite(n) && String(n) === l.text ? n : l.text;
     }
+    // Nested values take the JSON forms parseValue checks per column type (docs/decisions/0244-quack-nested-literals.md).
+    case "list":
+      return l.items.map(inlineValue);
+    case "struct": {
+      const out: { [field: string]: InlineValue } = {};
+      for (const f of l.fields) out[f.name] = inlineValue(f.v);
+      return out;
+    }
+    case "map":
+      return l.keys.map((k, i) => ({ key: inlineValue(k), value: inlineValue(l.values[i] as Literal) }));
     default:
       throw bad(`${l.k.toUpperCase()}() is not a value an inlined row can hold`);
   }
@@ -190,6 +238,13 @@ export class Translator {
   private readonly rowIdsUsed = new Map<number, [number, number][]>();
   /** Row ids this batch deletes, per table: an UPDATE's new version may take one over (row lineage). */
   private readonly deletedRowIds = new Map<number, Set<number>>();
+  /** The snapshot ids left, once read (reset when this request removes snapshots). */
+  private remaining: number[] | undefined;
+  /** Per table: the inlined rows this batch's flushes remove, and whether a data file carried them. */
+  private readonly flushes = new Map<
+    number,
+    { keys: Uint8Array[]; rows: InlineRowRecord[]; carried: boolean; fileId?: number }
+  >();
   /** Tables this batch adds a delete file to (its positions are in Parquet: lineage is not checkable). */
   private readonly parquetDeletes = new Set<number>();
 
@@ -197,6 +252,8 @@ export class Translator {
     private readonly ctx: VerbContext,
     private readonly premise: SnapshotRecord,
     private readonly ops: readonly RowOp[],
+    /** Snapshots a live checkpoint pins (→ its id): expire_snapshots never removes them. */
+    private readonly pinned: ReadonlyMap<number, string> = new Map(),
   ) {}
 
   private get S(): number {
@@ -206,9 +263,16 @@ export class Translator {
   async run(): Promise<Translated> {
     this.readSnapshotRows();
     this.collectFileChildren();
+    await this.collectFlushes();
     const counts: number[] = [];
     for (const op of this.ops) counts.push(await this.apply(op));
     await this.checkRowIds();
+    for (const [t, f] of this.flushes) {
+      if (f.keys.length > 0 && !f.carried)
+        throw bad(
+          `table ${t}: ${f.keys.length} inlined rows are flushed without the data file that holds them`,
+        );
+    }
     for (const [f, old] of this.replacedDeletes) {
       const now = await this.ctx.scan<DeleteFileRecord>(
         keys.current(Kind.deleteFile, old.table_id),
@@ -245,7 +309,18 @@ export class Translator {
       }
     }
     const s = this.snap;
-    if (s === undefined && this.changes === undefined && this.ops.every(isOptionOp)) return;
+    if (
+      s === undefined &&
+      this.changes === undefined &&
+      this.ops.every(
+        (op) =>
+          isOptionOp(op) ||
+          MINTS_NO_SNAPSHOT.has(op.op) ||
+          op.op === "delete" ||
+          (op.op === "insert" && op.table === "ducklake_files_scheduled_for_deletion"),
+      )
+    )
+      return;
     if (s === undefined || this.changes === undefined) {
       throw new Unsupported(
         "a write batch without a ducklake_snapshot and a ducklake_snapshot_changes row (maintenance that mints no snapshot) is not translated yet",
@@ -473,7 +548,294 @@ export class Translator {
         return this.updateOption(op);
       case "delete":
         return this.removeRows(op);
+      case "flush_inlined":
+        return this.flushInlined(op);
+      case "expire_snapshots":
+        return this.expireSnapshots(op);
+      case "prune_versions":
+        return this.pruneVersions(op.table);
+      case "expire_table_rows":
+        return this.expireTableRows(op);
+      case "drop_inlined":
+        return this.dropInlined(op.table);
+      case "prune_orphans":
+        // Macro implementations, parameters and name mappings are held inside their parent's record:
+        // they went with it, so no row is left to remove.
+        return 0;
     }
+  }
+
+  // --- ducklake_expire_snapshots (docs/decisions/0241-quack-expire-snapshots.md) ---------------------
+
+  private expiryOnly(what: string): void {
+    if (this.snap !== undefined) throw bad(`${what} arrives in a commit that mints a snapshot`);
+  }
+
+  /**
+   * `DELETE FROM ducklake_snapshot WHERE snapshot_id IN (…)`: the snapshots' records go, their
+   * ducklake_snapshot_changes rows with them (one record holds both). The head is never expired, nor a
+   * snapshot a live checkpoint pins: the whole request is refused and nothing changes.
+   */
+  private async expireSnapshots(op: Extract<RowOp, { op: "expire_snapshots" }>): Promise<number> {
+    this.expiryOnly(`DELETE FROM ${op.table}`);
+    let n = 0;
+    for (const id of op.ids) {
+      if (id >= this.premise.snapshot_id)
+        throw bad(
+          `snapshot ${id} is the head or beyond it (head ${this.premise.snapshot_id}); the head is never expired`,
+        );
+      const pin = this.pinned.get(id);
+      if (pin !== undefined)
+        throw new Constraint(
+          `snapshot ${id} is pinned by live checkpoint ${pin}: expire older snapshots only, or delete the checkpoint first`,
+        );
+      const k = keys.snapshot(id);
+      const exists = (await this.ctx.st.get(k)) !== undefined;
+      if (op.table === "ducklake_snapshot_changes") {
+        // Its row went with the snapshot's record; a changes row never outlives or predeceases it.
+        if (exists) throw bad(`snapshot ${id}'s changes row is removed while the snapshot stays`);
+        continue;
+      }
+      if (!exists) continue;
+      this.ctx.st.delete(k);
+      this.remaining = undefined;
+      n++;
+    }
+    return n;
+  }
+
+  /** Every version (current and history) of a per-table or lake-wide kind, with its key. */
+  private async versionsOf<T>(kind: Kind, vk: ValueKind, ...ids: number[]): Promise<[Uint8Array, T][]> {
+    const out: [Uint8Array, T][] = [];
+    for (const prefix of [keys.current(kind, ...ids), keys.historyPrefix(kind, ...ids)])
+      for await (const kv of this.ctx.st.scan({ prefix }))
+        out.push([kv.key, decodeValue<T>(vk, kv.value, "record")]);
+    return out;
+  }
+
+  /** True when no remaining snapshot lies in [begin, end) (a live version, end NULL, is always seen). */
+  private async unseen(rec: Versioned): Promise<boolean> {
+    if (rec.end_snapshot === null) return false;
+    const e = rec.end_snapshot;
+    return !(await this.remainingSnapshots()).some((id) => id >= rec.begin_snapshot && id < e);
+  }
+
+  /** A table every version of which has ended outside every remaining snapshot (none left counts). */
+  private async tableExpired(t: number): Promise<boolean> {
+    for (const [, rec] of await this.versionsOf<TableRecord>(Kind.table, ValueKind.table, t))
+      if (!(await this.unseen(rec))) return false;
+    return true;
+  }
+
+  /**
+   * `DELETE FROM ducklake_data_file | ducklake_delete_file WHERE <id> IN (…)` in a request of its own: the
+   * expiry of files no remaining snapshot sees, or of a table dropped whole. Any other file is refused.
+   */
+  private async expireFiles(op: Extract<RowOp, { op: "delete" }>): Promise<number> {
+    const data = op.table === "ducklake_data_file";
+    if (!data && op.table !== "ducklake_delete_file") {
+      // Child rows of data files (stats, partition values) live inside the data file's record.
+      for (const id of op.ids)
+        if ((await this.fileVersions(true, "data_file_id", id)).length > 0)
+          throw bad(`${op.table} rows of data file ${id} are removed while the data file stays`);
+      return 0;
+    }
+    let n = 0;
+    for (const id of op.ids) {
+      for (const [k, rec] of await this.fileVersions(data, op.key, id)) {
+        if (!(await this.unseen(rec)) && !(await this.tableExpired(rec.table_id)))
+          throw bad(`${data ? "data" : "delete"} file ${id} is still visible at a remaining snapshot`);
+        this.ctx.st.delete(k);
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** The versions of the data or delete file(s) whose `key` is `id`, in any table. */
+  private async fileVersions(
+    data: boolean,
+    key: string,
+    id: number,
+  ): Promise<[Uint8Array, DataFileRecord | DeleteFileRecord][]> {
+    const all = data
+      ? await this.versionsOf<DataFileRecord>(Kind.dataFile, ValueKind.dataFile)
+      : await this.versionsOf<DeleteFileRecord>(Kind.deleteFile, ValueKind.deleteFile);
+    return all.filter(([, r]) => (r as unknown as Record<string, unknown>)[key] === id);
+  }
+
+  /** `DELETE FROM ducklake_<per-table table> WHERE table_id IN (…)`: only tables dropped whole and expired. */
+  private async expireTableRows(op: Extract<RowOp, { op: "expire_table_rows" }>): Promise<number> {
+    this.expiryOnly(`DELETE FROM ${op.table}`);
+    const kinds = TABLE_ROW_KINDS[op.table];
+    if (!kinds) throw bad(`${op.table} is not a per-table DuckLake table`);
+    let n = 0;
+    for (const t of op.ids) {
+      if (!(await this.tableExpired(t))) throw bad(`table ${t} is still visible at a remaining snapshot`);
+      for (const kind of kinds) {
+        for (const prefix of [keys.current(kind, t), keys.historyPrefix(kind, t)]) {
+          for await (const kv of this.ctx.st.scan({ prefix })) {
+            this.ctx.st.delete(kv.key);
+            if (kind !== Kind.tableMeta) n++;
+          }
+        }
+      }
+    }
+    return n;
+  }
+
+  /** `DROP TABLE IF EXISTS ducklake_inlined_data_<t>_<sv> | ducklake_inlined_delete_<t>` of an expired table. */
+  private async dropInlined(table: string): Promise<number> {
+    this.expiryOnly(`DROP TABLE ${table}`);
+    const data = INLINED_DATA.exec(table);
+    const t = Number(data ? data[1] : INLINED_DELETE.exec(table)?.[1]);
+    if (!(await this.tableExpired(t))) throw bad(`table ${t} is still visible at a remaining snapshot`);
+    if (data) {
+      const sv = Number(data[2]);
+      for await (const kv of this.ctx.st.scan({ prefix: keys.inlineRowPrefix(t) }))
+        if (decodeValue<InlineRowRecord>(ValueKind.inlineRow, kv.value, "inlined row").schema_version === sv)
+          this.ctx.st.delete(kv.key);
+    } else {
+      for await (const kv of this.ctx.st.scan({ prefix: keys.inlineFileDeletePrefix(t) }))
+        this.ctx.st.delete(kv.key);
+    }
+    return 0;
+  }
+
+  /** The snapshot ids left, ascending (after this request's own removals). */
+  private async remainingSnapshots(): Promise<number[]> {
+    if (this.remaining) return this.remaining;
+    const out: number[] = [];
+    for await (const kv of this.ctx.st.scan({ prefix: keys.snapshotPrefix() }))
+      out.push(decodeValue<SnapshotRecord>(ValueKind.snapshot, kv.value, "snapshot").snapshot_id);
+    this.remaining = out;
+    return out;
+  }
+
+  /**
+   * `DELETE FROM ducklake_<schema|view|tag|macro> WHERE end_snapshot IS NOT NULL AND NOT EXISTS(a snapshot
+   * in [begin_snapshot, end_snapshot))`: ended versions no remaining snapshot can see.
+   */
+  private async pruneVersions(table: string): Promise<number> {
+    this.expiryOnly(`DELETE FROM ${table}`);
+    const left = await this.remainingSnapshots();
+    const seen = (b: number, e: number | null): boolean => e === null || left.some((id) => id >= b && id < e);
+    let n = 0;
+    if (table === "ducklake_tag") {
+      for await (const kv of this.ctx.st.scan({ prefix: keys.current(Kind.tag) })) {
+        const c = decodeValue<TagContainer>(ValueKind.tagContainer, kv.value, "tag");
+        const kept = c.entries.filter((e) => seen(e.begin_snapshot, e.end_snapshot));
+        if (kept.length === c.entries.length) continue;
+        n += c.entries.length - kept.length;
+        if (kept.length === 0) this.ctx.st.delete(kv.key);
+        else this.ctx.write(kv.key, ValueKind.tagContainer, { ...c, entries: kept } satisfies TagContainer);
+      }
+      return n;
+    }
+    const spec = PRUNE_KINDS[table];
+    if (!spec) throw bad(`${table} is not pruned by expire_snapshots`);
+    for await (const kv of this.ctx.st.scan({ prefix: keys.historyPrefix(spec.kind) })) {
+      const rec = decodeValue<Versioned>(spec.vk, kv.value, table);
+      if (seen(rec.begin_snapshot, rec.end_snapshot)) continue;
+      this.ctx.st.delete(kv.key);
+      n++;
+    }
+    return n;
+  }
+
+  // --- ducklake_flush_inlined_data (docs/decisions/0240-quack-flush-inlined-data.md) ------------------
+
+  /** The inlined rows `DELETE FROM ducklake_inlined_data_<t>_<sv> WHERE begin_snapshot <= N` names. */
+  private async flushedRows(
+    op: Extract<RowOp, { op: "flush_inlined" }>,
+  ): Promise<[Uint8Array, InlineRowRecord][]> {
+    const m = INLINED_DATA.exec(op.table);
+    if (!m) throw bad(`${op.table} is not an inlined data table`);
+    const [t, sv] = [Number(m[1]), Number(m[2])];
+    const out: [Uint8Array, InlineRowRecord][] = [];
+    for await (const kv of this.ctx.st.scan({ prefix: keys.inlineRowPrefix(t) })) {
+      const rec = decodeValue<InlineRowRecord>(ValueKind.inlineRow, kv.value, "inlined row");
+      if (rec.schema_version === sv && rec.begin_snapshot <= op.upTo) out.push([kv.key, rec]);
+    }
+    return out;
+  }
+
+  /**
+   * Before any statement runs: the rows each flush of this batch removes, so the data file that carries
+   * them (inserted earlier in the batch than the DELETE) is checked against them.
+   */
+  private async collectFlushes(): Promise<void> {
+    if (this.snap === undefined) return;
+    for (const op of this.ops) {
+      if (op.op !== "flush_inlined") continue;
+      if (op.upTo > this.premise.snapshot_id)
+        throw bad(
+          `a flush removes inlined rows up to snapshot ${op.upTo}, past the head ${this.premise.snapshot_id}`,
+        );
+      const t = Number(INLINED_DATA.exec(op.table)?.[1]);
+      const f = this.flushes.get(t) ?? { keys: [], rows: [], carried: false };
+      for (const [k, rec] of await this.flushedRows(op)) {
+        f.keys.push(k);
+        f.rows.push(rec);
+      }
+      this.flushes.set(t, f);
+    }
+  }
+
+  /**
+   * A data file back-dated to the first flushed row's snapshot, `partial_max` the last's, holding exactly
+   * the flushed rows' ids: the file a flush writes. Undefined when this batch flushes nothing of `t`.
+   */
+  private flushedInto(t: number, id: number, begin: number, r: Cells): boolean {
+    const f = this.flushes.get(t);
+    if (!f || f.rows.length === 0) return false;
+    const first = Math.min(...f.rows.map((x) => x.begin_snapshot));
+    const last = Math.max(...f.rows.map((x) => x.begin_snapshot));
+    const ids = f.rows.map((x) => x.row_id);
+    const [lo, hi] = [Math.min(...ids), Math.max(...ids) + 1];
+    if (begin !== first || intOrNull(r.partial_max, "partial_max") !== last)
+      throw bad(`table ${t}: the flushed file must begin at snapshot ${first} with partial_max ${last}`);
+    // Every version goes into the file (an updated row's versions share its row id), ended ones included.
+    const start = int(r.row_id_start, "row_id_start");
+    if (start !== lo || int(r.record_count, "record_count") !== f.rows.length || hi - lo > f.rows.length)
+      throw bad(
+        `table ${t}: the flushed file must hold the ${f.rows.length} flushed rows, row ids [${lo}, ${hi})`,
+      );
+    if (f.carried) throw bad(`table ${t}: two data files carry one flush`);
+    f.carried = true;
+    f.fileId = id;
+    return true;
+  }
+
+  /**
+   * The delete file of a flushed file: the flushed rows that were ended (deleted, or updated away),
+   * back-dated to the first end; its rows carry their own snapshots.
+   */
+  private flushDeletes(t: number, dataFileId: number, begin: number, r: Cells): boolean {
+    const f = this.flushes.get(t);
+    if (!f || f.fileId !== dataFileId) return false;
+    const ended = f.rows.filter((x) => x.end_snapshot !== null).map((x) => x.end_snapshot as number);
+    const from = Math.min(...ended);
+    if (ended.length === 0 || begin !== from || int(r.delete_count, "delete_count") !== ended.length)
+      throw bad(
+        `table ${t}: the flushed file's delete file must hold its ${ended.length} ended rows from snapshot ${from}`,
+      );
+    return true;
+  }
+
+  /**
+   * In a commit batch: the flushed rows go (without history, as in stock: the new file answers every
+   * snapshot they did). Alone — DuckLake sends the DELETE once before its commit batch too — it only
+   * counts: removing rows outside the commit that registers their file would lose them if that commit
+   * never came.
+   */
+  private async flushInlined(op: Extract<RowOp, { op: "flush_inlined" }>): Promise<number> {
+    const t = Number(INLINED_DATA.exec(op.table)?.[1]);
+    await this.liveTable(t);
+    const rows = await this.flushedRows(op);
+    if (this.snap === undefined) return rows.length;
+    for (const [k] of rows) this.ctx.st.delete(k);
+    return rows.length;
   }
 
   private async insert(op: Extract<RowOp, { op: "insert" }>): Promise<number> {
@@ -545,7 +907,7 @@ export class Translator {
           await this.insertOption(r);
           break;
         case "ducklake_files_scheduled_for_deletion":
-          this.scheduleDeletion(r);
+          await this.scheduleDeletion(r);
           break;
         default:
           throw new Unsupported(`staged rows for ${op.table} are not translated yet`);
@@ -768,8 +1130,9 @@ export class Translator {
     await this.premiseRowIds(t);
     const id = this.fileId(int(r.data_file_id, "data_file_id"), "data file");
     const begin = int(r.begin_snapshot, "data file.begin_snapshot");
-    const merged = this.mergedInto(t, begin, r);
-    if (!merged) this.begin(r.begin_snapshot, "data file");
+    const flushed = begin !== this.S && this.flushedInto(t, id, begin, r);
+    const merged = flushed ? undefined : this.mergedInto(t, begin, r);
+    if (!merged && !flushed) this.begin(r.begin_snapshot, "data file");
     this.noEnd(r.end_snapshot, "data file");
     const rec: DataFileRecord = {
       data_file_id: id,
@@ -801,7 +1164,7 @@ export class Translator {
       if (rec.row_id_start < merged.lo || rec.row_id_start + rec.record_count > merged.hi) {
         throw bad(`merged data file ${id} holds row ids outside the files it replaces`);
       }
-    } else this.useRowIds(t, rec.row_id_start, rec.record_count);
+    } else if (!flushed) this.useRowIds(t, rec.row_id_start, rec.record_count);
     // Written as is (not putVersion): a merged file keeps the first replaced file's begin.
     this.ctx.write(keys.current(Kind.dataFile, t, id), ValueKind.dataFile, rec);
     this.ctx.newFileTables.add(t);
@@ -817,7 +1180,12 @@ export class Translator {
     // A delete file that replaces one this batch removed keeps that file's begin (its rows carry their
     // snapshots, partial_max the newest): DuckLake's rewrite of a file's deletes.
     if (
-      !(replaced && begin === replaced.begin_snapshot && intOrNull(r.partial_max, "partial_max") === this.S)
+      !(
+        replaced &&
+        begin === replaced.begin_snapshot &&
+        intOrNull(r.partial_max, "partial_max") === this.S
+      ) &&
+      !(begin !== this.S && this.flushDeletes(t, f, begin, r))
     ) {
       this.begin(r.begin_snapshot, "delete file");
     }
@@ -902,6 +1270,7 @@ export class Translator {
       }
       return n;
     }
+    if (this.snap === undefined) return this.expireFiles(op);
     for (const id of op.ids) {
       if (op.table === "ducklake_data_file") {
         for (const t of this.fileTables()) {
@@ -950,9 +1319,18 @@ export class Translator {
     return n;
   }
 
-  private scheduleDeletion(r: Cells): void {
+  private async scheduleDeletion(r: Cells): Promise<void> {
     const id = int(r.data_file_id, "data_file_id");
-    if (!this.removedDeleteIds.has(id) && !this.removedData.has(id)) {
+    if (this.snap === undefined) {
+      // expire_snapshots schedules a file after removing its row, in a request of its own: the file must be
+      // one the catalog no longer names (docs/decisions/0241-quack-expire-snapshots.md).
+      if (id >= this.premise.next_file_id) throw bad(`file id ${id} was never allocated`);
+      if (
+        (await this.fileVersions(true, "data_file_id", id)).length > 0 ||
+        (await this.fileVersions(false, "delete_file_id", id)).length > 0
+      )
+        throw bad(`file ${id} is scheduled for deletion while the catalog still names it`);
+    } else if (!this.removedDeleteIds.has(id) && !this.removedData.has(id)) {
       throw new Unsupported(
         "scheduling files for deletion outside a delete-file rewrite is not translated yet",
       );

@@ -27,6 +27,22 @@ import {
   writeTableStats,
 } from "./stats-support.ts";
 
+/** The lake's data path and the table's directory under it, as readers resolve it: data_path → schema → table. */
+export async function tableDirectory(
+  ctx: VerbContext,
+  table: TableRecord,
+): Promise<{ dataPath: string; tableDir: string }> {
+  const options = await ctx.read<OptionRecord>(
+    keys.current(Kind.option, OptionScope.global, 0),
+    ValueKind.option,
+    "option",
+  );
+  const dataPath = options?.values.data_path ?? "";
+  const schema = await ctx.schemaById(table.schema_id);
+  const schemaDir = schema.path_is_relative ? joinPath(dataPath, schema.path) : schema.path;
+  return { dataPath, tableDir: table.path_is_relative ? joinPath(schemaDir, table.path) : table.path };
+}
+
 /**
  * Refuses a file outside the lake's data path: the one place every registered data and delete file
  * passes (docs/decisions/0105-registered-file-paths.md). The table's directory resolves as readers
@@ -38,15 +54,7 @@ async function checkFilePath(
   kind: "data" | "delete",
   spec: { path: string; pathIsRelative?: boolean | undefined },
 ): Promise<void> {
-  const options = await ctx.read<OptionRecord>(
-    keys.current(Kind.option, OptionScope.global, 0),
-    ValueKind.option,
-    "option",
-  );
-  const dataPath = options?.values.data_path ?? "";
-  const schema = await ctx.schemaById(table.schema_id);
-  const schemaDir = schema.path_is_relative ? joinPath(dataPath, schema.path) : schema.path;
-  const tableDir = table.path_is_relative ? joinPath(schemaDir, table.path) : table.path;
+  const { dataPath, tableDir } = await tableDirectory(ctx, table);
   const problem = registeredPathProblem(dataPath, tableDir, spec.path, spec.pathIsRelative ?? true);
   if (problem !== null) {
     throw new InvalidRequest(`the ${kind} file ${quoteName(spec.path)} cannot be registered: ${problem}`);

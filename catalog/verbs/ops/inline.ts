@@ -228,6 +228,75 @@ export async function inlineInsert(ctx: VerbContext, v: VerbOf<"inline_insert">)
   return { rowIdStart, rowCount: v.rows.length };
 }
 
+/**
+ * Inlined rows that keep row ids the table already gave out: DuckLake's UPDATE over its server-side
+ * commit, which deletes the old version (an inlined delete of the row, or a file position) and stages the
+ * new one under the same row id (docs/decisions/0260-staged-commit.md). Runs after the commit's deletes: a
+ * prior inlined version this commit ended moves to its version key, so both versions stay readable as
+ * stock keeps them. The row count grows, `next_row_id` does not; column stats merge as for any insert.
+ */
+export async function inlineInsertPreserving(
+  ctx: VerbContext,
+  tableId: number,
+  rows: { rowId: number; row: Record<string, unknown> }[],
+): Promise<void> {
+  const table = await ctx.table({ id: tableId });
+  const t = table.table_id;
+  const shape = tableShape(t, await ctx.columns(t));
+  ctx.inlinedRows += rows.length;
+  if (ctx.inlinedRows > MAX_INLINED_ROWS_PER_COMMIT) {
+    throw new Constraint(
+      `one commit may inline at most ${MAX_INLINED_ROWS_PER_COMMIT} rows (this one has ${ctx.inlinedRows}); split it or write a Parquet file`,
+    );
+  }
+  const old = await readTableStats(ctx, t);
+  if (!old) throw new NotFound(`table ${t} has no rows whose ids an update could keep`);
+  const sv = await inlineSchemaVersion(ctx, table);
+  const canonicalRows: InlineRowRecord["values"][] = [];
+  for (const [i, { rowId, row }] of rows.entries()) {
+    if (rowId >= old.next_row_id) {
+      throw new InvalidRequest(
+        `row id ${rowId} of table ${t} was never given out (next_row_id is ${old.next_row_id})`,
+      );
+    }
+    const values = canonicalRow(shape, row, `rows[${i}]`);
+    canonicalRows.push(values);
+    const k = keys.inlineRow(t, rowId);
+    const prior = await ctx.read<InlineRowRecord>(k, ValueKind.inlineRow, "inlined row");
+    if (prior) {
+      if (prior.end_snapshot !== ctx.snapshotId) {
+        throw new InvalidRequest(
+          `inlined row ${rowId} of table ${t} keeps its id without this commit deleting it`,
+        );
+      }
+      ctx.write(keys.inlineRowVersion(t, rowId, prior.begin_snapshot), ValueKind.inlineRow, prior);
+    }
+    ctx.write(k, ValueKind.inlineRow, {
+      row_id: rowId,
+      begin_snapshot: ctx.snapshotId,
+      end_snapshot: null,
+      schema_version: sv,
+      values,
+    } satisfies InlineRowRecord);
+  }
+  const held = await adjustInlinedRows(ctx, t, rows.length);
+  if (held > MAX_INLINED_ROWS_PER_TABLE) {
+    throw new Constraint(
+      `table ${t} would hold ${held} inlined rows, above the limit of ${MAX_INLINED_ROWS_PER_TABLE}; flush them into a file (flush_inlined) first`,
+    );
+  }
+  writeTableStats(ctx, old, {
+    table_id: t,
+    record_count: old.record_count + rows.length,
+    next_row_id: old.next_row_id,
+    file_size_bytes: old.file_size_bytes,
+  });
+  await mergeInlinedStats(ctx, t, shape.cols, canonicalRows);
+  ctx.change("inlinedInsert", t);
+  ctx.inlinedInsertTables.add(t);
+  ctx.touch(t);
+}
+
 /** DuckLake creates `ducklake_inlined_delete_<table>` at the table's first inlined file delete. */
 async function markInlinedDeleteTable(ctx: VerbContext, tableId: number): Promise<void> {
   const k = keys.current(Kind.tableMeta, tableId);

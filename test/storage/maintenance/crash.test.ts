@@ -113,7 +113,7 @@ describe("maintenance crash sweeps", () => {
     expect(r.interrupted).toBeGreaterThanOrEqual(3);
   });
 
-  it("compaction (multi-step, into an existing run): every crash point keeps the state and leaks nothing", async () => {
+  it("compaction of L0 (multi-step, into a new run above an existing one): every crash point keeps the state and leaks nothing", async () => {
     const r = await sweep(
       "ccompact",
       async (st) => {
@@ -132,6 +132,35 @@ describe("maintenance crash sweeps", () => {
           const step = await st.compact({ force: true });
           if (step === undefined || step.finished) return;
         }
+      },
+    );
+    expect(r.interrupted).toBeGreaterThanOrEqual(4);
+  });
+
+  it("run merge (multi-step, overlapping runs into the oldest): every crash point keeps the state and leaks nothing", async () => {
+    const r = await sweep(
+      "crunmerge",
+      async (st) => {
+        // Four runs over overlapping keys (each L0 merge makes a new run), deletes included.
+        const state: State = {};
+        for (let round = 0; round < 4; round++) {
+          writeRound(st, state, round, round * 12, 48);
+          await st.flushMemtable();
+          const step = await st.compact({ force: true, budgetBytes: 1 << 20 });
+          expect(step?.kind).toBe("l0");
+        }
+        return state;
+      },
+      async (st) => {
+        let runSteps = 0;
+        for (;;) {
+          const step = await st.compact({ force: true });
+          if (step === undefined) break;
+          expect(step.kind).toBe("runs");
+          runSteps++;
+        }
+        // The act really was a multi-step run merge (the sweep proves each of its writes interrupted).
+        expect(runSteps).toBeGreaterThan(1);
       },
     );
     expect(r.interrupted).toBeGreaterThanOrEqual(4);

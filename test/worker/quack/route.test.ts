@@ -17,6 +17,7 @@ import {
 import { FETCH_CHUNKS, ResultStore } from "../../../worker/quack/results.ts";
 import { openSession, resumeSession } from "../../../worker/quack/session.ts";
 import { quackRecipe } from "../../../worker/routes/quack.ts";
+import capturedReads from "../../fixtures/quack/captured-reads.json";
 import writes from "../../fixtures/quack/writes.json";
 import { call, TOKENS } from "../../support/http.ts";
 import { connect, connectRequest, post, prepare } from "./client.ts";
@@ -119,6 +120,25 @@ describe("PREPARE", () => {
     expect(m.names).toEqual(["catalog_name", "schema_name"]);
     expect(m.types).toEqual([{ id: "VARCHAR" }, { id: "VARCHAR" }]);
     expect(m.needsMoreFetch).toBe(false);
+  });
+
+  it("a commit between two catalog loads is seen by the next one (memos are per published cut)", async () => {
+    const id = await connect(`sales:${TOKENS.writeSales}`);
+    const listing = capturedReads.reads[1]?.example ?? "";
+    const rows = async (): Promise<number> => {
+      const m = await prepare(id, listing);
+      if (m.type !== MessageType.PREPARE_RESPONSE) throw new Error(JSON.stringify(m.type));
+      return m.results.reduce((n, ch) => n + ch.rows, 0);
+    };
+    const before = await rows();
+    expect(await rows()).toBe(before);
+    const res = await call("/v1/lakes/sales/commits", {
+      method: "POST",
+      body: { verbs: [{ op: "create_table", name: "memo_probe", columns: [{ name: "id", type: "int64" }] }] },
+    });
+    expect(res.status, await res.text()).toBe(200);
+    // The new table's inlined-data table is listed at once: a new cut is a new memo.
+    expect(await rows()).toBe(before + 1);
   });
 
   it("refuses an unrecognised statement by its shape", async () => {

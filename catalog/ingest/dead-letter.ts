@@ -1,0 +1,69 @@
+/**
+ * Isolating a poison record (docs/decisions/0314-dead-letters.md): a record the flusher cannot apply —
+ * its batch fails with a member error, and the writer has narrowed the batch down to that one record — is
+ * moved out of the log into the dead-letter subspace with the error it raised, and the drained watermark
+ * steps past it, in one store batch. Nothing of it reaches DuckLake; readers stop seeing it in the tail;
+ * `GET /v1/lakes/{lake}/dead-letters` lists it. A poison record can therefore delay the flusher by one
+ * narrowing, never block the log.
+ */
+import type { ReadView } from "../../storage/api.ts";
+import { decodeValue, encodeValue, ValueKind } from "../codec.ts";
+import { Constraint, FlushPlanStale } from "../errors.ts";
+import type { Assigned, VerbContext } from "../verbs/context.ts";
+import type { VerbOf } from "../verbs/schema.ts";
+import { ingestKeys } from "./keys.ts";
+import { MAX_DEAD_LETTERS } from "./limits.ts";
+import type { DeadLetterRecord } from "./records.ts";
+import { readIngestHead, readTail, writeIngestHead } from "./state.ts";
+
+/** Longest error text kept with a dead letter. */
+const MAX_DEAD_LETTER_MESSAGE = 2_000;
+
+async function countDeadLetters(ctx: VerbContext, stopAt: number): Promise<number> {
+  let n = 0;
+  for await (const _ of ctx.st.scan({ prefix: ingestKeys.deadLetterPrefix() })) {
+    if (++n >= stopAt) break;
+  }
+  return n;
+}
+
+export async function rowsDeadLetter(ctx: VerbContext, v: VerbOf<"rows_dead_letter">): Promise<Assigned> {
+  const head = await readIngestHead(ctx.st);
+  const [rec] = await readTail(ctx.st, head.drained, 1);
+  if (head.drained !== v.expectDrained || rec === undefined || rec.seq !== v.seq) {
+    throw new FlushPlanStale(
+      `record ${v.seq} is not the next one to flush (drained ${head.drained}, planned at ${v.expectDrained})`,
+    );
+  }
+  if ((await countDeadLetters(ctx, MAX_DEAD_LETTERS)) >= MAX_DEAD_LETTERS) {
+    throw new Constraint(
+      `the lake already holds ${MAX_DEAD_LETTERS} dead-lettered records (MAX_DEAD_LETTERS); record ${v.seq} stays in the log and the flusher stops at it`,
+    );
+  }
+  const letter: DeadLetterRecord = {
+    ...rec,
+    code: v.code,
+    message: v.message.slice(0, MAX_DEAD_LETTER_MESSAGE),
+  };
+  ctx.st.put(ingestKeys.deadLetter(rec.seq), encodeValue(ValueKind.ingestDeadLetter, letter));
+  ctx.st.delete(ingestKeys.record(rec.seq));
+  writeIngestHead(ctx.st, { next_seq: head.next_seq, drained: rec.seq });
+  return { drained: rec.seq, deadLettered: rec.seq };
+}
+
+/** Dead letters in sequence order after `after`, at most `limit`. */
+export async function readDeadLetters(
+  view: ReadView,
+  after: number,
+  limit: number,
+): Promise<DeadLetterRecord[]> {
+  const out: DeadLetterRecord[] = [];
+  for await (const kv of view.scan({
+    prefix: ingestKeys.deadLetterPrefix(),
+    start: ingestKeys.deadLetter(after + 1),
+  })) {
+    out.push(decodeValue<DeadLetterRecord>(ValueKind.ingestDeadLetter, kv.value, "dead letter"));
+    if (out.length >= limit) break;
+  }
+  return out;
+}

@@ -1,0 +1,191 @@
+/**
+ * A staged `merge_adjacent` compaction (DuckLake's `ducklake_merge_adjacent_files` over its server-side
+ * commit) as the rows DuckLake's own commit writes for it on the premise: the snapshot, the removal of the
+ * source files' rows, their scheduling for deletion, the merged file back-dated to the first source's
+ * snapshot with `partial_max` the last one, its column stats, and `merge_adjacent:<table>`. Those rows go
+ * through the client-side translation (`translate.ts`), which owns how stock stores a file rewrite
+ * (docs/decisions/0230-sql-write-translation.md, docs/decisions/0260-staged-commit.md).
+ */
+import { InvalidRequest, Unsupported } from "../../errors.ts";
+import type { SnapshotRecord } from "../../records.ts";
+import type { Literal, RowOp } from "./parse.ts";
+import type { StagedBatch, StagedRow } from "./staged-parse.ts";
+
+const num = (n: number): Literal => ({ k: "num", text: String(n) });
+const text = (v: string): Literal => ({ k: "str", v });
+const NULL: Literal = { k: "null" };
+const orNull = (l: Literal | undefined): Literal => l ?? NULL;
+
+function int(l: Literal | undefined, what: string): number {
+  const n = l?.k === "num" ? Number(l.text) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < 0) throw new InvalidRequest(`staged compaction: ${what} is not an id`);
+  return n;
+}
+function isNull(l: Literal | undefined): boolean {
+  return l === undefined || l.k === "null";
+}
+function str(l: Literal | undefined, what: string): string {
+  if (l?.k !== "str") throw new InvalidRequest(`staged compaction: ${what} is not a string`);
+  return l.v;
+}
+
+/** Paths as DuckLake's commit stores them: relative to `dir` when inside it. */
+export type Relativize = (tableId: number, path: string) => Promise<{ path: string; relative: boolean }>;
+
+export interface CompactionInput {
+  batch: StagedBatch;
+  premise: SnapshotRecord;
+  dataPath: string;
+  tableRelative: Relativize;
+  author: string | null;
+  message: string | null;
+  extraInfo: string | null;
+}
+
+/** True when the staged batch is a compaction (its rows are then only the compaction's). */
+export function isCompaction(batch: StagedBatch): boolean {
+  return batch.rows.compaction.length > 0 || batch.rows.compaction_source.length > 0;
+}
+
+export async function compactionOps(input: CompactionInput): Promise<RowOp[]> {
+  const { batch, premise } = input;
+  const rows = batch.rows;
+  for (const t of [
+    "delete_file",
+    "inlined_data",
+    "inlined_row",
+    "inlined_delete",
+    "inlined_file_delete",
+  ] as const) {
+    if (rows[t].length > 0) {
+      throw new InvalidRequest(
+        "a transaction either compacts or makes other changes, not both: the staged compaction carries other rows",
+      );
+    }
+  }
+  const S = premise.snapshot_id + 1;
+  let nextFileId = premise.next_file_id;
+  const ops: RowOp[] = [];
+  const scheduled: Literal[][] = [];
+  const files: Literal[][] = [];
+  const stats: Literal[][] = [];
+  const removed: number[] = [];
+  const tables = new Set<number>();
+  for (const c of rows.compaction) {
+    const id = int(c.compaction_id, "compaction_id");
+    const t = int(c.table_id, "table_id");
+    if (str(c.compaction_type, "compaction_type") !== "merge_adjacent") {
+      throw new Unsupported(
+        `staged ${str(c.compaction_type, "compaction_type")} compactions are not translated yet`,
+      );
+    }
+    const sources = rows.compaction_source
+      .filter((s) => int(s.compaction_id, "compaction_id") === id)
+      .sort((a, b) => int(a.source_order, "source_order") - int(b.source_order, "source_order"));
+    if (sources.length === 0) throw new InvalidRequest(`staged compaction ${id} has no source files`);
+    for (const s of sources) {
+      if (
+        !isNull(s.last_delete_file_id) ||
+        int(s.source_inlined_delete_count, "source_inlined_delete_count") > 0
+      ) {
+        throw new Unsupported("staged compactions of files with deletes are not translated yet");
+      }
+    }
+    const out = rows.data_file.find(
+      (f) => !isNull(f.compaction_id) && int(f.compaction_id, "compaction_id") === id,
+    ) as StagedRow | undefined;
+    if (!out) throw new InvalidRequest(`staged compaction ${id} has no output file`);
+    const begins = sources.map((s) => int(s.source_begin_snapshot, "source_begin_snapshot"));
+    const last = sources.map((s) =>
+      isNull(s.source_max_partial_file_snapshot)
+        ? int(s.source_begin_snapshot, "source_begin_snapshot")
+        : int(s.source_max_partial_file_snapshot, "source_max_partial_file_snapshot"),
+    );
+    const begin = Math.min(...begins);
+    const partialMax = Math.max(...last);
+    const dataFileId = nextFileId++;
+    const local = int(out.data_file_id, "data_file_id");
+    const path = await input.tableRelative(t, str(out.path, "path"));
+    files.push([
+      num(dataFileId),
+      num(t),
+      num(begin),
+      NULL,
+      NULL,
+      text(path.path),
+      { k: "bool", v: path.relative },
+      orNull(out.file_format),
+      orNull(out.record_count),
+      orNull(out.file_size_bytes),
+      orNull(out.footer_size),
+      isNull(c.row_id_start) ? NULL : num(int(c.row_id_start, "row_id_start")),
+      orNull(out.partition_id),
+      orNull(out.encryption_key),
+      orNull(out.mapping_id),
+      partialMax > begin ? num(partialMax) : NULL,
+    ]);
+    for (const s of rows.data_file_column_stats.filter(
+      (x) => int(x.data_file_id, "data_file_id") === local,
+    )) {
+      const flag = (l: Literal | undefined) => l?.k === "bool" && l.v;
+      stats.push([
+        num(dataFileId),
+        num(t),
+        orNull(s.column_id),
+        orNull(s.column_size_bytes),
+        flag(s.has_num_values) ? orNull(s.num_values) : NULL,
+        flag(s.has_null_count) ? orNull(s.null_count) : NULL,
+        flag(s.has_min) ? orNull(s.min_value) : NULL,
+        flag(s.has_max) ? orNull(s.max_value) : NULL,
+        flag(s.has_contains_nan) ? orNull(s.contains_nan) : NULL,
+        orNull(s.extra_stats),
+      ]);
+    }
+    for (const s of sources) {
+      const id2 = int(s.source_data_file_id, "source_data_file_id");
+      removed.push(id2);
+      const p = str(s.source_path, "source_path");
+      const inside = p.startsWith(input.dataPath);
+      scheduled.push([
+        num(id2),
+        text(inside ? p.slice(input.dataPath.length) : p),
+        { k: "bool", v: inside },
+        { k: "now" },
+      ]);
+    }
+    tables.add(t);
+  }
+  if (rows.data_file.some((f) => isNull(f.compaction_id))) {
+    throw new InvalidRequest("a staged compaction also appends files: compact or append, not both");
+  }
+  ops.push({
+    op: "insert",
+    table: "ducklake_snapshot",
+    columns: null,
+    rows: [
+      [num(S), { k: "now" }, num(premise.schema_version), num(premise.next_catalog_id), num(nextFileId)],
+    ],
+  });
+  for (const table of [
+    "ducklake_data_file",
+    "ducklake_file_column_stats",
+    "ducklake_delete_file",
+    "ducklake_file_partition_value",
+    "ducklake_file_variant_stats",
+  ]) {
+    ops.push({ op: "delete", table, key: "data_file_id", ids: removed });
+  }
+  ops.push({ op: "insert", table: "ducklake_files_scheduled_for_deletion", columns: null, rows: scheduled });
+  ops.push({ op: "insert", table: "ducklake_data_file", columns: null, rows: files });
+  if (stats.length > 0)
+    ops.push({ op: "insert", table: "ducklake_file_column_stats", columns: null, rows: stats });
+  const changes = [...tables].map((t) => `merge_adjacent:${t}`).join(",");
+  const opt = (v: string | null): Literal => (v === null ? NULL : text(v));
+  ops.push({
+    op: "insert",
+    table: "ducklake_snapshot_changes",
+    columns: null,
+    rows: [[num(S), text(changes), opt(input.author), opt(input.message), opt(input.extraInfo)]],
+  });
+  return ops;
+}

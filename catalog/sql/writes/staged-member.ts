@@ -1,0 +1,453 @@
+/**
+ * DuckLake's server-side commit (`ducklake_commit`) as a member of the commit core. DuckLake 1.5.5 stages
+ * the commit's intent, not its catalog rows: new data and delete files with transaction-local ids and no
+ * row ids, inlined rows as tuple text, deletes by row id, the snapshot its transaction read and the counters
+ * it saw. Every value a commit derives from the head (snapshot id, file ids, row ids, table and column
+ * stats, changes_made) is derived here, by the verbs, against the premise the group hands the member — so
+ * the member lands exactly as a sequential commit of the same rows on that premise would: the rebase of a
+ * data-only commit (docs/decisions/0260-staged-commit.md). What the premise cannot re-derive is refused:
+ * a schema version or catalog-id counter other than the lake's (CommitConflict, which DuckLake's text
+ * matching treats as a conflict), and a race lost to a commit the conflict matrix calls incompatible with
+ * this one, measured from the snapshot the client's transaction read.
+ */
+
+import { decodeValue, ValueKind } from "../../codec.ts";
+import { ourSide, theirSide } from "../../commit/group.ts";
+import {
+  type MemberEnv,
+  type SelfStagedMember,
+  type StagedMember,
+  stageMember,
+} from "../../commit/member.ts";
+import { findConflict } from "../../conflict.ts";
+import { CommitConflict, InvalidRequest, isMemberError, Unsupported } from "../../errors.ts";
+import { dataPathPrefix } from "../../file-paths.ts";
+import { readSnapshotsBetween } from "../../head.ts";
+import { Kind, keys, OptionScope } from "../../keys.ts";
+import type { OptionRecord, SnapshotRecord, TableColumnStatsRecord } from "../../records.ts";
+import type { Staging } from "../../staging.ts";
+import { VerbContext } from "../../verbs/context.ts";
+import { tableDirectory } from "../../verbs/ops/files.ts";
+import { inlineInsertPreserving } from "../../verbs/ops/inline.ts";
+import type { CommitRequest, Verb } from "../../verbs/schema.ts";
+import { type SqlResult, T } from "../result.ts";
+import { StagedRowsMember } from "./member.ts";
+import type { Literal } from "./parse.ts";
+import { parseTupleText } from "./parse.ts";
+import { compactionOps, isCompaction } from "./staged-compaction.ts";
+import type { StagedBatch, StagedRow, StagedTable } from "./staged-parse.ts";
+import { inlineValue } from "./translate.ts";
+
+/** Staged tables whose rows this translation does not carry yet: a batch using one is refused by name. */
+const UNTRANSLATED: readonly StagedTable[] = [
+  "dropped_file",
+  "tables_deleted_from",
+  "flushed_inlined",
+  "name_map",
+  "name_map_entry",
+];
+
+/** Inlined rows of one table that keep the row ids of the versions they replace. */
+interface Preserved {
+  tableId: number;
+  rows: { rowId: number; row: Record<string, unknown> }[];
+}
+
+function int(l: Literal | undefined, what: string): number {
+  const n = l?.k === "num" ? Number(l.text) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < 0) throw new InvalidRequest(`staged commit: ${what} is not an id`);
+  return n;
+}
+function intOrNull(l: Literal | undefined, what: string): number | null {
+  return l === undefined || l.k === "null" ? null : int(l, what);
+}
+function str(l: Literal | undefined, what: string): string {
+  if (l?.k !== "str") throw new InvalidRequest(`staged commit: ${what} is not a string`);
+  return l.v;
+}
+function strOrNull(l: Literal | undefined, what: string): string | null {
+  return l === undefined || l.k === "null" ? null : str(l, what);
+}
+function flag(l: Literal | undefined): boolean {
+  return l?.k === "bool" && l.v;
+}
+function isNull(l: Literal | undefined): boolean {
+  return l === undefined || l.k === "null";
+}
+
+/** A staged stats row (data file or inlined) as the verbs' column stats. */
+function columnStats(r: StagedRow) {
+  const column = { id: int(r.column_id, "column_id") };
+  const size = intOrNull(r.column_size_bytes, "column_size_bytes");
+  return {
+    column,
+    ...(size !== null ? { columnSizeBytes: size } : {}),
+    ...(flag(r.has_num_values) && !isNull(r.num_values)
+      ? { valueCount: int(r.num_values, "num_values") }
+      : {}),
+    ...(flag(r.has_null_count) && !isNull(r.null_count)
+      ? { nullCount: int(r.null_count, "null_count") }
+      : {}),
+    ...(flag(r.has_min) ? { min: strOrNull(r.min_value, "min_value") } : {}),
+    ...(flag(r.has_max) ? { max: strOrNull(r.max_value, "max_value") } : {}),
+    ...(flag(r.has_contains_nan) && !isNull(r.contains_nan) ? { containsNan: flag(r.contains_nan) } : {}),
+    ...(isNull(r.extra_stats) ? {} : { extraStats: strOrNull(r.extra_stats, "extra_stats") }),
+  };
+}
+
+/** The answer stock's `ducklake_commit` gives: one row of the committed snapshot, schema version, flushes. */
+export function commitAnswer(snapshotId: number | null, schemaVersion: number): SqlResult {
+  return {
+    columns: [
+      { name: "committed_snapshot_id", type: T.BIGINT },
+      { name: "committed_schema_version", type: T.BIGINT },
+      { name: "had_flushes", type: T.BOOLEAN },
+    ],
+    rows: [[BigInt(snapshotId ?? 0), BigInt(schemaVersion), false]],
+  };
+}
+
+export class StagedCommitMember implements SelfStagedMember {
+  readonly kind = "staged-rows" as const;
+  readonly idempotencyKey?: string;
+
+  constructor(
+    private readonly batch: StagedBatch,
+    idempotencyKey?: string,
+  ) {
+    if (idempotencyKey !== undefined) this.idempotencyKey = idempotencyKey;
+    for (const t of UNTRANSLATED) {
+      if (batch.rows[t].length > 0) {
+        throw new Unsupported(
+          `server-side commits with rows in ducklake_staged_${t} are not translated yet (docs/decisions/0260-staged-commit.md)`,
+        );
+      }
+    }
+    if (batch.rows.commit.length !== 1) {
+      throw new InvalidRequest(
+        `a staged commit carries one ducklake_staged_commit row, this one ${batch.rows.commit.length}`,
+      );
+    }
+  }
+
+  private get header(): StagedRow {
+    return this.batch.rows.commit[0] as StagedRow;
+  }
+
+  async stage(group: Staging, premise: SnapshotRecord, env: MemberEnv): Promise<StagedMember> {
+    const h = this.header;
+    const base = intOrNull(h.transaction_snapshot_id, "transaction_snapshot_id") ?? premise.snapshot_id;
+    if (base > premise.snapshot_id) {
+      throw new InvalidRequest(
+        `the staged commit read snapshot ${base}, past the lake's head ${premise.snapshot_id}`,
+      );
+    }
+    const baseRecord = await this.snapshotAt(group, base);
+    const sv = this.batch.call.schemaVersion;
+    if (sv !== premise.schema_version) {
+      throw new CommitConflict(
+        `the staged commit was authored at schema version ${sv}, the lake is at ${premise.schema_version}: only a data-only commit on the current schema is rebased`,
+      );
+    }
+    const catalogId = intOrNull(h.transaction_next_catalog_id, "transaction_next_catalog_id");
+    if (catalogId !== null && catalogId !== baseRecord.next_catalog_id) {
+      throw new CommitConflict(
+        `the staged commit saw next_catalog_id ${catalogId}, snapshot ${base} holds ${baseRecord.next_catalog_id}: a commit allocating catalog ids is not rebased`,
+      );
+    }
+    const author = strOrNull(h.commit_author, "commit_author");
+    const message = strOrNull(h.commit_message, "commit_message");
+    const extra = strOrNull(h.commit_extra_info, "commit_extra_info");
+    // The base is the snapshot the client's transaction read: what landed after it is what this commit
+    // raced, classified by the same matrix as a lost head race.
+    const raced =
+      base < premise.snapshot_id ? await readSnapshotsBetween(group, base, premise.snapshot_id) : [];
+    let staged: StagedMember;
+    try {
+      if (isCompaction(this.batch)) {
+        const probe = new VerbContext(group.child(), premise, env);
+        const ops = await compactionOps({
+          batch: this.batch,
+          premise,
+          dataPath: await this.dataPath(probe),
+          tableRelative: (t, path) => this.relativePath(probe, t, path, false),
+          author,
+          message,
+          extraInfo: extra,
+        });
+        staged = await new StagedRowsMember(ops, this.hashText(), this.idempotencyKey).stage(
+          group,
+          premise,
+          env,
+        );
+      } else {
+        const { verbs, preserved } = await this.translate(new VerbContext(group.child(), premise, env));
+        const req: CommitRequest = { verbs };
+        if (author !== null) req.author = author;
+        if (message !== null) req.message = message;
+        if (extra !== null) req.extraInfo = extra;
+        if (this.idempotencyKey !== undefined) req.idempotencyKey = this.idempotencyKey;
+        staged = await stageMember(group, premise, env, req, async (ctx) => {
+          for (const p of preserved) await inlineInsertPreserving(ctx, p.tableId, p.rows);
+          await this.keepColumnStatsRows(group, ctx);
+          await this.inlinedNanAsStaged(group, ctx);
+        });
+      }
+    } catch (e) {
+      // A row this commit names was changed by a commit it raced (deleted twice, its file replaced): the
+      // race, not the request, is why it fails.
+      const touched = new Set(raced.flatMap((r) => r.x_touched_table_ids ?? []));
+      const hit = this.tables().filter((t) => touched.has(t));
+      if (isMemberError(e) && hit.length > 0) {
+        throw new CommitConflict(
+          `table ${hit.join(", ")} changed in snapshots ${raced.map((r) => r.snapshot_id).join(", ")} after this commit read snapshot ${base}`,
+        );
+      }
+      throw e;
+    }
+    const ours = ourSide(staged);
+    if (ours !== undefined && raced.length > 0) {
+      const conflict = findConflict(ours, theirSide(raced));
+      if (conflict !== null) throw new CommitConflict(conflict);
+    }
+    return staged;
+  }
+
+  /**
+   * DuckLake's commit writes column stats of a table that already has stats with `UPDATE … FROM
+   * new_values`, which updates the rows that exist and creates none: a column added after the table's
+   * first rows never gets a stats row. The verbs create one; a staged commit leaves the rows as stock does.
+   */
+  private async keepColumnStatsRows(group: Staging, ctx: VerbContext): Promise<void> {
+    for (const t of this.tables()) {
+      if ((await group.get(keys.current(Kind.tableStats, t))) === undefined) continue;
+      for (const c of await ctx.columns(t)) {
+        const k = keys.current(Kind.tableColumnStats, t, c.column_id);
+        if ((await group.get(k)) === undefined && (await ctx.st.get(k)) !== undefined) ctx.st.delete(k);
+      }
+    }
+  }
+
+  /**
+   * DuckLake tracks NaN for inlined rows only when the client says so (`has_contains_nan`); where it does
+   * not, the merged `contains_nan` stays what the table's stats held (NULL for a fresh column), where the
+   * verbs' merge writes false for every float column.
+   */
+  private async inlinedNanAsStaged(group: Staging, ctx: VerbContext): Promise<void> {
+    for (const r of this.batch.rows.inlined_column_stats) {
+      if (flag(r.has_contains_nan)) continue;
+      const k = keys.current(
+        Kind.tableColumnStats,
+        int(r.table_id, "table_id"),
+        int(r.column_id, "column_id"),
+      );
+      const mine = await ctx.read<TableColumnStatsRecord>(k, ValueKind.tableColumnStats, "column stats");
+      if (mine === undefined || mine.begin_snapshot !== ctx.snapshotId) continue;
+      const raw = await group.get(k);
+      const prior =
+        raw === undefined
+          ? undefined
+          : decodeValue<TableColumnStatsRecord>(ValueKind.tableColumnStats, raw, "column stats");
+      const nan = prior?.contains_nan ?? null;
+      if (mine.contains_nan !== nan) ctx.write(k, ValueKind.tableColumnStats, { ...mine, contains_nan: nan });
+    }
+  }
+
+  /** The lake's data path (where files scheduled for deletion are stored relative to). */
+  private async dataPath(probe: VerbContext): Promise<string> {
+    const opts = await probe.read<OptionRecord>(
+      keys.current(Kind.option, OptionScope.global, 0),
+      ValueKind.option,
+      "option",
+    );
+    return dataPathPrefix(opts?.values.data_path ?? "");
+  }
+
+  /** What an idempotency key is checked against: the staged rows and the call, canonically. */
+  private hashText(): string {
+    return JSON.stringify(this.batch);
+  }
+
+  /** The tables the staged rows name. */
+  private tables(): number[] {
+    const ids = new Set<number>();
+    for (const t of [
+      "data_file",
+      "delete_file",
+      "inlined_data",
+      "inlined_delete",
+      "inlined_file_delete",
+    ] as const) {
+      for (const r of this.batch.rows[t]) ids.add(int(r.table_id, "table_id"));
+    }
+    return [...ids];
+  }
+
+  private async snapshotAt(group: Staging, id: number): Promise<SnapshotRecord> {
+    const raw = await group.get(keys.snapshot(id));
+    if (raw === undefined)
+      throw new InvalidRequest(`the staged commit read snapshot ${id}, which does not exist`);
+    return decodeValue<SnapshotRecord>(ValueKind.snapshot, raw, "snapshot");
+  }
+
+  /** The staged rows as verbs, in DuckLake's id order: data files, delete files, inlined rows, deletes. */
+  private async translate(probe: VerbContext): Promise<{ verbs: Verb[]; preserved: Preserved[] }> {
+    const rows = this.batch.rows;
+    const out: Verb[] = [];
+    const preserved: Preserved[] = [];
+    const statsByFile = new Map<number, StagedRow[]>();
+    for (const s of rows.data_file_column_stats) {
+      const id = int(s.data_file_id, "data_file_id");
+      statsByFile.set(id, [...(statsByFile.get(id) ?? []), s]);
+    }
+    const partsByFile = new Map<number, { index: number; value: string | null }[]>();
+    for (const p of rows.data_file_partition) {
+      const id = int(p.local_file_id, "local_file_id");
+      partsByFile.set(id, [
+        ...(partsByFile.get(id) ?? []),
+        {
+          index: int(p.partition_column_idx, "partition_column_idx"),
+          value: strOrNull(p.partition_value, "partition_value"),
+        },
+      ]);
+    }
+    for (const f of rows.data_file) {
+      for (const c of [
+        "row_id_start",
+        "partial_max",
+        "begin_snapshot",
+        "compaction_id",
+        "mapping_id",
+      ] as const) {
+        if (!isNull(f[c])) {
+          throw new Unsupported(
+            `staged data files with ${c} set (a flush, a compaction or a column mapping) are not translated yet`,
+          );
+        }
+      }
+      const local = int(f.data_file_id, "data_file_id");
+      const t = int(f.table_id, "table_id");
+      const path = await this.relativePath(probe, t, str(f.path, "path"), flag(f.path_is_relative));
+      const footer = intOrNull(f.footer_size, "footer_size");
+      const key = strOrNull(f.encryption_key, "encryption_key");
+      out.push({
+        op: "register_data_file",
+        table: { id: t },
+        file: {
+          path: path.path,
+          pathIsRelative: path.relative,
+          format: str(f.file_format, "file_format"),
+          recordCount: int(f.record_count, "record_count"),
+          fileSizeBytes: int(f.file_size_bytes, "file_size_bytes"),
+          ...(footer !== null ? { footerSize: footer } : {}),
+          ...(key !== null ? { encryptionKey: key } : {}),
+          columnStats: (statsByFile.get(local) ?? []).map(columnStats),
+          ...(partsByFile.has(local) ? { partitionValues: partsByFile.get(local) } : {}),
+        },
+      });
+    }
+    for (const d of rows.delete_file) {
+      if (!isNull(d.attached_local_file_id) || !isNull(d.begin_snapshot) || !isNull(d.max_snapshot)) {
+        throw new Unsupported("staged delete files of a flush are not translated yet");
+      }
+      if (str(d.source, "source") !== "REGULAR")
+        throw new Unsupported("staged delete files of a flush are not translated yet");
+      const t = int(d.table_id, "table_id");
+      const path = await this.relativePath(probe, t, str(d.file_name, "file_name"), false);
+      const footer = intOrNull(d.footer_size, "footer_size");
+      const key = strOrNull(d.encryption_key, "encryption_key");
+      out.push({
+        op: "register_delete_file",
+        table: { id: t },
+        dataFileId: int(d.data_file_id, "data_file_id"),
+        file: {
+          path: path.path,
+          pathIsRelative: path.relative,
+          format: str(d.format, "format"),
+          deleteCount: int(d.delete_count, "delete_count"),
+          fileSizeBytes: int(d.file_size_bytes, "file_size_bytes"),
+          ...(footer !== null ? { footerSize: footer } : {}),
+          ...(key !== null ? { encryptionKey: key } : {}),
+        },
+      });
+    }
+    for (const meta of rows.inlined_data) {
+      const t = int(meta.table_id, "table_id");
+      const tuples = rows.inlined_row
+        .filter((r) => int(r.table_id, "table_id") === t)
+        .sort((a, b) => int(a.row_order, "row_order") - int(b.row_order, "row_order"));
+      if (tuples.length === 0) continue;
+      const names = (await probe.columns(t))
+        .filter((c) => c.parent_column === null)
+        .sort((a, b) => a.column_order - b.column_order)
+        .map((c) => c.column_name);
+      const named = (r: StagedRow) => {
+        const values = parseTupleText(str(r.value_literals, "value_literals"));
+        if (values.length !== names.length) {
+          throw new InvalidRequest(
+            `a staged row of table ${t} gives ${values.length} values for ${names.length} columns`,
+          );
+        }
+        return Object.fromEntries(names.map((n, i) => [n, inlineValue(values[i] as Literal)]));
+      };
+      // An UPDATE keeps row ids: those rows are staged after the deletes of their old versions.
+      const keeps = (r: StagedRow) => flag(meta.has_preserved_row_ids) && !isNull(r.preserved_row_id);
+      const fresh = tuples.filter((r) => !keeps(r));
+      const kept = tuples.filter(keeps);
+      if (fresh.length > 0) out.push({ op: "inline_insert", table: { id: t }, rows: fresh.map(named) });
+      if (kept.length > 0) {
+        preserved.push({
+          tableId: t,
+          rows: kept.map((r) => ({ rowId: int(r.preserved_row_id, "preserved_row_id"), row: named(r) })),
+        });
+      }
+    }
+    const rowDeletes = new Map<number, number[]>();
+    for (const d of rows.inlined_delete) {
+      const t = int(d.table_id, "table_id");
+      rowDeletes.set(t, [...(rowDeletes.get(t) ?? []), int(d.deleted_row_id, "deleted_row_id")]);
+    }
+    const fileDeletes = new Map<number, Map<number, number[]>>();
+    for (const d of rows.inlined_file_delete) {
+      const t = int(d.table_id, "table_id");
+      const byFile = fileDeletes.get(t) ?? new Map<number, number[]>();
+      const f = int(d.file_id, "file_id");
+      byFile.set(f, [...(byFile.get(f) ?? []), int(d.deleted_row_id, "deleted_row_id")]);
+      fileDeletes.set(t, byFile);
+    }
+    for (const t of new Set([...rowDeletes.keys(), ...fileDeletes.keys()])) {
+      const ids = rowDeletes.get(t);
+      const files = fileDeletes.get(t);
+      out.push({
+        op: "inline_delete",
+        table: { id: t },
+        ...(ids ? { rowIds: [...new Set(ids)].sort((a, b) => a - b) } : {}),
+        ...(files
+          ? {
+              fileDeletes: [...files].map(([dataFileId, positions]) => ({
+                dataFileId,
+                positions: [...new Set(positions)].sort((a, b) => a - b),
+              })),
+            }
+          : {}),
+      });
+    }
+    return { verbs: out, preserved };
+  }
+
+  /** DuckLake writes a file's path relative to its table's directory when it lies inside it. */
+  private async relativePath(
+    probe: VerbContext,
+    tableId: number,
+    path: string,
+    relative: boolean,
+  ): Promise<{ path: string; relative: boolean }> {
+    if (relative) return { path, relative };
+    const table = await probe.table({ id: tableId });
+    const { tableDir } = await tableDirectory(probe, table);
+    const dir = tableDir.endsWith("/") ? tableDir : `${tableDir}/`;
+    return path.startsWith(dir)
+      ? { path: path.slice(dir.length), relative: true }
+      : { path, relative: false };
+  }
+}

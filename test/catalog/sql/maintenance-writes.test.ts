@@ -1,0 +1,233 @@
+/**
+ * The maintenance statements of DuckLake 1.5.5 through sqlWrite and the read templates, beyond the
+ * row-equality replay of `writes.test.ts`: nested literals parse to nested values (and a bound on depth),
+ * the flush's lone pre-commit DELETE only counts, a flush batch whose file does not hold the flushed rows
+ * writes nothing, expire_snapshots never removes the head or a snapshot a live checkpoint pins (the whole
+ * request refused, nothing written), and the orphan listing, the rewrite's per-file stats and the
+ * `versions => [...]` snapshot read answer from the catalog's rows.
+ * Decisions: docs/decisions/0240-quack-flush-inlined-data.md, 0241-quack-expire-snapshots.md,
+ * 0242-quack-cleanup-and-orphans.md, 0243-quack-rewrite-data-files.md, 0244-quack-nested-literals.md.
+ */
+import { describe, expect, it } from "vitest";
+import { InvalidRequest } from "../../../catalog/errors.ts";
+import { ducklakeTable, inlinedTablesAt } from "../../../catalog/index.ts";
+import { answerRead, splitStatements } from "../../../catalog/sql/index.ts";
+import type { SqlWriteAnswer, SqlWriteRequest } from "../../../catalog/sql/writes/contract.ts";
+import { MAX_NESTED_DEPTH, parseWrite } from "../../../catalog/sql/writes/parse.ts";
+import type { Envelope } from "../../../durable-objects/envelope.ts";
+import type { HeadAnswer } from "../../../durable-objects/writer.ts";
+import type { CheckpointInfo } from "../../../storage/api.ts";
+import { openLatest } from "../../../storage/index.ts";
+import { lakeName, realBucket, rigLake, stub } from "../../durable-objects/support.ts";
+import fixture from "../../fixtures/quack/writes.json";
+
+interface Step {
+  step: string;
+  writes: string[];
+}
+const scenarios = (fixture as unknown as { scenarios: Record<string, { steps: Step[] }> }).scenarios;
+function writesOf(scenario: string, step: string): string[] {
+  const s = scenarios[scenario]?.steps.find((x) => x.step === step);
+  if (!s) throw new Error(`fixture has no step ${scenario}/${step}`);
+  return s.writes;
+}
+
+interface Rpc {
+  sqlWrite(lake: string, req: SqlWriteRequest): Promise<Envelope<SqlWriteAnswer>>;
+  head(lake: string): Promise<Envelope<HeadAnswer>>;
+  createCheckpoint(lake: string, options: { lifetimeMs?: number }): Promise<Envelope<CheckpointInfo>>;
+}
+const rpc = (lake: string): Rpc => stub(lake) as unknown as Rpc;
+
+function ok<T>(e: Envelope<T>): T {
+  if (!e.ok) throw new Error(`expected success, got ${e.error.code}: ${e.error.message}`);
+  return e.value;
+}
+
+async function replay(
+  tag: string,
+  scenario: string,
+  steps: string[],
+): Promise<{ lake: string; position: number }> {
+  const lake = lakeName(tag);
+  rigLake(lake);
+  let position = 0;
+  for (const step of steps)
+    for (const sql of writesOf(scenario, step))
+      position = ok(await rpc(lake).sqlWrite(lake, { sql, mayCreateLake: step === "attach_new" })).position;
+  return { lake, position };
+}
+
+const count = (a: SqlWriteAnswer): bigint => a.result.rows[0]?.[0] as bigint;
+
+async function snapshotIds(lake: string, position: number): Promise<number[]> {
+  const view = await openLatest(realBucket(), lake, { after: position });
+  return (await ducklakeTable(view, "ducklake_snapshot"))
+    .map((r) => Number(r.snapshot_id))
+    .sort((a, b) => a - b);
+}
+
+describe("nested literals in inlined rows", () => {
+  it("parse into LIST, STRUCT and MAP values, nested in each other", () => {
+    const [stmt] = splitStatements(
+      `INSERT INTO "main".ducklake_inlined_data_1_1 VALUES (0, 3, NULL, [1, NULL, [2]], {'k': 'a', 'v': [CAST('2024-01-01' AS DATE)]}, MAP(['x', 'y'], [1, NULL]), [], MAP([], []))`,
+    );
+    const op = parseWrite(stmt as NonNullable<typeof stmt>);
+    expect(op.op).toBe("insert");
+    if (op.op !== "insert") return;
+    expect(op.rows[0]?.slice(3)).toEqual([
+      {
+        k: "list",
+        items: [{ k: "num", text: "1" }, { k: "null" }, { k: "list", items: [{ k: "num", text: "2" }] }],
+      },
+      {
+        k: "struct",
+        fields: [
+          { name: "k", v: { k: "str", v: "a" } },
+          { name: "v", v: { k: "list", items: [{ k: "str", v: "2024-01-01" }] } },
+        ],
+      },
+      {
+        k: "map",
+        keys: [
+          { k: "str", v: "x" },
+          { k: "str", v: "y" },
+        ],
+        values: [{ k: "num", text: "1" }, { k: "null" }],
+      },
+      { k: "list", items: [] },
+      { k: "map", keys: [], values: [] },
+    ]);
+  });
+
+  it(`refuses nesting deeper than MAX_NESTED_DEPTH (${MAX_NESTED_DEPTH})`, () => {
+    const deep = `${"[".repeat(MAX_NESTED_DEPTH + 1)}1${"]".repeat(MAX_NESTED_DEPTH + 1)}`;
+    const [stmt] = splitStatements(
+      `INSERT INTO "main".ducklake_inlined_data_1_1 VALUES (0, 3, NULL, ${deep})`,
+    );
+    expect(() => parseWrite(stmt as NonNullable<typeof stmt>)).toThrow(InvalidRequest);
+  });
+
+  it("refuses a MAP whose key and value lists differ in length", () => {
+    const [stmt] = splitStatements(
+      `INSERT INTO "main".ducklake_inlined_data_1_1 VALUES (0, 3, NULL, MAP(['x'], []))`,
+    );
+    expect(() => parseWrite(stmt as NonNullable<typeof stmt>)).toThrow(/not recognised/);
+  });
+});
+
+describe("ducklake_flush_inlined_data", () => {
+  const BEFORE = ["attach_new", "create_schema", "create_table", "insert_inlined"];
+
+  it("the lone DELETE before the commit counts the rows and removes none", async () => {
+    const { lake } = await replay("flush-lone", "flush", BEFORE);
+    const lone = writesOf("flush", "flush")[0] as string;
+    expect(
+      parseWrite(splitStatements(lone)[0] as NonNullable<ReturnType<typeof splitStatements>[0]>).op,
+    ).toBe("flush_inlined");
+    const a = ok(await rpc(lake).sqlWrite(lake, { sql: lone, mayCreateLake: false }));
+    expect(count(a)).toBe(2n);
+    const view = await openLatest(realBucket(), lake, { after: a.position });
+    const inlined = await inlinedTablesAt(view);
+    expect(inlined.ducklake_inlined_data_2_2?.rows.length).toBe(2);
+  });
+
+  it("a flush batch whose file does not hold the flushed rows writes nothing", async () => {
+    const { lake, position } = await replay("flush-bad", "flush", BEFORE);
+    const batch = writesOf("flush", "flush")[1] as string;
+    // The data file claims 3 rows; the flush removes 2.
+    const tampered = batch.replace(
+      /(INSERT INTO "main"\.ducklake_data_file VALUES \([^)]*?'parquet', )2,/,
+      "$13,",
+    );
+    expect(tampered).not.toBe(batch);
+    const r = await rpc(lake).sqlWrite(lake, { sql: tampered, mayCreateLake: false });
+    expect(r.ok ? "ok" : r.error.code).toBe("InvalidRequest");
+    expect(ok(await rpc(lake).head(lake)).position).toBe(position);
+  });
+});
+
+describe("ducklake_expire_snapshots", () => {
+  it("removes snapshots atomically, never the head, never one a live checkpoint pins", async () => {
+    const { lake } = await replay("expire-pin", "core", [
+      "attach_new",
+      "create_schema",
+      "create_table",
+      "insert_inlined",
+    ]);
+    const pin = ok(await rpc(lake).createCheckpoint(lake, { lifetimeMs: 600_000 }));
+    let position = 0;
+    for (const sql of writesOf("core", "insert_file"))
+      position = ok(await rpc(lake).sqlWrite(lake, { sql, mayCreateLake: false })).position;
+    expect(await snapshotIds(lake, position)).toEqual([0, 1, 2, 3, 4]);
+
+    const del = (ids: number[]): string =>
+      `DELETE FROM "main".ducklake_snapshot WHERE snapshot_id IN (${ids.join(", ")});`;
+    // Snapshot 3 was the head when the checkpoint was minted: the whole request is refused.
+    const pinned = await rpc(lake).sqlWrite(lake, { sql: del([1, 3]), mayCreateLake: false });
+    expect(pinned.ok ? "ok" : pinned.error.code).toBe("Constraint");
+    expect(pinned.ok ? "" : pinned.error.message).toContain(pin.id);
+    const head = await rpc(lake).sqlWrite(lake, { sql: del([4]), mayCreateLake: false });
+    expect(head.ok ? "ok" : head.error.code).toBe("InvalidRequest");
+    expect(ok(await rpc(lake).head(lake)).position).toBe(position);
+    expect(await snapshotIds(lake, position)).toEqual([0, 1, 2, 3, 4]);
+
+    const done = ok(await rpc(lake).sqlWrite(lake, { sql: del([1, 2]), mayCreateLake: false }));
+    expect(count(done)).toBe(2n);
+    expect(await snapshotIds(lake, done.position)).toEqual([0, 3, 4]);
+    const changes = ok(
+      await rpc(lake).sqlWrite(lake, {
+        sql: 'DELETE FROM "main".ducklake_snapshot_changes WHERE snapshot_id IN (1, 2);',
+        mayCreateLake: false,
+      }),
+    );
+    expect(count(changes)).toBe(0n);
+    const view = await openLatest(realBucket(), lake, { after: changes.position });
+    expect(
+      (await ducklakeTable(view, "ducklake_snapshot_changes")).map((r) => Number(r.snapshot_id)),
+    ).toEqual([0, 3, 4]);
+
+    // The versions => [...] read lists the named snapshots except the newest.
+    const [stmt] = splitStatements(
+      'SELECT snapshot_id, snapshot_time, schema_version, next_file_id, changes_made, author, commit_message, commit_extra_info FROM "main".ducklake_snapshot LEFT JOIN "main".ducklake_snapshot_changes USING (snapshot_id) WHERE snapshot_id != (SELECT MAX(snapshot_id) FROM "main".ducklake_snapshot) AND snapshot_id IN (0, 2, 4) ORDER BY snapshot_id',
+    );
+    const listed = await answerRead({ view, memo: new Map() }, stmt as NonNullable<typeof stmt>);
+    expect(listed.rows.map((r) => r[0])).toEqual([0n]);
+  });
+});
+
+describe("maintenance listings", () => {
+  it("the orphan listing names every catalog file and every scheduled one; the rewrite reads per-file stats", async () => {
+    const { lake, position } = await replay("listings", "maintenance", [
+      "attach_new",
+      "create_schema",
+      "create_table",
+      "insert_file",
+      "insert_file_2",
+      "merge",
+    ]);
+    const view = await openLatest(realBucket(), lake, { after: position });
+    const [orphans] = splitStatements(
+      `SELECT REPLACE( CASE WHEN NOT file_relative THEN file_path ELSE CASE WHEN NOT table_relative THEN table_path || file_path ELSE CASE WHEN NOT schema_relative THEN schema_path || table_path || file_path ELSE '/d/' || schema_path || table_path || file_path END END END, '/', '/' ) AS full_path FROM (SELECT s.path AS schema_path, t.path AS table_path, file_path, s.path_is_relative AS schema_relative, t.path_is_relative AS table_relative, file_relative FROM ( SELECT f.path AS file_path, f.path_is_relative AS file_relative, table_id FROM "main".ducklake_data_file f UNION ALL SELECT f.path AS file_path, f.path_is_relative AS file_relative, table_id FROM "main".ducklake_delete_file f ) AS f JOIN "main".ducklake_table t ON f.table_id = t.table_id JOIN "main".ducklake_schema s ON t.schema_id = s.schema_id) AS r UNION ALL SELECT REPLACE( CASE WHEN NOT f.path_is_relative THEN f.path ELSE '/e/' || f.path END , '/', '/' ) AS full_path FROM "main".ducklake_files_scheduled_for_deletion f`,
+    );
+    const got = await answerRead({ view, memo: new Map() }, orphans as NonNullable<typeof orphans>);
+    expect(got.columns.map((c) => c.name)).toEqual(["full_path"]);
+    const files = await ducklakeTable(view, "ducklake_data_file");
+    const scheduled = await ducklakeTable(view, "ducklake_files_scheduled_for_deletion");
+    expect(got.rows.length).toBe(files.length + scheduled.length);
+    expect(scheduled.length).toBeGreaterThan(0);
+    const paths = got.rows.map((r) => r[0] as string);
+    for (const f of files)
+      expect(paths.some((p) => p.startsWith("/d/") && p.endsWith(String(f.path)))).toBe(true);
+    for (const f of scheduled) expect(paths).toContain(`/e/${String(f.path)}`);
+
+    const tableId = Number(files[0]?.table_id);
+    const [stats] = splitStatements(
+      `SELECT data.data_file_id, data.record_count, data.file_size_bytes, stats.column_id, stats.value_count, stats.null_count, stats.min_value, stats.max_value, stats.contains_nan, stats.extra_stats FROM "main".ducklake_data_file data LEFT JOIN "main".ducklake_file_column_stats stats ON stats.data_file_id = data.data_file_id WHERE data.table_id = ${tableId} AND 99 >= data.begin_snapshot AND (99 < data.end_snapshot OR data.end_snapshot IS NULL) ORDER BY data.data_file_id`,
+    );
+    const per = await answerRead({ view, memo: new Map() }, stats as NonNullable<typeof stats>);
+    const fileStats = await ducklakeTable(view, "ducklake_file_column_stats");
+    expect(per.rows.length).toBe(fileStats.length);
+    expect(per.rows.map((r) => r[0])).toEqual(fileStats.map((s) => BigInt(Number(s.data_file_id))).sort());
+  });
+});

@@ -1,0 +1,439 @@
+/**
+ * DuckLake's server-side commit (`ducklake_commit`) through the writer: the staged batch lands as one
+ * member of the commit core, answers stock's `(committed_snapshot_id, committed_schema_version,
+ * had_flushes)`, and a data-only commit that lost a benign race lands exactly as a sequential commit of
+ * the same rows after the winner (differential, for inlined rows, files, deletes and mixed). Refused
+ * shapes answer CommitConflict with the store unchanged; a burst lands in fewer WAL objects with
+ * consecutive snapshots and dense row ids. docs/decisions/0260-staged-commit.md.
+ */
+import { describe, expect, it } from "vitest";
+import { DUCKLAKE_TABLES, ducklakeTable } from "../../../catalog/index.ts";
+import { inlinedTablesAt } from "../../../catalog/reads/inlined-tables.ts";
+import type { SqlWriteAnswer, SqlWriteRequest } from "../../../catalog/sql/writes/contract.ts";
+import { STAGED_TABLES, type StagedTable } from "../../../catalog/sql/writes/staged-parse.ts";
+import type { CommitRequest } from "../../../catalog/verbs/schema.ts";
+import type { Envelope } from "../../../durable-objects/envelope.ts";
+import type { HeadAnswer } from "../../../durable-objects/writer.ts";
+import { openLatest } from "../../../storage/index.ts";
+import { createTable, lakeName, realBucket, rigLake, stub, walPuts } from "../../durable-objects/support.ts";
+import fixture from "../../fixtures/quack/writes.json";
+
+interface Step {
+  step: string;
+  writes: string[];
+}
+const core = (fixture as unknown as { scenarios: Record<string, { dataPath: string; steps: Step[] }> })
+  .scenarios.core;
+const DATA = core?.dataPath as string;
+function writesOf(step: string): string {
+  const s = core?.steps.find((x) => x.step === step);
+  if (!s) throw new Error(`fixture has no step ${step}`);
+  return s.writes[0] as string;
+}
+/**
+ * Snapshots 1-3 as DuckLake wrote them: schema s, table t (id 2: id INTEGER, s VARCHAR, n DECIMAL), three
+ * inlined rows; snapshot 4 a verb commit creating table u (id 3), which a winner on another table writes.
+ */
+const SETUP = ["create_schema", "create_table", "insert_inlined"].map(writesOf);
+const TABLE = 2;
+/** The head the staged commits read: snapshot 4, schema version 3, next_catalog_id 4, next_file_id 1. */
+const BASE = 4;
+
+async function verbs(
+  lake: string,
+  v: CommitRequest["verbs"],
+): Promise<{ snapshotId: number | null; position: number }> {
+  const s = stub(lake) as unknown as {
+    commit(lake: string, verbs: unknown): Promise<Envelope<{ snapshotId: number | null; position: number }>>;
+  };
+  const r = await s.commit(lake, v);
+  if (!r.ok) throw new Error(`verb commit failed: ${r.error.code}: ${r.error.message}`);
+  return r.value;
+}
+
+interface Rpc {
+  sqlWrite(lake: string, req: SqlWriteRequest): Promise<Envelope<SqlWriteAnswer>>;
+  head(lake: string): Promise<Envelope<HeadAnswer>>;
+}
+const rpc = (lake: string) => stub(lake) as unknown as Rpc;
+const write = (lake: string, sql: string, extra: Partial<SqlWriteRequest> = {}) =>
+  rpc(lake).sqlWrite(lake, { sql, mayCreateLake: false, ...extra });
+function ok(e: Envelope<SqlWriteAnswer>): SqlWriteAnswer {
+  if (!e.ok) throw new Error(`expected success, got ${e.error.code}: ${e.error.message}`);
+  return e.value;
+}
+
+/** Every `ducklake_*` row, without the commit times (two runs mint them at different moments). */
+async function allRows(lake: string, position: number): Promise<Record<string, unknown[]>> {
+  const v = await openLatest(realBucket(), lake, { after: position });
+  const out: Record<string, unknown[]> = {};
+  for (const t of Object.keys(DUCKLAKE_TABLES)) {
+    const rows = (await ducklakeTable(v, t)) as Record<string, unknown>[];
+    // Times and the UUIDs of the setup (DuckLake's and the verbs') differ between two runs; no staged commit derives them.
+    out[t] = rows.map(
+      ({ snapshot_time: _t, schedule_start: _s, schema_uuid: _u, table_uuid: _v, ...rest }) => rest,
+    );
+  }
+  for (const [name, t] of Object.entries(await inlinedTablesAt(v))) out[name] = t.rows;
+  return out;
+}
+
+async function lakeAt(
+  tag: string,
+  flushSpacingMs = 0,
+): Promise<{ lake: string; position: number; rig: ReturnType<typeof rigLake> }> {
+  const lake = lakeName(tag);
+  const rig = rigLake(lake, { tunables: { flushSpacingMs } });
+  let position = ok(await write(lake, writesOf("attach_new"), { mayCreateLake: true })).position;
+  for (const b of SETUP) position = ok(await write(lake, b)).position;
+  position = (await verbs(lake, createTable("u"))).position;
+  return { lake, position, rig };
+}
+
+type Cell = string | number | boolean | null;
+const lit = (v: Cell): string =>
+  v === null ? "NULL" : typeof v === "string" ? `'${v.replaceAll("'", "''")}'` : String(v);
+
+/** A staged batch exactly as DuckLake 1.5.5 builds it: declare, truncate, rows, `ducklake_commit`. */
+function staged(
+  base: number | null,
+  nextFileId: number,
+  rows: Partial<Record<StagedTable, Cell[][]>>,
+  schemaVersion = 3,
+  nextCatalogId = 4,
+): string {
+  const names = Object.keys(STAGED_TABLES) as StagedTable[];
+  const out = names.map(
+    (t) => `CREATE TEMPORARY TABLE IF NOT EXISTS ducklake_staged_${t}(${STAGED_TABLES[t]})`,
+  );
+  out.push(...names.map((t) => `TRUNCATE ducklake_staged_${t}`));
+  out.push(
+    `INSERT INTO ducklake_staged_commit VALUES (NULL, NULL, NULL, ${lit(base)}, ${lit(DATA)}, '/', ${nextCatalogId}, ${nextFileId})`,
+  );
+  for (const t of names) {
+    for (const r of rows[t] ?? [])
+      out.push(`INSERT INTO ducklake_staged_${t} VALUES (${r.map(lit).join(", ")})`);
+  }
+  out.push(
+    `SELECT * FROM ducklake_commit('main', ${schemaVersion}, max_retry_count => 10, retry_wait_ms => 100, retry_backoff => 1.500000)`,
+  );
+  return `${out.join(";\n")};\n`;
+}
+
+const stats = (col: number, min: string, max: string, nulls = 0): Cell[] => [
+  TABLE,
+  col,
+  0,
+  false,
+  null,
+  true,
+  nulls,
+  true,
+  min,
+  true,
+  max,
+  false,
+  null,
+  true,
+  null,
+];
+/** An inlined insert of rows (id, s, n) into table t. */
+function inlinedInsert(base: number, nextFileId: number, rows: [number, string, string][]): string {
+  const ids = rows.map((r) => r[0]);
+  return staged(base, nextFileId, {
+    inlined_data: [[TABLE, false]],
+    inlined_row: rows.map((r, i) => [TABLE, i, null, `(${r[0]}, ${lit(r[1])}, ${r[2]})`]),
+    inlined_column_stats: [
+      stats(1, String(Math.min(...ids)), String(Math.max(...ids))),
+      stats(
+        2,
+        rows.map((r) => r[1]).sort()[0] as string,
+        rows
+          .map((r) => r[1])
+          .sort()
+          .at(-1) as string,
+      ),
+      stats(
+        3,
+        rows.map((r) => r[2]).sort()[0] as string,
+        rows
+          .map((r) => r[2])
+          .sort()
+          .at(-1) as string,
+      ),
+    ],
+  });
+}
+/** A Parquet file of `count` rows appended to table t. */
+function fileInsert(base: number, nextFileId: number, name: string, count: number): string {
+  return staged(base, nextFileId, {
+    data_file: [
+      [
+        0,
+        TABLE,
+        0,
+        `${DATA}s/t/${name}.parquet`,
+        false,
+        "parquet",
+        count,
+        1000 + count,
+        300,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+      ],
+    ],
+    data_file_column_stats: [
+      [
+        0,
+        TABLE,
+        1,
+        100,
+        true,
+        count,
+        true,
+        0,
+        true,
+        "100",
+        true,
+        String(100 + count),
+        false,
+        null,
+        true,
+        null,
+      ],
+    ],
+  });
+}
+/** An inlined delete of row ids of the table's first inlined table. */
+function inlinedDelete(base: number, nextFileId: number, rowIds: number[]): string {
+  return staged(base, nextFileId, {
+    inlined_delete: rowIds.map((r) => [TABLE, "ducklake_inlined_data_2_2", r]),
+  });
+}
+function mixed(base: number, nextFileId: number): string {
+  return staged(base, nextFileId, {
+    data_file: [
+      [
+        0,
+        TABLE,
+        0,
+        `${DATA}s/t/mixed.parquet`,
+        false,
+        "parquet",
+        10,
+        1010,
+        300,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+      ],
+    ],
+    data_file_column_stats: [
+      [0, TABLE, 1, 100, true, 10, true, 0, true, "5", true, "9000", false, null, true, null],
+    ],
+    inlined_data: [[TABLE, false]],
+    inlined_row: [[TABLE, 0, null, "(77, 'm', 7.70)"]],
+    inlined_column_stats: [stats(1, "77", "77"), stats(2, "m", "m"), stats(3, "7.70", "7.70")],
+    inlined_delete: [[TABLE, "ducklake_inlined_data_2_2", 2]],
+  });
+}
+
+const ANSWER_COLUMNS = [
+  { name: "committed_snapshot_id", type: { id: "BIGINT" } },
+  { name: "committed_schema_version", type: { id: "BIGINT" } },
+  { name: "had_flushes", type: { id: "BOOLEAN" } },
+];
+
+describe("ducklake_commit: the staged batch is one commit of the core", () => {
+  it("lands an inlined insert and answers stock's row", async () => {
+    const { lake } = await lakeAt("staged-one");
+    const r = ok(
+      await write(
+        lake,
+        inlinedInsert(BASE, 1, [
+          [10, "x", "1.00"],
+          [11, "y", "2.00"],
+        ]),
+      ),
+    );
+    expect(r.result).toEqual({ columns: ANSWER_COLUMNS, rows: [[5n, 3n, false]] });
+    const rows = await allRows(lake, r.position);
+    expect(rows.ducklake_table_stats).toEqual([
+      { table_id: 2, record_count: 5, next_row_id: 5, file_size_bytes: 0 },
+    ]);
+    const inlined = rows.ducklake_inlined_data_2_2 as { row_id: number; begin_snapshot: number }[];
+    expect(inlined.filter((x) => x.begin_snapshot === 5).map((x) => x.row_id)).toEqual([3, 4]);
+  });
+
+  it("refuses rows without their declaration in the same request (the staged tables live one request)", async () => {
+    const { lake, position } = await lakeAt("staged-session");
+    const batch = inlinedInsert(BASE, 1, [[10, "x", "1.00"]]);
+    const withoutDeclarations = batch
+      .split(";\n")
+      .filter((s) => !s.startsWith("CREATE TEMPORARY") && !s.startsWith("TRUNCATE"))
+      .join(";\n");
+    const r = await write(lake, withoutDeclarations);
+    expect(r.ok ? "ok" : r.error.code).toBe("InvalidRequest");
+    const h = await rpc(lake).head(lake);
+    expect(h.ok && h.value.position).toBe(position);
+  });
+});
+
+/**
+ * The winner lands on snapshot 5, then the loser (also read at 4) — against the loser sent after the
+ * winner, read at 5: every row equal.
+ */
+type Winner = (lake: string, base: number) => Promise<unknown>;
+const stagedWinner =
+  (batch: (base: number) => string): Winner =>
+  async (lake, base) =>
+    ok(await write(lake, batch(base)));
+async function differential(
+  tag: string,
+  winner: Winner,
+  loser: (base: number, nextFileId: number) => string,
+) {
+  const raced = await lakeAt(`${tag}-raced`);
+  await winner(raced.lake, BASE);
+  const lost = ok(await write(raced.lake, loser(BASE, 1)));
+  const sequential = await lakeAt(`${tag}-seq`);
+  await winner(sequential.lake, BASE);
+  const h = await rpc(sequential.lake).head(sequential.lake);
+  const at = h.ok ? h.value.position : 0;
+  const seq = ok(await write(sequential.lake, loser(BASE + 1, (await nextFileId(sequential.lake, at)) ?? 0)));
+  expect(lost.result).toEqual(seq.result);
+  expect(await allRows(raced.lake, lost.position)).toEqual(await allRows(sequential.lake, seq.position));
+  return allRows(raced.lake, lost.position);
+}
+async function nextFileId(lake: string, position: number): Promise<number | undefined> {
+  const rows = (await allRows(lake, position)).ducklake_snapshot as {
+    snapshot_id: number;
+    next_file_id: number;
+  }[];
+  return rows.sort((a, b) => b.snapshot_id - a.snapshot_id)[0]?.next_file_id;
+}
+
+describe("a data-only staged commit that lost a benign race is rebased onto the winner", () => {
+  it("inlined rows: snapshot and row ids above the winner's, stats as a sequential commit", async () => {
+    const rows = await differential(
+      "diff-inl",
+      stagedWinner((b) => inlinedInsert(b, 1, [[20, "w", "3.00"]])),
+      (b, f) =>
+        inlinedInsert(b, f, [
+          [30, "l", "4.00"],
+          [31, "m", "5.00"],
+        ]),
+    );
+    const inlined = rows.ducklake_inlined_data_2_2 as { row_id: number; begin_snapshot: number }[];
+    expect(inlined.filter((x) => x.begin_snapshot === 6).map((x) => x.row_id)).toEqual([4, 5]);
+  });
+
+  it("files: file id and row_id_start move by the winner's advance", async () => {
+    const rows = await differential(
+      "diff-file",
+      stagedWinner((b) => fileInsert(b, 1, "w", 100)),
+      (b, f) => fileInsert(b, f, "l", 50),
+    );
+    const files = rows.ducklake_data_file as {
+      data_file_id: number;
+      row_id_start: number;
+      begin_snapshot: number;
+    }[];
+    expect(files.map((x) => [x.begin_snapshot, x.data_file_id, x.row_id_start])).toEqual([
+      [5, 1, 3],
+      [6, 2, 103],
+    ]);
+  });
+
+  it("deletes: disjoint inlined deletes both land", async () => {
+    // DuckLake's matrix puts inlined deletes at table grain: the winner writes the other table.
+    const winner: Winner = (lake) =>
+      verbs(lake, [{ op: "inline_insert", table: { name: "u" }, rows: [{ id: 1, v: "a" }] }]);
+    await differential("diff-del", winner, (b, f) => inlinedDelete(b, f, [1]));
+  });
+
+  it("mixed: a file, an inlined row and a delete after a winner's file", async () => {
+    const winner: Winner = (lake) =>
+      verbs(lake, [
+        {
+          op: "register_data_file",
+          table: { name: "u" },
+          file: { path: "w.parquet", recordCount: 5, fileSizeBytes: 105 },
+        },
+      ]);
+    await differential("diff-mixed", winner, (b, f) => mixed(b, f));
+  });
+});
+
+describe("refused staged commits answer CommitConflict and write nothing", () => {
+  for (const [name, batch] of [
+    [
+      "a schema change since the commit read",
+      staged(BASE, 1, { inlined_delete: [[TABLE, "ducklake_inlined_data_2_2", 0]] }, 2),
+    ],
+    [
+      "a catalog-id allocation",
+      staged(BASE, 1, { inlined_delete: [[TABLE, "ducklake_inlined_data_2_2", 0]] }, 3, 9),
+    ],
+  ] as const) {
+    it(name, async () => {
+      const { lake, position } = await lakeAt(`refuse-${name.length}`);
+      const before = await allRows(lake, position);
+      const r = await write(lake, batch);
+      expect(r.ok ? "ok" : r.error.code).toBe("CommitConflict");
+      if (!r.ok) expect(r.error.message).toMatch(/conflict/);
+      const h = await rpc(lake).head(lake);
+      expect(h.ok && h.value.position).toBe(position);
+      expect(await allRows(lake, position)).toEqual(before);
+    });
+  }
+
+  it("a race lost to a delete of the same row", async () => {
+    const { lake } = await lakeAt("refuse-race");
+    const w = ok(await write(lake, inlinedDelete(BASE, 1, [0])));
+    const before = await allRows(lake, w.position);
+    const r = await write(lake, inlinedDelete(BASE, 1, [0]));
+    expect(r.ok ? "ok" : r.error.code).toBe("CommitConflict");
+    if (!r.ok) expect(r.error.message).toMatch(/conflict/);
+    expect(await allRows(lake, w.position)).toEqual(before);
+  });
+
+  it("DDL sent as a client-side batch against an older head (the same refused-shape rule)", async () => {
+    const { lake, position } = await lakeAt("refuse-ddl");
+    const before = await allRows(lake, position);
+    const r = await write(lake, writesOf("create_table"));
+    expect(r.ok ? "ok" : r.error.code).toBe("CommitConflict");
+    expect(await allRows(lake, position)).toEqual(before);
+  });
+});
+
+describe("a burst of staged commits shares batches", () => {
+  it("lands in fewer WAL objects, each its own consecutive snapshot, row ids dense", async () => {
+    const { lake, rig } = await lakeAt("burst", 200);
+    rig.bucket.resetCounters();
+    const n = 12;
+    const answers = await Promise.all(
+      Array.from({ length: n }, (_, i) => write(lake, inlinedInsert(BASE, 1, [[100 + i, `b${i}`, "1.00"]]))),
+    );
+    const snaps = answers.map((a) => Number(ok(a).result.rows[0]?.[0])).sort((a, b) => a - b);
+    expect(snaps).toEqual(Array.from({ length: n }, (_, i) => BASE + 1 + i));
+    expect(walPuts(rig.bucket, lake)).toBeLessThan(n);
+    const rows = await allRows(lake, Math.max(...answers.map((a) => ok(a).position)));
+    const ids = (rows.ducklake_inlined_data_2_2 as { row_id: number }[])
+      .map((x) => x.row_id)
+      .sort((a, b) => a - b);
+    expect(ids).toEqual(Array.from({ length: 3 + n }, (_, i) => i));
+    expect(rows.ducklake_table_stats).toEqual([
+      { table_id: 2, record_count: 3 + n, next_row_id: 3 + n, file_size_bytes: 0 },
+    ]);
+  });
+});

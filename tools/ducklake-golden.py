@@ -162,7 +162,9 @@ SCENARIOS = {
         "CREATE TABLE lake.main.t (id INTEGER, s VARCHAR)",
         "INSERT INTO lake.main.t VALUES (1, 'a'), (2, 'b'), (3, 'c')",
         "INSERT INTO lake.main.t VALUES (4, 'd'), (5, 'e')",
-        "DELETE FROM lake.main.t WHERE id = 2 OR id = 5 OR id = 1",
+        # One DELETE per file: a DELETE across files numbers their delete files in thread order.
+        "DELETE FROM lake.main.t WHERE id = 2 OR id = 1",
+        "DELETE FROM lake.main.t WHERE id = 5",
         "INSERT INTO lake.main.t VALUES (6, 'f')",
         "CALL ducklake_rewrite_data_files('lake', delete_threshold => 0.5)",
     ],

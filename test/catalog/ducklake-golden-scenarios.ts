@@ -333,10 +333,8 @@ export const SCENARIO_COMMITS: Record<string, (CommitRequest | MaintenanceStep)[
       table: T,
       file: parquet(2, [stat("id", 2, 0, "4", "5"), stat("s", 2, 0, "d", "e")]),
     }),
-    one(
-      { op: "register_delete_file", table: T, dataFileId: 1, file: deletes(1) },
-      { op: "register_delete_file", table: T, dataFileId: 0, file: deletes(2) },
-    ),
+    one({ op: "register_delete_file", table: T, dataFileId: 0, file: deletes(2) }),
+    one({ op: "register_delete_file", table: T, dataFileId: 1, file: deletes(1) }),
     one({
       op: "register_data_file",
       table: T,

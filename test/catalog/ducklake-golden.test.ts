@@ -16,9 +16,7 @@ import {
   inlinedTablesAt,
   type Row,
 } from "../../catalog/index.ts";
-import { dueFiles, forgetDeleted } from "../../catalog/maintenance/cleanup.ts";
-import { expireSnapshotsStep } from "../../catalog/maintenance/expire.ts";
-import type { ReadView, Store } from "../../storage/api.ts";
+import type { ReadView } from "../../storage/api.ts";
 import data from "../fixtures/ducklake/data.json";
 import ddl from "../fixtures/ducklake/ddl.json";
 import deletesGolden from "../fixtures/ducklake/deletes.json";
@@ -32,7 +30,8 @@ import partitioned from "../fixtures/ducklake/partitioned.json";
 import rewrite from "../fixtures/ducklake/rewrite.json";
 import types from "../fixtures/ducklake/types.json";
 import viewsMacros from "../fixtures/ducklake/views_macros.json";
-import { type MaintenanceStep, SCENARIO_COMMITS } from "./ducklake-golden-scenarios.ts";
+import { SCENARIO_COMMITS } from "./ducklake-golden-scenarios.ts";
+import { maintenanceStep } from "./golden-maintenance.ts";
 import { fresh, settle } from "./support.ts";
 
 type Cell = string | number | boolean | null;
@@ -251,23 +250,6 @@ async function compareInlinedColumns(view: ReadView, golden: Golden): Promise<st
     }
   }
   return problems;
-}
-
-/** Job 4's step, or job 5's catalog half with every schedule due (`cleanup_all`; no objects here). */
-async function maintenanceStep(store: Store, step: MaintenanceStep): Promise<void> {
-  if (step.maintenance === "expire") {
-    const r = await expireSnapshotsStep(store, {
-      now: Date.now(),
-      olderThanMs: 0,
-      pinned: [],
-      versions: step.versions,
-    });
-    expect(r.more).toBe(false);
-    await settle(store, r.durable);
-    return;
-  }
-  const due = await dueFiles(store.snapshot(), { nowMs: Number.MAX_SAFE_INTEGER, graceMs: 0 });
-  await settle(store, (await forgetDeleted(store, due, Date.now())).durable);
 }
 
 async function replay(golden: Golden): Promise<{

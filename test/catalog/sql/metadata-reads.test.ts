@@ -25,6 +25,7 @@ import type { ReadView } from "../../../storage/api.ts";
 import captured from "../../fixtures/quack/captured-reads.json";
 import golden from "../../fixtures/quack/metadata-reads.json";
 import { SCENARIO_COMMITS } from "../ducklake-golden-scenarios.ts";
+import { maintenanceStep } from "../golden-maintenance.ts";
 import { fresh, ReadCounter, settle } from "../support.ts";
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -154,9 +155,8 @@ async function build(scenario: string): Promise<ReadView | null> {
   if (!commits) throw new Error(`no verb script for scenario ${scenario}`);
   const { store, catalog } = await fresh(`qr-${scenario}`, { dataPath: "data/" });
   for (const request of commits) {
-    if ("maintenance" in request) throw new Error("this scenario runs no maintenance step");
-    const out = await catalog.commit(request);
-    await settle(store, out.durable);
+    if ("maintenance" in request) await maintenanceStep(store, request);
+    else await settle(store, (await catalog.commit(request)).durable);
   }
   const view = store.snapshot();
   await head(view);
@@ -168,7 +168,7 @@ const SCENARIOS = [...new Set(ENTRIES.map((e) => e.scenario))];
 describe("metadata read templates answer as stock DuckDB 1.5.5 does", () => {
   it("the fixture covers every metadata template, and every scenario", () => {
     expect(new Set(ENTRIES.map((e) => e.template))).toEqual(new Set(METADATA_READS.map((t) => t.name)));
-    expect(SCENARIOS).toEqual(["empty", ...Object.keys(SCENARIO_COMMITS)]);
+    expect(new Set(SCENARIOS)).toEqual(new Set(["empty", ...Object.keys(SCENARIO_COMMITS)]));
   });
 
   for (const scenario of SCENARIOS) {

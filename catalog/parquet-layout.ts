@@ -7,6 +7,8 @@
  * `docs/decisions/0320-parquet-layout.md` says what differs from DuckDB and why. Value rules (stored
  * forms, DuckDB's text) are `catalog/values/`'s; this file only maps between them and Parquet.
  */
+
+import type { z } from "zod";
 import type {
   LeafStats,
   ParquetField,
@@ -32,6 +34,7 @@ import {
   timestampEpochNanos,
   timestampFromEpochNanos,
 } from "./values/index.ts";
+import type { ColumnStatsSchema } from "./verbs/schema.ts";
 
 /** A column with its children (in column order): the shape the layout walks. */
 export interface LayoutColumn {
@@ -322,4 +325,23 @@ export function fileColumnStats(cols: readonly ColumnRecord[], file: WrittenFile
     });
   }
   return out.sort((a, b) => a.column_id - b.column_id);
+}
+
+/** A stats row as the file-registering verbs take it (`register_data_file` and the compaction verbs). */
+export type VerbColumnStats = z.infer<typeof ColumnStatsSchema>;
+
+/**
+ * A written file's `ducklake_file_column_stats` rows as the verbs' `columnStats`: the one translation the
+ * flusher, the rows flusher and compaction share, so what they register is what `fileColumnStats` computed.
+ */
+export function verbColumnStats(stats: readonly FileColumnStats[]): VerbColumnStats[] {
+  return stats.map((s) => ({
+    column: { id: s.column_id },
+    ...(s.column_size_bytes !== null ? { columnSizeBytes: s.column_size_bytes } : {}),
+    ...(s.value_count !== null ? { valueCount: s.value_count } : {}),
+    ...(s.null_count !== null ? { nullCount: s.null_count } : {}),
+    min: s.min_value,
+    max: s.max_value,
+    ...(s.contains_nan !== null ? { containsNan: s.contains_nan } : {}),
+  }));
 }

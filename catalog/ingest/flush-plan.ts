@@ -13,7 +13,13 @@ import { CodedError } from "../errors.ts";
 import { dataPathPrefix, joinPath } from "../file-paths.ts";
 import { Kind, keys, OptionScope } from "../keys.ts";
 import { DUCKLAKE_DEFAULT_INLINING_ROW_LIMIT, type PlannedObject } from "../maintenance/flush-plan.ts";
-import { fileColumnStats, layoutColumns, parquetFields, toParquetRow } from "../parquet-layout.ts";
+import {
+  fileColumnStats,
+  layoutColumns,
+  parquetFields,
+  toParquetRow,
+  verbColumnStats,
+} from "../parquet-layout.ts";
 import { scanAll } from "../reads/versions.ts";
 import type { ColumnRecord, OptionRecord, SchemaRecord, TableRecord } from "../records.ts";
 import { uuidv7 } from "../uuid.ts";
@@ -109,15 +115,7 @@ export async function planRowsFlush(
           recordCount: kept.length,
           fileSizeBytes: file.bytes.byteLength,
           footerSize: file.footerSize,
-          columnStats: stats.map((s) => ({
-            column: { id: s.column_id },
-            ...(s.column_size_bytes !== null ? { columnSizeBytes: s.column_size_bytes } : {}),
-            ...(s.value_count !== null ? { valueCount: s.value_count } : {}),
-            ...(s.null_count !== null ? { nullCount: s.null_count } : {}),
-            min: s.min_value,
-            max: s.max_value,
-            ...(s.contains_nan !== null ? { containsNan: s.contains_nan } : {}),
-          })),
+          columnStats: verbColumnStats(stats),
         },
       });
     } catch (e) {

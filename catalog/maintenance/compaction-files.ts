@@ -25,6 +25,7 @@ import {
   layoutColumns,
   parquetFields,
   toParquetValue,
+  verbColumnStats,
 } from "../parquet-layout.ts";
 import type { CatalogState } from "../reads/catalog-at.ts";
 import { type PlannedFile, tableFilesAt } from "../reads/files-at.ts";
@@ -353,15 +354,7 @@ export function writeCompacted(
       recordCount: rows.length,
       fileSizeBytes: file.bytes.byteLength,
       footerSize: file.footerSize,
-      columnStats: stats.map((s) => ({
-        column: { id: s.column_id },
-        ...(s.column_size_bytes !== null ? { columnSizeBytes: s.column_size_bytes } : {}),
-        ...(s.value_count !== null ? { valueCount: s.value_count } : {}),
-        ...(s.null_count !== null ? { nullCount: s.null_count } : {}),
-        min: s.min_value,
-        max: s.max_value,
-        ...(s.contains_nan !== null ? { containsNan: s.contains_nan } : {}),
-      })),
+      columnStats: verbColumnStats(stats),
     },
   };
 }

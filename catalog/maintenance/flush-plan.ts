@@ -12,7 +12,13 @@ import { decodeValue, ValueKind } from "../codec.ts";
 import { CodedError, InvalidRequest } from "../errors.ts";
 import { dataPathPrefix, joinPath } from "../file-paths.ts";
 import { keys } from "../keys.ts";
-import { fileColumnStats, layoutColumns, parquetFields, toParquetRow } from "../parquet-layout.ts";
+import {
+  fileColumnStats,
+  layoutColumns,
+  parquetFields,
+  toParquetRow,
+  verbColumnStats,
+} from "../parquet-layout.ts";
 import { catalogAt } from "../reads/catalog-at.ts";
 import { tableFilesAt } from "../reads/files-at.ts";
 import type { InlineRowRecord } from "../records.ts";
@@ -181,15 +187,7 @@ async function planTable(
       recordCount: rows.length,
       fileSizeBytes: file.bytes.byteLength,
       footerSize: file.footerSize,
-      columnStats: stats.map((s) => ({
-        column: { id: s.column_id },
-        ...(s.column_size_bytes !== null ? { columnSizeBytes: s.column_size_bytes } : {}),
-        ...(s.value_count !== null ? { valueCount: s.value_count } : {}),
-        ...(s.null_count !== null ? { nullCount: s.null_count } : {}),
-        min: s.min_value,
-        max: s.max_value,
-        ...(s.contains_nan !== null ? { containsNan: s.contains_nan } : {}),
-      })),
+      columnStats: verbColumnStats(stats),
     },
   };
   const deleted = rows

@@ -181,6 +181,31 @@ async function seedPagedHistory(): Promise<void> {
   }
 }
 
+const LONG_LAKE = "explorer-long";
+/** Inserts committed to LONG_LAKE after its table: with the bootstrap and the CREATE, more snapshots than one
+ * timeline step (100) shows. */
+const LONG_INSERTS = 104;
+
+async function seedLongHistory(): Promise<void> {
+  await api(`/v1/lakes/${LONG_LAKE}`, { method: "PUT" });
+  const t = { schema: "main", name: "ticks" };
+  await api(`/v1/lakes/${LONG_LAKE}/commits`, {
+    method: "POST",
+    body: JSON.stringify({ verbs: [{ op: "create_table", ...t, columns: [{ name: "n", type: "int32" }] }] }),
+  });
+  // In groups of 8 at once: the writer coalesces them, each still its own snapshot.
+  for (let i = 0; i < LONG_INSERTS; i += 8) {
+    await Promise.all(
+      Array.from({ length: Math.min(8, LONG_INSERTS - i) }, (_, k) =>
+        api(`/v1/lakes/${LONG_LAKE}/commits`, {
+          method: "POST",
+          body: JSON.stringify({ verbs: [{ op: "inline_insert", table: t, rows: [{ n: i + k }] }] }),
+        }),
+      ),
+    );
+  }
+}
+
 async function open(page: Page, hash: string): Promise<void> {
   await page.goto(`${server.url}/ui/${hash}`);
 }
@@ -204,6 +229,7 @@ describe("explorer in headless Chromium", { timeout: 600_000 }, () => {
     // while other lakes are seeded may be evicted (a new activation counts from zero).
     maintenanceRuns = await seedMaintenance();
     await seedPagedHistory();
+    await seedLongHistory();
     await seed();
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
   });
@@ -389,6 +415,25 @@ describe("explorer in headless Chromium", { timeout: 600_000 }, () => {
     await rows.nth(PAGED_RUNS - 1).waitFor();
     assert.equal(await rows.count(), PAGED_RUNS);
     assert.equal(await page.locator("[data-testid=maintenance-older]").count(), 0);
+    assert.deepEqual(pageErrors, []);
+  });
+
+  it("shows a long history's newest 100 snapshots first and the older ones on demand", async () => {
+    const page = await browser.newPage();
+    const pageErrors: string[] = [];
+    page.on("pageerror", (e) => pageErrors.push(String(e)));
+    page.setDefaultTimeout(UI_WAIT_MS);
+    await open(page, `#token=${encodeURIComponent(server.token)}`);
+    await open(page, `#/lake/${LONG_LAKE}`);
+    const total = LONG_INSERTS + 2; // the bootstrap snapshot 0 and the CREATE
+    await page.locator("[data-testid=snapshot-count]", { hasText: `${total} snapshots` }).waitFor();
+    const rows = page.locator("[data-testid=timeline] tbody tr");
+    assert.equal(await rows.count(), 100);
+    assert.match((await rows.nth(0).locator("td").first().textContent()) ?? "", new RegExp(`^${total - 1}$`));
+    await page.locator("[data-testid=timeline-older]", { hasText: `${total - 100} not shown` }).click();
+    await rows.nth(total - 1).waitFor();
+    assert.equal(await rows.count(), total);
+    assert.equal(await page.locator("[data-testid=timeline-older]").count(), 0);
     assert.deepEqual(pageErrors, []);
   });
 });

@@ -191,6 +191,11 @@ function changeList(changes: string | null, names: Map<number, string> | undefin
   return html`<div class="changes" title=${changes}>${entries.map((e) => html`<div><code>${e}</code></div>`)}</div>`;
 }
 
+/** Timeline rows shown at first and added per "show older" press: a long history renders in steps. */
+const TIMELINE_ROWS = 100;
+/** Options of the snapshot picker: the newest this many (and the one in view), so a long history stays quick. */
+const PICKER_OPTIONS = 500;
+
 /** Snapshots per page the timeline asks for, and the most pages it reads (100,000 snapshots). */
 const SNAPSHOT_PAGE = 1000;
 const MAX_SNAPSHOT_PAGES = 100;
@@ -220,6 +225,8 @@ function useSnapshots(lake: string): { data?: Snapshot[]; error?: string } {
 /** Time travel: pick a snapshot and the same page shows the lake (or the table) as it was then. */
 function Travel({ route, snapshots }: { route: Route; snapshots: Snapshot[] }) {
   const snap = route.snapshot;
+  const newest = snapshots.slice(-PICKER_OPTIONS).map((x) => x.snapshot_id);
+  const ids = snap !== undefined && !newest.includes(snap) ? [snap, ...newest] : newest;
   return html`<div class="travel">
     <label
       >View as of snapshot
@@ -233,7 +240,7 @@ function Travel({ route, snapshots }: { route: Route; snapshots: Snapshot[] }) {
         }}
       >
         <option value="">latest</option>
-        ${snapshots.map((x) => html`<option value=${String(x.snapshot_id)}>${x.snapshot_id}</option>`)}
+        ${ids.map((id) => html`<option value=${String(id)}>${id}</option>`)}
       </select></label
     >
     ${snap !== undefined ? html`<strong class="pinned">time travel: snapshot ${snap}</strong>` : null}
@@ -248,6 +255,7 @@ function Lake({ route }: { route: Route }) {
     unwrap(api().GET("/v1/lakes/{lake}", { params: { path: { lake }, query: selector(snap) } })),
   );
   const snapshots = useSnapshots(lake);
+  const [timelineRows, setTimelineRows] = useState(TIMELINE_ROWS);
   const catalog = useLoad(`catalog:${key}`, () =>
     unwrap(api().GET("/v1/lakes/{lake}/catalog", { params: { path: { lake }, query: selector(snap) } })),
   );
@@ -335,15 +343,25 @@ function Lake({ route }: { route: Route }) {
     <table data-testid="timeline">
       <thead><tr><th>id</th><th>time</th><th>author</th><th>message</th><th>changes</th><th></th></tr></thead>
       <tbody>
-        ${[...all].reverse().map(
-          (x) => html`<tr class=${x.snapshot_id === snap ? "selected" : ""}>
+        ${[...all]
+          .reverse()
+          .slice(0, timelineRows)
+          .map(
+            (x) => html`<tr class=${x.snapshot_id === snap ? "selected" : ""}>
             <td>${x.snapshot_id}</td><td>${fmtTime(x.snapshot_time)}</td><td>${x.author ?? ""}</td>
             <td>${x.commit_message ?? ""}</td><td>${changeList(x.changes_made, tableNames.data)}</td>
             <td><a href=${href({ view: "lake", lake, snapshot: x.snapshot_id })}>view</a></td>
           </tr>`,
-        )}
+          )}
       </tbody>
     </table>
+    ${
+      all.length > timelineRows
+        ? html`<button data-testid="timeline-older" onClick=${() => setTimelineRows(timelineRows + TIMELINE_ROWS)}>
+            show ${Math.min(TIMELINE_ROWS, all.length - timelineRows)} older snapshots (${all.length - timelineRows} not shown)
+          </button>`
+        : null
+    }
     <${Charts} lake=${lake} />
     <h3>Checkpoints</h3>
     ${

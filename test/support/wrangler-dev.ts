@@ -1,14 +1,15 @@
 /**
  * `wrangler dev` for the Node-side tests (CLI, browser): binds 127.0.0.1 on a given port, persists to a
- * fresh temp dir, enables the dev token through --var (never through wrangler.toml), waits for
- * /v1/health under a bounded deadline, and stops by killing its whole process group.
+ * fresh temp dir, enables the dev token through --var (never through wrangler.toml), waits for wrangler's
+ * "Ready on" line (an event, not a poll) under a bounded deadline, checks /v1/health once, and stops by
+ * killing its whole process group.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-/** How long wrangler may take to answer /v1/health. */
+/** How long wrangler may take to print "Ready on". */
 export const WRANGLER_START_TIMEOUT_MS = 120_000;
 /** The hard cap of one wrangler dev process's life (a stuck test cannot leave it behind). */
 export const WRANGLER_MAX_LIFE_SECONDS = 900;
@@ -52,12 +53,18 @@ export async function startWrangler(port: number): Promise<DevServer> {
     },
   );
   let output = "";
-  child.stdout?.on("data", (d: Buffer) => {
-    output += d.toString();
+  let markReady: (ready: boolean) => void = () => {};
+  const ready = new Promise<boolean>((r) => {
+    markReady = r;
   });
-  child.stderr?.on("data", (d: Buffer) => {
+  const collect = (d: Buffer): void => {
     output += d.toString();
-  });
+    if (output.includes("Ready on")) markReady(true);
+  };
+  child.stdout?.on("data", collect);
+  child.stderr?.on("data", collect);
+  child.once("exit", () => markReady(false));
+  const timer = setTimeout(() => markReady(false), WRANGLER_START_TIMEOUT_MS);
   const url = `http://127.0.0.1:${port}`;
   const stop = async (): Promise<void> => {
     if (child.exitCode === null && child.pid !== undefined) {
@@ -71,14 +78,13 @@ export async function startWrangler(port: number): Promise<DevServer> {
     }
     rmSync(persist, { recursive: true, force: true });
   };
-  const deadline = Date.now() + WRANGLER_START_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) break;
+  const isReady = await ready;
+  clearTimeout(timer);
+  if (isReady) {
     const ok = await fetch(`${url}/v1/health`)
       .then((r) => r.ok)
       .catch(() => false);
     if (ok) return { url, token: DEV_TOKEN, stop };
-    await new Promise((r) => setTimeout(r, 500));
   }
   await stop();
   throw new Error(`wrangler dev did not become healthy on ${url}:\n${output.slice(-3000)}`);

@@ -9,7 +9,7 @@ Writes test/fixtures/quack/writes.json, which test/catalog/sql/writes.test.ts re
 writer's sqlWrite and compares row by row.
 
     python3 -m pip install -r tools/requirements-quack.txt
-    python3 tools/quack-write-capture.py [--check] [--port 9240]
+    python3 tools/quack-write-capture.py [--check] [--port 9240] [--only SCENARIO ...]
 
 --check re-captures and compares with the committed fixture (ids, SQL shapes and rows; values DuckDB
 mints freshly — UUIDs, file names, times, the data path — are compared by shape only).
@@ -56,6 +56,8 @@ if len(sys.argv) == 4 and sys.argv[1] == "--serve":
 ap = argparse.ArgumentParser()
 ap.add_argument("--check", action="store_true")
 ap.add_argument("--port", type=int, default=9240)
+ap.add_argument("--only", action="append",
+                help="capture only these scenarios and replace them in the committed fixture (the rest kept)")
 args = ap.parse_args()
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -124,6 +126,20 @@ SCENARIOS = {
         ("merge", ["CALL ducklake_merge_adjacent_files('lake')"]),
         ("expire", ["CALL ducklake_expire_snapshots('lake', older_than => now())"]),
         ("cleanup", ["CALL ducklake_cleanup_old_files('lake', cleanup_all => true)"]),
+    ],
+    # ducklake_rewrite_data_files (docs/decisions/0243-quack-rewrite-data-files.md).
+    "rewrite": BASE + [
+        ("insert_file", ["INSERT INTO lake.s.t SELECT i, 'x' || i, i / 100 FROM range(0, 2000) r(i)"]),
+        ("delete_file", ["DELETE FROM lake.s.t WHERE id < 100"]),
+        ("delete_file_2", ["DELETE FROM lake.s.t WHERE id % 7 = 0"]),
+        ("rewrite", ["CALL ducklake_rewrite_data_files('lake', 't', schema => 's', delete_threshold => 0.0)"]),
+    ],
+    # Flushing inlined deletes of a Parquet file into a delete file (docs/decisions/0245-quack-flush-inlined-deletes.md).
+    "flush_deletes": BASE + [
+        ("insert_file", ["INSERT INTO lake.s.t SELECT i, 'x' || i, i / 100 FROM range(0, 2000) r(i)"]),
+        ("delete_inlined", ["DELETE FROM lake.s.t WHERE id < 3"]),
+        ("delete_inlined_2", ["DELETE FROM lake.s.t WHERE id = 10"]),
+        ("flush", ["CALL ducklake_flush_inlined_data('lake')"]),
     ],
 }
 
@@ -197,6 +213,8 @@ def run(name, steps, work):
 
 result = {"duckdb": duckdb.__version__, "scenarios": {}}
 for name, steps in SCENARIOS.items():
+    if args.only and name not in args.only:
+        continue
     work = tempfile.mkdtemp(prefix=f"qd-capture-{name}-")
     try:
         result["scenarios"][name] = run(name, steps, work)
@@ -218,9 +236,14 @@ def shape(v):
     return s
 
 
+if args.only and not args.check:
+    with open(OUT) as f:
+        result["scenarios"] = json.load(f)["scenarios"] | result["scenarios"]
 if args.check:
     with open(OUT) as f:
         old = json.load(f)
+    if args.only:
+        old["scenarios"] = {n: old["scenarios"][n] for n in args.only if n in old["scenarios"]}
     if shape(old) != shape(result):
         print("the committed fixture differs from a fresh capture; re-run without --check", file=sys.stderr)
         sys.exit(1)

@@ -31,6 +31,10 @@ export type RowOp =
   | { op: "create"; table: string; ifNotExists: boolean; columns: { name: string; type: string }[] }
   /** UPDATE t SET end_snapshot = N WHERE end_snapshot IS NULL AND key IN (ids) */
   | { op: "end"; table: string; endSnapshot: number; key: string; ids: number[] }
+  /** UPDATE ducklake_<data|delete>_file SET end_snapshot = N WHERE <data|delete>_file_id = k: a rewrite's input */
+  | { op: "end_file"; table: "ducklake_data_file" | "ducklake_delete_file"; endSnapshot: number; id: number }
+  /** UPDATE ducklake_data_file SET begin_snapshot = N WHERE data_file_id = k: a rewrite's output */
+  | { op: "begin_file"; beginSnapshot: number; id: number }
   /** UPDATE ducklake_table_stats SET record_count=?, file_size_bytes=?, next_row_id=? WHERE table_id=? */
   | { op: "table_stats"; tableId: number; recordCount: number; fileSizeBytes: number; nextRowId: number }
   /** WITH new_values(…) AS (VALUES …) UPDATE ducklake_table_column_stats … FROM new_values … */
@@ -343,9 +347,26 @@ function parseUpdate(c: Cursor): RowOp {
     if (value.k !== "str" || key.k !== "str") throw c.refuse();
     return { op: "option_update", key: key.v, value: value.v, scope, scopeId };
   }
+  // ducklake_rewrite_data_files ends its inputs and begins its output one file at a time
+  // (docs/decisions/0243-quack-rewrite-data-files.md).
+  if (table === "ducklake_data_file" && c.eat("begin_snapshot")) {
+    c.expect("=");
+    const beginSnapshot = c.int();
+    c.expect("WHERE", "data_file_id", "=");
+    const id = c.int();
+    c.end();
+    return { op: "begin_file", beginSnapshot, id };
+  }
   c.expect("end_snapshot", "=");
   const endSnapshot = c.int();
   c.expect("WHERE");
+  const byId = table === "ducklake_data_file" ? "data_file_id" : "delete_file_id";
+  if ((table === "ducklake_data_file" || table === "ducklake_delete_file") && c.peek()?.text === byId) {
+    c.expect(byId, "=");
+    const id = c.int();
+    c.end();
+    return { op: "end_file", table, endSnapshot, id };
+  }
   // DuckLake writes the two conditions in either order (DROP TABLE vs SET PARTITIONED BY).
   const nullFirst = c.eat("end_snapshot");
   if (nullFirst) c.expect("IS", "NULL", "AND");

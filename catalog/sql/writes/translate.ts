@@ -57,6 +57,7 @@ import {
   writeTableStats,
 } from "../../verbs/ops/stats-support.ts";
 import type { Literal, RowOp } from "./parse.ts";
+import { type RewriteOutput, type RewriteStaged, stageRewrites } from "./rewrite.ts";
 
 type Cells = Record<string, Literal>;
 
@@ -251,6 +252,8 @@ export class Translator {
   >();
   /** Tables this batch adds a delete file to (its positions are in Parquet: lineage is not checkable). */
   private readonly parquetDeletes = new Set<number>();
+  /** A ducklake_rewrite_data_files batch, staged through the compaction verb up front (rewrite.ts). */
+  private rewrite: RewriteStaged | undefined;
 
   constructor(
     private readonly ctx: VerbContext,
@@ -268,6 +271,7 @@ export class Translator {
     this.readSnapshotRows();
     this.collectFileChildren();
     await this.collectFlushes();
+    await this.collectRewrites();
     const counts: number[] = [];
     for (const op of this.ops) counts.push(await this.apply(op));
     await this.checkRowIds();
@@ -536,6 +540,14 @@ export class Translator {
         return this.create(op);
       case "end":
         return this.end(op);
+      case "end_file":
+        return this.rewritten(
+          op.endSnapshot,
+          op.id,
+          op.table === "ducklake_data_file" ? "endedData" : "endedDeletes",
+        );
+      case "begin_file":
+        return this.rewritten(op.beginSnapshot, op.id, "outputs");
       case "table_stats":
         return this.updateTableStats(op);
       case "column_stats":
@@ -792,6 +804,63 @@ export class Translator {
       n++;
     }
     return n;
+  }
+
+  // --- ducklake_rewrite_data_files (docs/decisions/0243-quack-rewrite-data-files.md) ------------------
+
+  /**
+   * Before any statement runs: a batch whose `changes_made` names `rewrite_delete` tables is staged
+   * through the compaction verb from its outputs (data files without `row_id_start`) and the files it
+   * ends by id; the statements are then checked against what the verb did.
+   */
+  private async collectRewrites(): Promise<void> {
+    if (this.changes === undefined) return;
+    const tables = parseChangesMade(strOrNull(this.changes.changes_made, "changes_made")).rewriteDelete;
+    const outputs: RewriteOutput[] = [];
+    const endedData: number[] = [];
+    const endedDeletes: number[] = [];
+    for (const op of this.ops) {
+      if (op.op === "end_file") (op.table === "ducklake_data_file" ? endedData : endedDeletes).push(op.id);
+      if (op.op !== "insert" || op.table !== "ducklake_data_file") continue;
+      for (const r of cellsOf(op, DUCKLAKE_TABLES.ducklake_data_file ?? [])) {
+        if (r.row_id_start?.k !== "null") continue;
+        const id = this.fileId(int(r.data_file_id, "data_file_id"), "data file");
+        this.begin(r.begin_snapshot, "rewritten data file");
+        this.noEnd(r.end_snapshot, "rewritten data file");
+        if (r.mapping_id?.k !== "null")
+          throw new Unsupported("data files with a column mapping are not translated yet");
+        outputs.push({
+          dataFileId: id,
+          tableId: int(r.table_id, "table_id"),
+          path: str(r.path, "path"),
+          pathIsRelative: bool(r.path_is_relative, "path_is_relative"),
+          format: str(r.file_format, "file_format"),
+          recordCount: int(r.record_count, "record_count"),
+          fileSizeBytes: int(r.file_size_bytes, "file_size_bytes"),
+          footerSize: intOrNull(r.footer_size, "footer_size"),
+          encryptionKey: strOrNull(r.encryption_key, "encryption_key"),
+          stats: this.fileStats.get(id) ?? [],
+          partitionValues: this.partitionValues.get(id) ?? [],
+        });
+        this.fileStats.delete(id);
+        this.partitionValues.delete(id);
+      }
+    }
+    if (tables.length === 0) {
+      if (outputs.length > 0 || endedData.length > 0 || endedDeletes.length > 0)
+        throw bad("files are ended or inserted without row_id_start outside a rewrite_delete commit");
+      return;
+    }
+    for (const t of tables) await this.liveTable(t);
+    this.rewrite = await stageRewrites(this.ctx, { tables, outputs, endedData, endedDeletes });
+  }
+
+  /** One of the rewrite's per-file statements: it names a file the verb ended or wrote, at this snapshot. */
+  private rewritten(snapshot: number, id: number, set: keyof RewriteStaged): number {
+    if (snapshot !== this.S) throw bad(`a rewrite sets snapshot ${snapshot} on file ${id}, not ${this.S}`);
+    if (!this.rewrite?.[set].has(id))
+      throw bad(`file ${id} is not one this rewrite ${set === "outputs" ? "writes" : "ends"}`);
+    return 1;
   }
 
   // --- ducklake_flush_inlined_data (docs/decisions/0240-quack-flush-inlined-data.md) ------------------
@@ -1191,6 +1260,8 @@ export class Translator {
   }
 
   private async insertDataFile(r: Cells): Promise<void> {
+    // A rewrite's output, written by the compaction verb up front (collectRewrites).
+    if (r.row_id_start?.k === "null") return;
     const t = int(r.table_id, "table_id");
     await this.liveTable(t);
     await this.premiseRowIds(t);
@@ -1550,7 +1621,10 @@ export class Translator {
       if (!file) throw new NotFound(`data file ${f} of table ${t} does not exist (or was removed)`);
       if (pos < 0 || pos >= file.record_count)
         throw bad(`position ${pos} is outside data file ${f}'s ${file.record_count} rows`);
-      this.lineage(t).add(file.row_id_start + pos);
+      // A rewritten file's rows carry their own ids (decision 0322): the id at a position is in the
+      // Parquet file, so an UPDATE's new version is not checkable against it (as for a delete file).
+      if (file.x_row_ids_in_file) this.parquetDeletes.add(t);
+      else this.lineage(t).add(file.row_id_start + pos);
       this.ctx.write(keys.inlineFileDelete(t, f, pos), ValueKind.inlineFileDelete, {
         file_id: f,
         row_id: pos,

@@ -147,6 +147,48 @@ describe("ducklake_flush_inlined_data", () => {
   });
 });
 
+describe("ducklake_rewrite_data_files", () => {
+  const BEFORE = [
+    "attach_new",
+    "create_schema",
+    "create_table",
+    "insert_file",
+    "delete_file",
+    "delete_file_2",
+  ];
+
+  it("the rewritten file shows row_id_start NULL and the input file ends at the rewrite", async () => {
+    const { lake } = await replay("rewrite-ok", "rewrite", [...BEFORE, "rewrite"]);
+    const head = ok(await rpc(lake).head(lake));
+    const view = await openLatest(realBucket(), lake, { after: head.position });
+    const files = await ducklakeTable(view, "ducklake_data_file");
+    const live = files.filter((f) => f.end_snapshot === null);
+    expect(live.map((f) => [Number(f.data_file_id), f.row_id_start])).toEqual([[3, null]]);
+    expect(Number(files.find((f) => Number(f.data_file_id) === 0)?.end_snapshot)).toBe(6);
+  });
+
+  it("a rewrite batch that ends a delete file its inputs do not have, or leaves one live, writes nothing", async () => {
+    const { lake, position } = await replay("rewrite-bad", "rewrite", BEFORE);
+    const batch = writesOf("rewrite", "rewrite")[0] as string;
+    for (const tampered of [
+      batch.replace(/WHERE delete_file_id = 2;/, "WHERE delete_file_id = 1;"),
+      batch.replace(
+        /UPDATE "main"\.ducklake_delete_file SET end_snapshot = 6\s*WHERE delete_file_id = 2;/,
+        "",
+      ),
+      batch.replace(
+        /SET begin_snapshot = 6(\s*)WHERE data_file_id = 3;/,
+        "SET begin_snapshot = 6$1WHERE data_file_id = 0;",
+      ),
+    ]) {
+      expect(tampered).not.toBe(batch);
+      const r = await rpc(lake).sqlWrite(lake, { sql: tampered, mayCreateLake: false });
+      expect(r.ok ? "ok" : r.error.code).toBe("InvalidRequest");
+      expect(ok(await rpc(lake).head(lake)).position).toBe(position);
+    }
+  });
+});
+
 describe("ducklake_expire_snapshots", () => {
   it("removes snapshots atomically, never the head, never one a live checkpoint pins", async () => {
     const { lake } = await replay("expire-pin", "core", [

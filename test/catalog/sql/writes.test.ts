@@ -73,6 +73,23 @@ const TRANSLATED: Record<string, string[]> = {
   alter: ["attach_new", "create_schema", "create_table", "rename_column", "drop_column", "rename_table"],
   drop_schema: ["attach_new", "create_schema", "create_table", "drop_schema"],
   flush: ["attach_new", "create_schema", "create_table", "insert_inlined", "flush"],
+  rewrite: [
+    "attach_new",
+    "create_schema",
+    "create_table",
+    "insert_file",
+    "delete_file",
+    "delete_file_2",
+    "rewrite",
+  ],
+  flush_deletes: [
+    "attach_new",
+    "create_schema",
+    "create_table",
+    "insert_file",
+    "delete_inlined",
+    "delete_inlined_2",
+  ],
   maintenance: [
     "attach_new",
     "create_schema",

@@ -1,0 +1,173 @@
+/**
+ * `ducklake_rewrite_data_files` over Quack (client-side commit) translated onto the catalog's one
+ * compaction rule, the `rewrite_data_files` verb (`catalog/verbs/ops/compaction.ts`, decision
+ * docs/decisions/0322-compaction-output.md). DuckLake's batch inserts each rewritten file with
+ * `row_id_start` NULL (its rows carry `_ducklake_internal_row_id`), ends every input data file and its
+ * delete files one `UPDATE … WHERE <id> = k` at a time, sets the output's `begin_snapshot`, and then
+ * updates the table's stats. Here the inputs are grouped per table and partition, each group is one verb
+ * call, and DuckLake's statements are checked against what the verb did
+ * (docs/decisions/0243-quack-rewrite-data-files.md).
+ */
+import { ValueKind } from "../../codec.ts";
+import { InvalidRequest, Unsupported } from "../../errors.ts";
+import { Kind, keys } from "../../keys.ts";
+import type { DataFileRecord, FileColumnStats } from "../../records.ts";
+import { applyVerb } from "../../verbs/apply.ts";
+import type { VerbContext } from "../../verbs/context.ts";
+import { liveDeleteFilesOf } from "../../verbs/ops/files.ts";
+import type { DataFileSpec } from "../../verbs/schema.ts";
+
+/** A data file DuckLake inserts with `row_id_start` NULL: a rewrite's output. */
+export interface RewriteOutput {
+  dataFileId: number;
+  tableId: number;
+  path: string;
+  pathIsRelative: boolean;
+  format: string;
+  recordCount: number;
+  fileSizeBytes: number;
+  footerSize: number | null;
+  encryptionKey: string | null;
+  stats: readonly FileColumnStats[];
+  partitionValues: DataFileRecord["x_partition_values"];
+}
+
+export interface RewriteInput {
+  /** The tables `changes_made` names as `rewrite_delete`. */
+  tables: readonly number[];
+  outputs: readonly RewriteOutput[];
+  /** data_file_ids and delete_file_ids the batch ends one by one. */
+  endedData: readonly number[];
+  endedDeletes: readonly number[];
+}
+
+/** What the verbs did, for checking DuckLake's per-file statements as they arrive. */
+export interface RewriteStaged {
+  outputs: ReadonlySet<number>;
+  endedData: ReadonlySet<number>;
+  endedDeletes: ReadonlySet<number>;
+}
+
+function bad(detail: string): InvalidRequest {
+  return new InvalidRequest(`staged rows: ${detail}`);
+}
+
+/** A partition as the compaction groups it: the file's partition id and values. */
+function partitionKey(values: DataFileRecord["x_partition_values"]): string {
+  return JSON.stringify(
+    [...values]
+      .sort((a, b) => a.partition_key_index - b.partition_key_index)
+      .map((v) => [v.partition_key_index, v.partition_value]),
+  );
+}
+
+function specOf(o: RewriteOutput): DataFileSpec {
+  return {
+    path: o.path,
+    pathIsRelative: o.pathIsRelative,
+    format: o.format,
+    recordCount: o.recordCount,
+    fileSizeBytes: o.fileSizeBytes,
+    ...(o.footerSize !== null ? { footerSize: o.footerSize } : {}),
+    ...(o.encryptionKey !== null ? { encryptionKey: o.encryptionKey } : {}),
+    columnStats: o.stats.map((s) => ({
+      column: { id: s.column_id },
+      ...(s.column_size_bytes !== null ? { columnSizeBytes: s.column_size_bytes } : {}),
+      ...(s.value_count !== null ? { valueCount: s.value_count } : {}),
+      ...(s.null_count !== null ? { nullCount: s.null_count } : {}),
+      min: s.min_value,
+      max: s.max_value,
+      ...(s.contains_nan !== null ? { containsNan: s.contains_nan } : {}),
+      extraStats: s.extra_stats,
+    })),
+    ...(o.partitionValues.length > 0
+      ? {
+          partitionValues: o.partitionValues.map((p) => ({
+            index: p.partition_key_index,
+            value: p.partition_value,
+          })),
+        }
+      : {}),
+  };
+}
+
+interface Group {
+  tableId: number;
+  inputs: DataFileRecord[];
+  output: RewriteOutput | undefined;
+}
+
+/**
+ * Stages the rewrite through the verb, before the batch's statements run: the inputs go (with their
+ * delete files) and each output is written with the id DuckLake gave it.
+ */
+export async function stageRewrites(ctx: VerbContext, input: RewriteInput): Promise<RewriteStaged> {
+  const groups = new Map<string, Group>();
+  for (const id of new Set(input.endedData)) {
+    let found: DataFileRecord | undefined;
+    for (const t of input.tables) {
+      found = await ctx.read<DataFileRecord>(
+        keys.current(Kind.dataFile, t, id),
+        ValueKind.dataFile,
+        "data file",
+      );
+      if (found) break;
+    }
+    if (!found) throw bad(`a rewrite ends data file ${id}, which is not a live file of a table it rewrites`);
+    const key = `${found.table_id}/${partitionKey(found.x_partition_values)}`;
+    const g = groups.get(key) ?? { tableId: found.table_id, inputs: [], output: undefined };
+    g.inputs.push(found);
+    groups.set(key, g);
+  }
+  for (const o of input.outputs) {
+    if (!input.tables.includes(o.tableId))
+      throw bad(`data file ${o.dataFileId} has no row_id_start outside a rewrite`);
+    const g = groups.get(`${o.tableId}/${partitionKey(o.partitionValues)}`);
+    if (!g) throw bad(`the rewritten data file ${o.dataFileId} replaces no file the batch ends`);
+    if (g.output) {
+      throw new Unsupported(
+        `a rewrite writing several files (${g.output.dataFileId}, ${o.dataFileId}) for one partition of table ${o.tableId} is not translated yet`,
+      );
+    }
+    g.output = o;
+  }
+  const expectedDeletes = new Set<number>();
+  for (const g of groups.values()) {
+    for (const f of g.inputs) {
+      for (const d of await liveDeleteFilesOf(ctx, g.tableId, f.data_file_id))
+        expectedDeletes.add(d.delete_file_id);
+    }
+  }
+  const ended = new Set(input.endedDeletes);
+  if (ended.size !== expectedDeletes.size || [...ended].some((d) => !expectedDeletes.has(d))) {
+    throw bad(
+      `a rewrite ends delete files ${[...ended].join(", ")}, but its inputs' live delete files are ${[...expectedDeletes].join(", ")}`,
+    );
+  }
+  // The verb takes file ids in order: apply the groups in the order of DuckLake's output ids.
+  const ordered = [...groups.values()].sort(
+    (a, b) =>
+      (a.output?.dataFileId ?? Number.MAX_SAFE_INTEGER) - (b.output?.dataFileId ?? Number.MAX_SAFE_INTEGER),
+  );
+  for (const g of ordered) {
+    const o = g.output;
+    // The rewritten file's own row ids are in its rows; its record keeps the inputs' lowest row id as the
+    // lower bound this catalog's readers index by (decision 0322), shown as NULL in ducklake_data_file.
+    const assigned = await applyVerb(ctx, {
+      op: "rewrite_data_files",
+      table: { id: g.tableId },
+      dataFileIds: g.inputs.map((f) => f.data_file_id),
+      ...(o ? { file: specOf(o), rowIdStart: Math.min(...g.inputs.map((f) => f.row_id_start)) } : {}),
+    });
+    if (o && assigned.dataFileId !== o.dataFileId) {
+      throw bad(
+        `the rewritten data file is ${o.dataFileId}, but the next free file id is ${String(assigned.dataFileId)}`,
+      );
+    }
+  }
+  return {
+    outputs: new Set(input.outputs.map((o) => o.dataFileId)),
+    endedData: new Set(input.endedData),
+    endedDeletes: ended,
+  };
+}

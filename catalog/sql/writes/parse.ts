@@ -49,6 +49,8 @@ export type RowOp =
   | { op: "delete"; table: string; key: string; ids: number[] }
   /** DELETE FROM ducklake_inlined_data_<t>_<sv> WHERE begin_snapshot <= N: ducklake_flush_inlined_data */
   | { op: "flush_inlined"; table: string; upTo: number }
+  /** DELETE FROM ducklake_inlined_delete_<t>: the same flush, of deletes of Parquet files (its own request) */
+  | { op: "flush_inlined_deletes"; table: string }
   /** DELETE FROM ducklake_snapshot[_changes] WHERE snapshot_id IN (ids): ducklake_expire_snapshots */
   | { op: "expire_snapshots"; table: "ducklake_snapshot" | "ducklake_snapshot_changes"; ids: number[] }
   /** DELETE FROM ducklake_<schema|view|tag|macro> WHERE end_snapshot IS NOT NULL AND NOT EXISTS(<a snapshot in its range>) */
@@ -491,6 +493,11 @@ function parseDelete(c: Cursor): RowOp {
     const upTo = c.int();
     c.end();
     return { op: "flush_inlined", table, upTo };
+  }
+  if (/^ducklake_inlined_delete_\d+$/.test(table)) {
+    // The flush's removal of the deletes it wrote to delete files (docs/decisions/0245-quack-flush-inlined-deletes.md).
+    c.end();
+    return { op: "flush_inlined_deletes", table };
   }
   // ducklake_expire_snapshots (docs/decisions/0241-quack-expire-snapshots.md).
   if (table === "ducklake_snapshot" || table === "ducklake_snapshot_changes") {

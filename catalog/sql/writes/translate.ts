@@ -80,6 +80,7 @@ function isOptionOp(op: RowOp): boolean {
  */
 const MINTS_NO_SNAPSHOT = new Set<RowOp["op"]>([
   "flush_inlined",
+  "flush_inlined_deletes",
   "expire_snapshots",
   "prune_versions",
   "prune_orphans",
@@ -564,6 +565,8 @@ export class Translator {
         return this.removeRows(op);
       case "flush_inlined":
         return this.flushInlined(op);
+      case "flush_inlined_deletes":
+        return this.flushInlinedDeletes(op.table);
       case "expire_snapshots":
         return this.expireSnapshots(op);
       case "prune_versions":
@@ -959,6 +962,61 @@ export class Translator {
   }
 
   /**
+   * `DELETE FROM ducklake_inlined_delete_<t>`, which DuckLake sends alone before the flush's commit batch
+   * (stock removes the deletes before the delete files that carry them are committed). Here it only
+   * counts; the commit's delete files remove the deletes they carry (`carriedInlinedDeletes`), so the
+   * flush is atomic (docs/decisions/0245-quack-flush-inlined-deletes.md).
+   */
+  private async flushInlinedDeletes(table: string): Promise<number> {
+    if (this.snap !== undefined) {
+      throw new Unsupported(`removing ${table}'s rows inside a commit batch is not translated yet`);
+    }
+    const m = INLINED_DELETE.exec(table);
+    const t = Number(m?.[1]);
+    let n = 0;
+    for await (const _ of this.ctx.st.scan({ prefix: keys.inlineFileDeletePrefix(t) })) n++;
+    return n;
+  }
+
+  /**
+   * A delete file that carries data file `f`'s inlined deletes (the flush of inlined deletes): its
+   * partial_max is the newest of them, below this snapshot; it begins at the oldest (or, replacing the
+   * file's delete file, at that file's begin) and holds them all (plus the replaced file's). The carried
+   * deletes go, without history, as in stock. False when the file carries none.
+   */
+  private async carriedInlinedDeletes(
+    t: number,
+    f: number,
+    begin: number,
+    r: Cells,
+    replaced: DeleteFileRecord | undefined,
+  ): Promise<boolean> {
+    const partialMax = intOrNull(r.partial_max, "partial_max");
+    if (partialMax === null || partialMax >= this.S) return false;
+    const carried: Uint8Array[] = [];
+    const snaps: number[] = [];
+    for await (const kv of this.ctx.st.scan({ prefix: keys.inlineFileDeletePrefix(t, f) })) {
+      const d = decodeValue<InlineFileDeleteRecord>(ValueKind.inlineFileDelete, kv.value, "inlined delete");
+      carried.push(kv.key);
+      snaps.push(d.begin_snapshot);
+    }
+    if (carried.length === 0) return false;
+    const from = replaced ? replaced.begin_snapshot : Math.min(...snaps);
+    const count = carried.length + (replaced?.delete_count ?? 0);
+    if (
+      partialMax !== Math.max(...snaps) ||
+      begin !== from ||
+      int(r.delete_count, "delete_count") !== count
+    ) {
+      throw bad(
+        `table ${t}: the delete file flushing data file ${f}'s ${carried.length} inlined deletes must begin at snapshot ${from}, end its partial_max at ${Math.max(...snaps)} and hold ${count} deletes`,
+      );
+    }
+    for (const k of carried) this.ctx.st.delete(k);
+    return true;
+  }
+
+  /**
    * In a commit batch: the flushed rows go (without history, as in stock: the new file answers every
    * snapshot they did). Alone — DuckLake sends the DELETE once before its commit batch too — it only
    * counts: removing rows outside the commit that registers their file would lose them if that commit
@@ -1317,6 +1375,7 @@ export class Translator {
     // A delete file that replaces one this batch removed keeps that file's begin (its rows carry their
     // snapshots, partial_max the newest): DuckLake's rewrite of a file's deletes.
     if (
+      !(await this.carriedInlinedDeletes(t, f, begin, r, replaced)) &&
       !(
         replaced &&
         begin === replaced.begin_snapshot &&

@@ -147,6 +147,44 @@ describe("ducklake_flush_inlined_data", () => {
   });
 });
 
+describe("ducklake_flush_inlined_data of inlined deletes of a Parquet file", () => {
+  const BEFORE = [
+    "attach_new",
+    "create_schema",
+    "create_table",
+    "insert_file",
+    "delete_inlined",
+    "delete_inlined_2",
+  ];
+
+  it("the lone DELETE of the inlined-delete table counts its rows and removes none", async () => {
+    const { lake } = await replay("flushdel-lone", "flush_deletes", BEFORE);
+    const lone = writesOf("flush_deletes", "flush")[0] as string;
+    expect(lone).toMatch(/^DELETE FROM "main"\.ducklake_inlined_delete_\d+$/);
+    const a = ok(await rpc(lake).sqlWrite(lake, { sql: lone, mayCreateLake: false }));
+    expect(count(a)).toBe(4n);
+    const view = await openLatest(realBucket(), lake, { after: a.position });
+    const inlined = await inlinedTablesAt(view);
+    expect(inlined.ducklake_inlined_delete_2?.rows.length).toBe(4);
+  });
+
+  it("a flush batch whose delete file does not hold exactly the inlined deletes writes nothing", async () => {
+    const { lake, position } = await replay("flushdel-bad", "flush_deletes", BEFORE);
+    const batch = writesOf("flush_deletes", "flush")[2] as string;
+    for (const tampered of [
+      // delete_count 3 instead of 4; partial_max 4 instead of 5; begin 5 instead of 4
+      batch.replace(/'parquet', 4, /, "'parquet', 3, "),
+      batch.replace(/, NULL, 5\);/, ", NULL, 4);"),
+      batch.replace(/VALUES \(1, 2, 4, NULL,/, "VALUES (1, 2, 5, NULL,"),
+    ]) {
+      expect(tampered).not.toBe(batch);
+      const r = await rpc(lake).sqlWrite(lake, { sql: tampered, mayCreateLake: false });
+      expect(r.ok ? "ok" : r.error.code).toBe("InvalidRequest");
+      expect(ok(await rpc(lake).head(lake)).position).toBe(position);
+    }
+  });
+});
+
 describe("ducklake_rewrite_data_files", () => {
   const BEFORE = [
     "attach_new",

@@ -2,8 +2,9 @@
  * Every write statement template DuckLake 1.5.5 sends with client-side commit (the shared capture's 90
  * DDL/DML templates, and every statement of this repo's own stock captures) is either parsed into a row
  * operation or refused as Unsupported naming its shape — and the refused ones are exactly the list below
- * (the flush of inlined deletes of Parquet files, not translated yet; see
- * docs/decisions/0230-sql-write-translation.md and 0240-quack-flush-inlined-data.md).
+ * (empty since the flush of inlined deletes of Parquet files is translated; see
+ * docs/decisions/0230-sql-write-translation.md, 0240-quack-flush-inlined-data.md and
+ * 0245-quack-flush-inlined-deletes.md).
  */
 import { describe, expect, it } from "vitest";
 import { Unsupported } from "../../../catalog/errors.ts";
@@ -12,11 +13,8 @@ import { parseWrite } from "../../../catalog/sql/writes/parse.ts";
 import templates from "../../fixtures/quack/templates-client-commit-writes.json";
 import captured from "../../fixtures/quack/writes.json";
 
-/**
- * Shape prefixes of the statements we refuse: a flush's removal of a whole inlined-delete table (the
- * flush of inlined deletes of Parquet files).
- */
-const REFUSED = ['DELETE FROM "main" . ducklake_inlined_delete_N'];
+/** Shape prefixes of the statements we refuse (none today). */
+const REFUSED: string[] = [];
 
 function classify(sql: string): { shape: string; parsed: boolean }[] {
   return splitStatements(sql).map((stmt) => {

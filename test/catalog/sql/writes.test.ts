@@ -89,6 +89,7 @@ const TRANSLATED: Record<string, string[]> = {
     "insert_file",
     "delete_inlined",
     "delete_inlined_2",
+    "flush",
   ],
   maintenance: [
     "attach_new",

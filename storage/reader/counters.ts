@@ -25,6 +25,8 @@ export interface ReaderCountsSnapshot {
   /** Sorted-table blocks decoded, and the peak held at once by reads in progress. */
   blocksRead: number;
   maxBlocksResident: number;
+  /** WAL batches' mutations replayed into cuts' memtables (a cut extending a remembered one replays only its new segments). */
+  mutationsReplayed: number;
 }
 
 /** One instance may be shared by many readers (a Worker isolate, a benchmark) to aggregate cost. */
@@ -33,6 +35,7 @@ export class ReaderCounters {
   bytesRead = 0;
   cacheHits = 0;
   cacheMisses = 0;
+  mutationsReplayed = 0;
   /** Handed to the sorted-table readers beneath a cut (blocks read / resident). */
   readonly tables = new ReadCounters();
 
@@ -41,6 +44,7 @@ export class ReaderCounters {
     this.bytesRead = 0;
     this.cacheHits = 0;
     this.cacheMisses = 0;
+    this.mutationsReplayed = 0;
     this.tables.reset();
   }
 
@@ -52,6 +56,7 @@ export class ReaderCounters {
       cacheMisses: this.cacheMisses,
       blocksRead: this.tables.blocksRead,
       maxBlocksResident: this.tables.maxBlocksResident,
+      mutationsReplayed: this.mutationsReplayed,
     };
   }
 }

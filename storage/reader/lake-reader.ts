@@ -8,7 +8,7 @@ import { StoreClosed } from "../errors.ts";
 import { layersFromManifest, lazyTables, PREFETCH_TABLES_MAX } from "../layers.ts";
 import type { Manifest } from "../manifest.ts";
 import { Cut } from "../read-view.ts";
-import { replaySegment, startReplay } from "../recovery.ts";
+import { type Replayed, replaySegment, startReplay } from "../recovery.ts";
 import type { Segment } from "../segment.ts";
 import type { ReaderCounters } from "./counters.ts";
 import type { ReadContext } from "./objects.ts";
@@ -63,17 +63,25 @@ export class LakeReader implements ReadView {
   }
 }
 
-/** Replays `segments` over `manifest` and puts the manifest's sorted tables beneath them. */
+/**
+ * Replays `segments` over `manifest` (or over `base`, the replay of the segments before them on the
+ * same manifest, copied in O(1): tail-replays.ts) and puts the manifest's sorted tables beneath them.
+ * `replayed` receives the resulting memtable state, which the reader never writes.
+ */
 export function buildReader(
   ctx: ReadContext,
   manifest: Manifest,
   segments: readonly Segment[],
   cut: Omit<ReaderCut, "position" | "manifestVersion">,
+  base?: Replayed,
+  replayed?: (state: Replayed) => void,
 ): LakeReader {
-  const state = startReplay(manifest);
+  const state = base ? { mem: base.mem.clone(), position: base.position } : startReplay(manifest);
   segments.forEach((seg) => {
     replaySegment(state, seg, `WAL segment ${seg.header.segmentId} of lake ${ctx.lake}`);
+    for (const b of seg.batches) ctx.counters.mutationsReplayed += b.mutations.length;
   });
+  replayed?.(state);
   const layers = layersFromManifest(ctx.bucket, ctx.lake, manifest, {
     ...(ctx.cache ? { cache: ctx.cache } : {}),
     counters: ctx.counters.tables,

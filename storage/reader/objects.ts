@@ -34,6 +34,8 @@ export interface ReaderOptions {
 export interface ReadContext {
   /** A CountingBucket over the caller's bucket. */
   bucket: Bucket;
+  /** The caller's bucket itself: what isolate-wide memory (tail-replays.ts) is keyed by. */
+  source: Bucket;
   lake: string;
   cache: ObjectCache | undefined;
   counters: ReaderCounters;
@@ -49,6 +51,7 @@ export function readContext(bucket: Bucket, lake: string, options: ReaderOptions
   const counters = options.counters ?? new ReaderCounters();
   return {
     bucket: new CountingBucket(bucket, counters),
+    source: bucket,
     lake,
     cache: options.cache,
     counters,

@@ -23,6 +23,7 @@ import {
   readCutManifest,
   readCutSegments,
 } from "./objects.ts";
+import { rememberTail, tailToExtend } from "./tail-replays.ts";
 
 export interface OpenLatestOptions extends ReaderOptions {
   /** Only a cut at or after this position will do (read-your-writes). */
@@ -40,9 +41,11 @@ async function head(ctx: ReadContext): Promise<SegmentSummary> {
 
 async function readCut(ctx: ReadContext, h: SegmentSummary): Promise<LakeReader> {
   const named = `WAL segment ${h.segmentId}`;
+  // A tail this isolate already replayed on the same manifest is extended by the segments since.
+  const known = tailToExtend(ctx.source, ctx.lake, h.manifestVersion, h.tailStart, h.segmentId);
   // The head names both the manifest and the tail's range: read them in the same round. The manifest
   // takes one of the six connections, so the tail reads ≤ 5 at a time beside it.
-  const segmentsRead = readCutSegments(ctx, h.tailStart, h.segmentId, named, 5);
+  const segmentsRead = readCutSegments(ctx, known ? known.upTo + 1 : h.tailStart, h.segmentId, named, 5);
   segmentsRead.catch(() => {});
   const manifest = await readCutManifest(ctx, h.manifestVersion, named);
   if (h.tailStart !== manifest.wal.replayAfter + 1) {
@@ -51,11 +54,21 @@ async function readCut(ctx: ReadContext, h: SegmentSummary): Promise<LakeReader>
     );
   }
   const segments = await segmentsRead;
-  return buildReader(ctx, manifest, segments, {
-    lake: ctx.lake,
-    epoch: h.epoch,
-    wal: { from: h.tailStart, to: h.segmentId },
-  });
+  return buildReader(
+    ctx,
+    manifest,
+    segments,
+    { lake: ctx.lake, epoch: h.epoch, wal: { from: h.tailStart, to: h.segmentId } },
+    known,
+    (state) =>
+      rememberTail(ctx.source, ctx.lake, {
+        manifestVersion: manifest.version,
+        tailStart: h.tailStart,
+        upTo: h.segmentId,
+        position: state.position,
+        mem: state.mem,
+      }),
+  );
 }
 
 /** A position the head already shows to be older than `after`, without reading anything more. */

@@ -12,8 +12,12 @@
 import type { Bucket, Position } from "../api.ts";
 import type { MemTree } from "../memtable.ts";
 
-/** Lakes whose newest tail one isolate remembers (least recently opened forgotten first). */
-export const MAX_REMEMBERED_TAILS = 32;
+/**
+ * Lakes whose newest tail one isolate remembers (least recently opened forgotten first). Small: each
+ * holds a memtable as large as the writer's unflushed tail (tens of MiB at 10k tables created since the
+ * last flush), inside an isolate's 128 MiB.
+ */
+export const MAX_REMEMBERED_TAILS = 4;
 
 export interface RememberedTail {
   manifestVersion: number;

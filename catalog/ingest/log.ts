@@ -9,14 +9,14 @@
  * of it, a failed member's layer is discarded before the next member takes numbers (so they stay dense),
  * and a second writer is fenced by the store. No lock is needed because there is no concurrency to order.
  */
-import { Constraint, InvalidRequest, NotFound, quoteName } from "../errors.ts";
+import { Constraint, FlushPlanStale, InvalidRequest, NotFound, quoteName } from "../errors.ts";
 import type { InlineValue, TableRecord } from "../records.ts";
 import { parseValue, type StoredValue } from "../values/index.ts";
 import type { Assigned, VerbContext } from "../verbs/context.ts";
 import { canonicalRow, type TableShape, tableShape } from "../verbs/ops/inline.ts";
 import { readTableStats } from "../verbs/ops/stats-support.ts";
 import type { VerbOf } from "../verbs/schema.ts";
-import { flushLog } from "./flush.ts";
+import { type FlushBatchPlan, flushLog } from "./flush.ts";
 import { writeIndexMarker } from "./key-index.ts";
 import { ingestKeys } from "./keys.ts";
 import { MAX_FLUSH_RECORDS, MAX_UNFLUSHED_RECORDS } from "./limits.ts";
@@ -75,11 +75,29 @@ function keyOf(
   });
 }
 
-/** When the write lands in DuckLake: on the lake path, drain the log through this write in the same commit. */
-async function landIfLakePath(ctx: VerbContext, path: WritePath | undefined, last: number): Promise<void> {
+/**
+ * When the write lands in DuckLake: on the lake path, drain the log through this write in the same commit
+ * — with the writer's plan when it PUT Parquet for it (docs/decisions/0316-lake-write-parquet.md).
+ */
+async function landIfLakePath(
+  ctx: VerbContext,
+  path: WritePath | undefined,
+  last: number,
+  plan?: FlushBatchPlan,
+): Promise<void> {
   const chosen = path ?? (await readSettings(ctx.st)).write_path;
-  if (chosen !== "lake") return;
-  const r = await flushLog(ctx, MAX_FLUSH_RECORDS);
+  if (chosen !== "lake") {
+    // The lake's setting moved to `wal` since the plan: the writer plans again (and finds none to make).
+    if (plan)
+      throw new FlushPlanStale(`the lake write was planned for writePath "lake", the lake writes "wal" now`);
+    return;
+  }
+  if (plan && plan.through !== last) {
+    throw new FlushPlanStale(`the planned lake write ends at ${plan.through}, this write at ${last}`);
+  }
+  const r = await flushLog(ctx, MAX_FLUSH_RECORDS, plan);
+  // A plan made at another watermark drains nothing: the write would not land, so it is refused whole.
+  if (r.stale) throw new FlushPlanStale(`the planned lake write was made at drained ${plan?.expectDrained}`);
   if (r.drained < last) {
     throw new InvalidRequest(
       `writePath "lake" needs the log drained through this write, but ${last - r.drained} earlier records remain after one flush batch of ${MAX_FLUSH_RECORDS}; flush the lake (POST /flush) first or write with writePath "wal"`,
@@ -122,7 +140,7 @@ export async function rowsWrite(ctx: VerbContext, v: VerbOf<"rows_write">): Prom
     return { table_id: t, kind: "delete", key: keyOf(shape, keyColumns, op.key, `${path}.key`) };
   });
   const { first, last } = await append(ctx, records);
-  await landIfLakePath(ctx, v.writePath, last);
+  await landIfLakePath(ctx, v.writePath, last, v.lakePlan);
   return { firstSeq: first, lastSeq: last };
 }
 

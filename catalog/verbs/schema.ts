@@ -115,6 +115,14 @@ export const RowOpSchema = z.discriminatedUnion("op", [
 ]);
 export const WritePathSchema = z.enum(["wal", "lake"]);
 
+/** Per table, the Parquet file (already PUT) holding a flush batch's rows in fold order. */
+const PlannedFilesSchema = z
+  .array(z.object({ tableId: id, columnIds: z.array(id).max(100_000), file: DataFileSpecSchema }))
+  .max(MAX_FLUSH_RECORDS);
+
+/** A flush batch a writer planned before its commit (docs/decisions/0313-rows-flush-parquet.md). */
+const FlushBatchPlanSchema = z.object({ expectDrained: count, through: count, files: PlannedFilesSchema });
+
 export const VerbSchema = z.discriminatedUnion("op", [
   z.object({ op: z.literal("create_schema"), name }),
   z.object({ op: z.literal("drop_schema"), schema: SchemaRefSchema }),
@@ -293,6 +301,11 @@ export const VerbSchema = z.discriminatedUnion("op", [
     table: RelationRefSchema,
     ops: z.array(RowOpSchema).min(1).max(MAX_OPS_PER_WRITE),
     writePath: WritePathSchema.optional(),
+    /**
+     * A `lake` write the writer planned and PUT Parquet for (docs/decisions/0316-lake-write-parquet.md): the
+     * flush batch that drains the log through this write. Not part of the request's identity.
+     */
+    lakePlan: FlushBatchPlanSchema.optional(),
   }),
   z.object({
     op: z.literal("rows_truncate"),
@@ -307,10 +320,7 @@ export const VerbSchema = z.discriminatedUnion("op", [
     /** ...the newest sequence number it drains... */
     through: count.optional(),
     /** ...and per table, the Parquet file (already PUT) holding the batch's rows in fold order. */
-    files: z
-      .array(z.object({ tableId: id, columnIds: z.array(id).max(100_000), file: DataFileSpecSchema }))
-      .max(MAX_FLUSH_RECORDS)
-      .optional(),
+    files: PlannedFilesSchema.optional(),
   }),
   z.object({
     op: z.literal("rows_dead_letter"),

@@ -1,10 +1,10 @@
 /**
  * A `lake` row write, run by the lake writer (docs/decisions/0316-lake-write-parquet.md): the catalog
- * plans it (`planLakeWrite`: the flush batch through this write, with a Parquet file for each table above
- * its inlining limit), the files are PUT (put-if-absent), then the planned request commits — one DuckLake
- * commit, acknowledged only once durable. A crash or a refusal after a PUT leaves an unreferenced file and
- * an unacknowledged write; a plan the log moved past (another write or a flush landed first) is refused
- * whole (`FlushPlanStale`) and made again, at most MAX_LAKE_WRITE_ATTEMPTS times.
+ * plans it (`planLakeWrite`: a Parquet file for this write's rows when they pass the table's inlining
+ * limit), the file is PUT (put-if-absent), then the planned request commits — one DuckLake commit,
+ * acknowledged only once durable. A crash or a refusal after a PUT leaves an unreferenced file and an
+ * unacknowledged write; a plan the table moved past (an ALTER landed first) is refused whole
+ * (`FlushPlanStale`) and made again, at most MAX_LAKE_WRITE_ATTEMPTS times.
  */
 import { type CommitRequest, planLakeWrite } from "../catalog/index.ts";
 import type { ReadView } from "../storage/api.ts";
@@ -12,8 +12,8 @@ import { CodedError } from "../storage/errors.ts";
 import { putPlannedObjects, type RowsFlushDeps } from "./rows-flush.ts";
 
 /**
- * Plans one `lake` write makes before it gives up with the last `FlushPlanStale` (each lost plan means a
- * write or flush of the same lake landed in between; a handful covers any interleaving but a storm).
+ * Plans one `lake` write makes before it gives up with the last `FlushPlanStale` (each refused plan means
+ * an ALTER of the table landed between its PUT and its commit; a handful covers all but a storm of them).
  */
 export const MAX_LAKE_WRITE_ATTEMPTS = 8;
 

@@ -4,9 +4,10 @@
  * pass its inlining limit they go in a Parquet file the writer PUTs before the commit — exactly as a
  * flush batch does (`flush-plan.ts`, the one planner). Pure: the write is staged into a scratch overlay of
  * the writer's view (the verb's own `rowsWrite`, so validation and sequence numbers are the verb's), the
- * flush batch is planned over that overlay, and nothing is kept. The verb re-stages the write and checks
- * the plan against what it finds (`landIfLakePath`); any difference is `FlushPlanStale` and the writer
- * plans again.
+ * flush batch of this write's own records is planned over that overlay, and nothing is kept. The verb
+ * drains the earlier records first, then this write's with the file, checking the file's row count and
+ * the table's columns (`landIfLakePath`, `flushLog`); a difference (an ALTER in between) is
+ * `FlushPlanStale` and the writer plans again.
  */
 import type { ReadView } from "../../storage/api.ts";
 import { lookupIdempotency } from "../commit/idempotency.ts";
@@ -16,11 +17,10 @@ import type { PlannedObject } from "../maintenance/flush-plan.ts";
 import { Staging } from "../staging.ts";
 import { VerbContext } from "../verbs/context.ts";
 import type { CommitRequest, VerbOf } from "../verbs/schema.ts";
-import type { FlushBatchPlan } from "./flush.ts";
 import { planRowsFlush } from "./flush-plan.ts";
 import { MAX_FLUSH_RECORDS } from "./limits.ts";
 import { rowsWrite } from "./log.ts";
-import { readSettings } from "./state.ts";
+import { readIngestHead, readSettings, writeIngestHead } from "./state.ts";
 
 export interface LakeWritePlan {
   /** Files to PUT (put-if-absent) under the lake's data prefix before committing `request`. */
@@ -53,21 +53,22 @@ export async function planLakeWrite(
     return null;
   const premise = await readSnapshot(view, (await readHead(view)).snapshot_id);
   const ctx = new VerbContext(st, premise, { now, dataPath: "", uuid: () => "" });
-  let last: number;
+  let range: { first: number; last: number };
   try {
-    last = Number((await rowsWrite(ctx, { ...v, writePath: "wal" })).lastSeq);
+    const a = await rowsWrite(ctx, { ...v, writePath: "wal" });
+    range = { first: Number(a.firstSeq), last: Number(a.lastSeq) };
   } catch (e) {
     if (isMemberError(e)) return null;
     throw e;
   }
+  // Only this write's records: the verb drains the earlier ones first (inlined, as a flush batch would
+  // without a plan), so the file depends on this write alone and no other write can overtake the plan.
+  const head = await readIngestHead(st);
+  writeIngestHead(st, { next_seq: head.next_seq, drained: range.first - 1 });
   const overlay: ReadView = { position: view.position, get: (k) => st.get(k), scan: (r) => st.scan(r) };
   const batch = await planRowsFlush(overlay, now, MAX_FLUSH_RECORDS);
-  if (batch === null || batch.objects.length === 0 || batch.verb.through !== last) return null;
-  const lakePlan: FlushBatchPlan = {
-    expectDrained: batch.verb.expectDrained ?? 0,
-    through: last,
-    files: batch.verb.files ?? [],
-  };
+  if (batch === null || batch.objects.length === 0 || batch.verb.through !== range.last) return null;
+  const lakePlan = { files: batch.verb.files ?? [] };
   return {
     objects: batch.objects,
     request: { ...request, verbs: [{ ...v, lakePlan }] },

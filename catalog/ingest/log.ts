@@ -16,7 +16,7 @@ import type { Assigned, VerbContext } from "../verbs/context.ts";
 import { canonicalRow, type TableShape, tableShape } from "../verbs/ops/inline.ts";
 import { readTableStats } from "../verbs/ops/stats-support.ts";
 import type { VerbOf } from "../verbs/schema.ts";
-import { type FlushBatchPlan, flushLog } from "./flush.ts";
+import { flushLog } from "./flush.ts";
 import { writeIndexMarker } from "./key-index.ts";
 import { ingestKeys } from "./keys.ts";
 import { MAX_FLUSH_RECORDS, MAX_UNFLUSHED_RECORDS } from "./limits.ts";
@@ -76,14 +76,15 @@ function keyOf(
 }
 
 /**
- * When the write lands in DuckLake: on the lake path, drain the log through this write in the same commit
- * — with the writer's plan when it PUT Parquet for it (docs/decisions/0316-lake-write-parquet.md).
+ * When the write lands in DuckLake: on the lake path, drain the log through this write in the same commit.
+ * With the writer's plan (docs/decisions/0316-lake-write-parquet.md) the earlier records are drained
+ * first, as the flusher would inline them, and this write's own records then land with the planned file.
  */
 async function landIfLakePath(
   ctx: VerbContext,
   path: WritePath | undefined,
-  last: number,
-  plan?: FlushBatchPlan,
+  range: { first: number; last: number },
+  plan?: VerbOf<"rows_write">["lakePlan"],
 ): Promise<void> {
   const chosen = path ?? (await readSettings(ctx.st)).write_path;
   if (chosen !== "lake") {
@@ -92,17 +93,31 @@ async function landIfLakePath(
       throw new FlushPlanStale(`the lake write was planned for writePath "lake", the lake writes "wal" now`);
     return;
   }
-  if (plan && plan.through !== last) {
-    throw new FlushPlanStale(`the planned lake write ends at ${plan.through}, this write at ${last}`);
+  if (plan) {
+    const head = await readIngestHead(ctx.st);
+    const earlier = range.first - 1 - head.drained;
+    if (earlier > MAX_FLUSH_RECORDS) throw tooManyEarlier(earlier);
+    if (earlier > 0)
+      await flushLog(ctx, MAX_FLUSH_RECORDS, {
+        expectDrained: head.drained,
+        through: range.first - 1,
+        files: [],
+      });
+    await flushLog(ctx, MAX_FLUSH_RECORDS, {
+      expectDrained: range.first - 1,
+      through: range.last,
+      files: plan.files,
+    });
+    return;
   }
-  const r = await flushLog(ctx, MAX_FLUSH_RECORDS, plan);
-  // A plan made at another watermark drains nothing: the write would not land, so it is refused whole.
-  if (r.stale) throw new FlushPlanStale(`the planned lake write was made at drained ${plan?.expectDrained}`);
-  if (r.drained < last) {
-    throw new InvalidRequest(
-      `writePath "lake" needs the log drained through this write, but ${last - r.drained} earlier records remain after one flush batch of ${MAX_FLUSH_RECORDS}; flush the lake (POST /flush) first or write with writePath "wal"`,
-    );
-  }
+  const r = await flushLog(ctx, MAX_FLUSH_RECORDS);
+  if (r.drained < range.last) throw tooManyEarlier(range.last - r.drained);
+}
+
+function tooManyEarlier(n: number): InvalidRequest {
+  return new InvalidRequest(
+    `writePath "lake" needs the log drained through this write, but ${n} earlier records remain after one flush batch of ${MAX_FLUSH_RECORDS}; flush the lake (POST /flush) first or write with writePath "wal"`,
+  );
 }
 
 export async function rowsWrite(ctx: VerbContext, v: VerbOf<"rows_write">): Promise<Assigned> {
@@ -140,7 +155,7 @@ export async function rowsWrite(ctx: VerbContext, v: VerbOf<"rows_write">): Prom
     return { table_id: t, kind: "delete", key: keyOf(shape, keyColumns, op.key, `${path}.key`) };
   });
   const { first, last } = await append(ctx, records);
-  await landIfLakePath(ctx, v.writePath, last, v.lakePlan);
+  await landIfLakePath(ctx, v.writePath, { first, last }, v.lakePlan);
   return { firstSeq: first, lastSeq: last };
 }
 
@@ -148,7 +163,7 @@ export async function rowsTruncate(ctx: VerbContext, v: VerbOf<"rows_truncate">)
   const table = await ctx.table(v.table);
   await ensureIngestTable(ctx, table.table_id);
   const { first, last } = await append(ctx, [{ table_id: table.table_id, kind: "truncate" }]);
-  await landIfLakePath(ctx, v.writePath, last);
+  await landIfLakePath(ctx, v.writePath, { first, last });
   return { firstSeq: first, lastSeq: last };
 }
 

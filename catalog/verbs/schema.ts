@@ -120,8 +120,8 @@ const PlannedFilesSchema = z
   .array(z.object({ tableId: id, columnIds: z.array(id).max(100_000), file: DataFileSpecSchema }))
   .max(MAX_FLUSH_RECORDS);
 
-/** A flush batch a writer planned before its commit (docs/decisions/0313-rows-flush-parquet.md). */
-const FlushBatchPlanSchema = z.object({ expectDrained: count, through: count, files: PlannedFilesSchema });
+/** The Parquet files a writer PUT for a `lake` write's own rows (docs/decisions/0316-lake-write-parquet.md). */
+const LakeWritePlanSchema = z.object({ files: PlannedFilesSchema });
 
 export const VerbSchema = z.discriminatedUnion("op", [
   z.object({ op: z.literal("create_schema"), name }),
@@ -302,10 +302,10 @@ export const VerbSchema = z.discriminatedUnion("op", [
     ops: z.array(RowOpSchema).min(1).max(MAX_OPS_PER_WRITE),
     writePath: WritePathSchema.optional(),
     /**
-     * A `lake` write the writer planned and PUT Parquet for (docs/decisions/0316-lake-write-parquet.md): the
-     * flush batch that drains the log through this write. Not part of the request's identity.
+     * A `lake` write the writer planned and PUT Parquet for (docs/decisions/0316-lake-write-parquet.md):
+     * the file holding this write's surviving rows. Not part of the request's identity.
      */
-    lakePlan: FlushBatchPlanSchema.optional(),
+    lakePlan: LakeWritePlanSchema.optional(),
   }),
   z.object({
     op: z.literal("rows_truncate"),

@@ -10,7 +10,7 @@ import { tableFilesAt } from "../../catalog/reads/files-at.ts";
 import type { Envelope } from "../../durable-objects/envelope.ts";
 import { dataObjectReader } from "../../storage/data-objects.ts";
 import { openLatest } from "../../storage/index.ts";
-import { afterAbort, COLS, lakeName, realBucket, rigLake, stub, unwrap } from "./support.ts";
+import { afterAbort, COLS, lakeName, realBucket, rigLake, stub, until, unwrap } from "./support.ts";
 
 const T = { name: "events" };
 const code = (e: Envelope<unknown>): string => (e.ok ? "ok" : e.error.code);
@@ -62,13 +62,14 @@ describe("the lake write path writes Parquet above the inlining limit", () => {
     expect(st.rows.rows.map((r) => r.id)).toEqual(range(0, 60));
   });
 
-  it("earlier wal records of the table land in the same file, in log order", async () => {
+  it("earlier wal records land inlined in the same commit, before the write's file, in log order", async () => {
     const { lake, s } = await newLake("lw-tail");
     unwrap(await s.commit(lake, write(range(0, 4), "wal")));
-    unwrap(await s.commit(lake, write(range(4, 20), "lake")));
+    const w = unwrap(await s.commit(lake, write(range(4, 20), "lake")));
     const st = await state(lake);
-    expect(st.files.files.map((f) => f.record_count)).toEqual([24]);
-    expect(st.files.inlined_rows).toHaveLength(0);
+    expect(st.rows.snapshotId).toBe(w.snapshotId);
+    expect(st.files.files.map((f) => f.record_count)).toEqual([20]);
+    expect(st.files.inlined_rows).toHaveLength(4);
     expect(st.rows.drained).toBe(24);
     expect(st.rows.rows.map((r) => r.id)).toEqual(range(0, 24));
   });
@@ -87,19 +88,39 @@ describe("the lake write path writes Parquet above the inlining limit", () => {
     expect(await dataObjects(lake)).toHaveLength(1);
   });
 
-  it("concurrent lake writes each land once (a plan another write overtook is made again)", async () => {
+  it("concurrent lake writes sharing batches each land once, as one file each", async () => {
     const { lake, s } = await newLake("lw-race");
+    const n = 16;
     const answers = await Promise.all(
-      range(0, 6).map((i) => s.commit(lake, write(range(i * 100, 20), "lake"))),
+      range(0, n).map((i) => s.commit(lake, write(range(i * 100, 20), "lake"))),
     );
-    expect(answers.map(code)).toEqual(range(0, 6).map(() => "ok"));
+    expect(answers.map(code)).toEqual(range(0, n).map(() => "ok"));
     const st = await state(lake);
-    expect(st.rows.drained).toBe(120);
+    expect(st.rows.drained).toBe(20 * n);
     expect(st.files.inlined_rows).toHaveLength(0);
-    expect(st.files.files.reduce((n, f) => n + f.record_count, 0)).toBe(120);
+    expect(st.files.files.map((f) => f.record_count)).toEqual(range(0, n).map(() => 20));
+    // No plan was overtaken by another write of its batch: one object per write.
+    expect(await dataObjects(lake)).toHaveLength(n);
     expect(st.rows.rows.map((r) => Number(r.id)).sort((x, y) => x - y)).toEqual(
-      range(0, 6).flatMap((i) => range(i * 100, 20)),
+      range(0, n).flatMap((i) => range(i * 100, 20)),
     );
+  });
+
+  it("an ALTER between the file's PUT and the commit refuses that plan; the write is planned again", async () => {
+    const { lake, rig, s } = await newLake("lw-alter");
+    const gate = rig.bucket.hold({ op: "put", prefix: `lakes/${lake}/data/`, nth: 1 });
+    const pending = s.commit(lake, write(range(0, 30), "lake"));
+    await until(lake, () => gate.held === 1, "the first plan's PUT held");
+    unwrap(await s.commit(lake, [{ op: "add_column", table: T, column: { name: "extra", type: "int32" } }]));
+    gate.release();
+    expect(code(await pending)).toBe("ok");
+    const st = await state(lake);
+    expect(st.files.files).toHaveLength(1);
+    expect(st.rows.rows).toEqual(range(0, 30).map((id) => ({ id, v: "x", extra: null })));
+    // The first plan's file is left unreferenced; the second holds the rows.
+    const objects = await dataObjects(lake);
+    expect(objects).toHaveLength(2);
+    expect(objects.filter((k) => k.endsWith(st.files.files[0]?.path ?? "?"))).toHaveLength(1);
   });
 
   it("a crash between the file's PUT and the commit leaves only an orphan and an unacknowledged write", async () => {

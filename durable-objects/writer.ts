@@ -176,7 +176,12 @@ export interface FlushAnswer {
 }
 
 function appendsRows(r: GroupMember): boolean {
-  return "verbs" in r && r.verbs.some((v) => v.op === "rows_write" || v.op === "rows_truncate");
+  return (
+    "verbs" in r &&
+    r.verbs.some(
+      (v) => v.op === "rows_write" || v.op === "rows_truncate" || v.op === "rows_dead_letter_replay",
+    )
+  );
 }
 
 function parseSqlWrite(raw: unknown): SqlWriteRequest {

@@ -33,7 +33,7 @@ import {
 } from "./state.ts";
 
 /** Appends records (given without their sequence numbers) and answers the range they took. */
-async function append(
+export async function appendRecords(
   ctx: VerbContext,
   records: Omit<LogRecord, "seq">[],
 ): Promise<{ first: number; last: number }> {
@@ -154,7 +154,7 @@ export async function rowsWrite(ctx: VerbContext, v: VerbOf<"rows_write">): Prom
       );
     return { table_id: t, kind: "delete", key: keyOf(shape, keyColumns, op.key, `${path}.key`) };
   });
-  const { first, last } = await append(ctx, records);
+  const { first, last } = await appendRecords(ctx, records);
   await landIfLakePath(ctx, v.writePath, { first, last }, v.lakePlan);
   return { firstSeq: first, lastSeq: last };
 }
@@ -162,7 +162,7 @@ export async function rowsWrite(ctx: VerbContext, v: VerbOf<"rows_write">): Prom
 export async function rowsTruncate(ctx: VerbContext, v: VerbOf<"rows_truncate">): Promise<Assigned> {
   const table = await ctx.table(v.table);
   await ensureIngestTable(ctx, table.table_id);
-  const { first, last } = await append(ctx, [{ table_id: table.table_id, kind: "truncate" }]);
+  const { first, last } = await appendRecords(ctx, [{ table_id: table.table_id, kind: "truncate" }]);
   await landIfLakePath(ctx, v.writePath, { first, last });
   return { firstSeq: first, lastSeq: last };
 }

@@ -331,6 +331,15 @@ export const VerbSchema = z.discriminatedUnion("op", [
     message: z.string().max(10_000),
   }),
   z.object({
+    op: z.literal("rows_dead_letter_replay"),
+    /** Appends the dead letter at `seq` to the log again (docs/decisions/0317-dead-letter-replay.md). */
+    seq: z.number().int().min(1),
+  }),
+  z.object({
+    op: z.literal("rows_dead_letter_discard"),
+    seq: z.number().int().min(1),
+  }),
+  z.object({
     op: z.literal("rows_key_index"),
     /** Replaces the table's key index (docs/decisions/0315-key-index-rebuild.md). */
     table: RelationRefSchema,

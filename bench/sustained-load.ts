@@ -175,11 +175,16 @@ export async function sustainedLoad(inner: Bucket, spec: LoadSpec): Promise<Row[
   }, windowMs / 4);
   // Event-loop lag: a 10 ms timer that fires late shows work holding the loop (a commit's apply and its
   // segment PUT callback wait exactly as long).
-  const lags: { t: number; ms: number }[] = [];
+  // With it, the process's CPU time per tick: a late tick on a process that got little CPU is the machine
+  // starving it (other processes), not our work holding the loop.
+  const lags: { t: number; ms: number; cpuMs: number }[] = [];
   let tick = performance.now();
+  let cpu = process.cpuUsage();
   const lagTimer = setInterval(() => {
     const now = performance.now();
-    lags.push({ t: now, ms: Math.max(0, now - tick - LAG_TICK_MS) });
+    const used = process.cpuUsage(cpu);
+    cpu = process.cpuUsage();
+    lags.push({ t: now, ms: Math.max(0, now - tick - LAG_TICK_MS), cpuMs: (used.user + used.system) / 1000 });
     tick = now;
   }, LAG_TICK_MS);
   let n = 0;
@@ -215,6 +220,7 @@ export async function sustainedLoad(inner: Bucket, spec: LoadSpec): Promise<Row[
     const hi = commits[(i + 1) * per]?.end ?? Number.POSITIVE_INFINITY;
     return [lo, hi];
   };
+  const lagsIn = (from: number, to: number) => lags.filter((x) => x.t >= from && x.t < to);
   for (let i = 0; i < spec.windows; i++) {
     const [from, to] = bounds(i);
     const spanMs = spec.commits === undefined ? windowMs : Math.min(to, t0 + elapsedMs) - from;
@@ -234,7 +240,10 @@ export async function sustainedLoad(inner: Bucket, spec: LoadSpec): Promise<Row[
       maintMedianMs: quantile(stSorted, 0.5),
       maintMaxMs: stSorted.at(-1) ?? 0,
       jobRuns: jobs.filter((x) => x.end >= from && x.end < to).length,
-      loopLagMaxMs: Math.round(Math.max(0, ...lags.filter((x) => x.t >= from && x.t < to).map((x) => x.ms))),
+      loopLagMaxMs: Math.round(Math.max(0, ...lagsIn(from, to).map((x) => x.ms))),
+      // CPU the process got over the window's wall time (1 = one core busy): low with a high lag = starved.
+      cpuShare:
+        Math.round((lagsIn(from, to).reduce((a, x) => a + x.cpuMs, 0) / Math.max(1, spanMs)) * 100) / 100,
       manifestKiB: Math.round((sizes.at(-1) ?? Number.NaN) / 102.4) / 10,
     });
   }

@@ -51,6 +51,12 @@ export const SEGMENT_DEFLATE_LEVEL = 1;
  * and inflating it could exhaust a 128 MB isolate.
  */
 export const MAX_SEGMENT_BODY_BYTES = 64 * 1024 * 1024;
+/**
+ * Room above the claimed length given to the inflater's output bound: workerd's `node:zlib` refuses
+ * ("Memory limit exceeded") as soon as its next output chunk would pass the bound, even when the data
+ * ends exactly at it. The exact length is checked after inflating.
+ */
+const INFLATE_SLACK_BYTES = 64 * 1024;
 
 export interface SegmentHeader {
   epoch: number;
@@ -204,7 +210,7 @@ function inflateBody(bytes: Uint8Array, bad: (what: string) => Corruption): Uint
   let inflated: Uint8Array;
   try {
     inflated = inflateRawSync(bytes.subarray(SEGMENT_HEADER_LENGTH + 4), {
-      maxOutputLength: Math.max(1, rawLength),
+      maxOutputLength: rawLength + INFLATE_SLACK_BYTES,
     });
   } catch (e) {
     throw bad(`the compressed body does not inflate (${(e as Error).message})`);

@@ -163,6 +163,25 @@ describe("WAL segment codec", () => {
     expect(enc.length * 3).toBeLessThan(encodedSegmentSize(big.batches));
   });
 
+  it("inflates a large compressed body in workerd (its zlib refuses an output bound without slack)", () => {
+    const header = { epoch: 1, segmentId: 9, manifestVersion: 1, tailStart: 1, writer: "00".repeat(8) };
+    const batches = Array.from({ length: 64 }, (_, i) => ({
+      position: i + 1,
+      mutations: Array.from({ length: 12 }, (_, j) => ({
+        key: text.encode(`table/1/column/${j}/stats/${i}`),
+        value: text.encode(
+          JSON.stringify({ table_id: 1, column_id: j, begin_snapshot: i, max_value: `row ${i}` }),
+        ),
+      })),
+    }));
+    const enc = encodeSegment({ header, batches });
+    expect(formatOf(enc)).toBe(SEGMENT_FORMAT_COMPRESSED);
+    // ~80 KB: inside a range where an exact output bound fails in workerd (41–121 KB measured).
+    expect(encodedSegmentSize(batches)).toBeGreaterThan(60_000);
+    expect(encodedSegmentSize(batches)).toBeLessThan(115_000);
+    expect(plain(decodeSegment(enc))).toEqual(plain({ header, batches }));
+  });
+
   it("writes empty and incompressible segments uncompressed (format 1)", () => {
     const header = { epoch: 1, segmentId: 2, manifestVersion: 1, tailStart: 1, writer: "00".repeat(8) };
     expect(formatOf(encodeSegment({ header, batches: [] }))).toBe(SEGMENT_FORMAT_VERSION);

@@ -140,7 +140,13 @@ function runJob(job: "flush" | "merge" | "rewrite", ctx: JobContext) {
   return runRewriteJob({ ...deps, deleteThreshold: 0.4 });
 }
 
-describe("maintenance job 5: orphans", () => {
+/**
+ * The crash sweeps rebuild a lake per boundary and the model walks take 2–15 s each alone; on a shared
+ * 2-core machine that passes vitest's 60 s default.
+ */
+const ORPHAN_TEST_TIMEOUT_MS = 240_000;
+
+describe("maintenance job 5: orphans", { timeout: ORPHAN_TEST_TIMEOUT_MS }, () => {
   for (const job of ["flush", "merge", "rewrite"] as const) {
     it(`${job}: a crash at every write boundary leaves orphans the sweep deletes after the grace, never before`, async () => {
       let boundaries = 0;

@@ -69,6 +69,9 @@ async function scheduled(lake: string): Promise<unknown[]> {
 const exists = async (lake: string, file: string) =>
   (await realBucket().head(objectKey(lake, file))) !== null;
 
+/** Four passes through the writer: seconds alone, but it passed vitest's 60 s default once on a loaded machine. */
+const ORPHAN_TEST_TIMEOUT_MS = 180_000;
+
 describe("maintenance jobs 4 and 5 in the writer", () => {
   it("never expires a live checkpoint's snapshot; once the checkpoint is gone it expires and the file goes", async () => {
     const fx = await lakeWithEndedFile("mt-expire-pin", { checkpoint: true });
@@ -167,22 +170,26 @@ describe("maintenance jobs 4 and 5 in the writer", () => {
     expect(boundaries).toBeGreaterThanOrEqual(4);
   });
 
-  it("an object no commit registered is marked, kept through the grace and then deleted (orphans, 0330)", async () => {
-    const fx = await lakeWithEndedFile("mt-orphan");
-    // A file PUT whose commit never came (a client that gave up, a crash before the commit).
-    await realBucket().put(objectKey(fx.lake, "lost.parquet"), new Uint8Array(7));
-    const [first] = await fx.run(["delete_files"]);
-    expect(first).toMatchObject({ orphansMarked: 1, orphansDeleted: 0, error: null });
-    fx.advance(59_000);
-    // Nothing new seen, nothing due: the run did nothing (and says so without orphan counts).
-    expect((await fx.run(["delete_files"]))[0]?.orphansDeleted ?? 0).toBe(0);
-    expect(await exists(fx.lake, "lost.parquet")).toBe(true);
-    fx.advance(1_000);
-    const [due] = await fx.run(["delete_files"]);
-    expect(due).toMatchObject({ orphansDeleted: 1, error: null });
-    // Only the orphan went: a and b are referenced (a by the snapshot that ended it, still retained).
-    expect(
-      await Promise.all(["lost.parquet", "a.parquet", "b.parquet"].map((f) => exists(fx.lake, f))),
-    ).toEqual([false, true, true]);
-  });
+  it(
+    "an object no commit registered is marked, kept through the grace and then deleted (orphans, 0330)",
+    async () => {
+      const fx = await lakeWithEndedFile("mt-orphan");
+      // A file PUT whose commit never came (a client that gave up, a crash before the commit).
+      await realBucket().put(objectKey(fx.lake, "lost.parquet"), new Uint8Array(7));
+      const [first] = await fx.run(["delete_files"]);
+      expect(first).toMatchObject({ orphansMarked: 1, orphansDeleted: 0, error: null });
+      fx.advance(59_000);
+      // Nothing new seen, nothing due: the run did nothing (and says so without orphan counts).
+      expect((await fx.run(["delete_files"]))[0]?.orphansDeleted ?? 0).toBe(0);
+      expect(await exists(fx.lake, "lost.parquet")).toBe(true);
+      fx.advance(1_000);
+      const [due] = await fx.run(["delete_files"]);
+      expect(due).toMatchObject({ orphansDeleted: 1, error: null });
+      // Only the orphan went: a and b are referenced (a by the snapshot that ended it, still retained).
+      expect(
+        await Promise.all(["lost.parquet", "a.parquet", "b.parquet"].map((f) => exists(fx.lake, f))),
+      ).toEqual([false, true, true]);
+    },
+    ORPHAN_TEST_TIMEOUT_MS,
+  );
 });

@@ -34,6 +34,14 @@ export interface KeyValue {
 }
 
 /**
+ * A read hint: a key range a caller is about to read. `last` asks only for what holds the range's last
+ * key (the newest record of a kind whose keys grow with time), not the whole range.
+ */
+export interface PrefetchRange extends ScanRange {
+  last?: boolean;
+}
+
+/**
  * A consistent cut of the store. Reads are async because a cut may need blocks from R2.
  * Scans are ordered, forward-only and streaming.
  */
@@ -41,6 +49,13 @@ export interface ReadView {
   readonly position: Position;
   get(key: Bytes): Promise<Bytes | undefined>;
   scan(range: ScanRange): AsyncIterable<KeyValue>;
+  /**
+   * Optional hint (stateless readers implement it): fetch, together, what reads of `ranges` will need,
+   * so the dependent lookups that follow cost no further round trips. Only a hint: bounded in bytes,
+   * ranges past the bound are read lazily as before; never changes what a read returns
+   * (docs/decisions/0170-plan-prefetch.md).
+   */
+  prefetch?(ranges: readonly PrefetchRange[]): Promise<void>;
 }
 
 /** One mutation in an atomic batch. A `value` of undefined is a delete. */

@@ -316,6 +316,13 @@ export interface WriterOptions {
    * Structurally `ObjectCache` from storage/cache.ts.
    */
   cache?: { get(key: string): Promise<Bytes | undefined>; put(key: string, value: Bytes): Promise<void> };
+  /**
+   * Key ranges the host's first reads after this open will touch (a catalog's commit path): their blocks
+   * are fetched right after the tables' metadata, beside the tail reads and the fence PUT, so the first
+   * commit's dependent lookups read held blocks. At most WRITER_WAKE_PREFETCH_BYTES_MAX, once per open
+   * (docs/decisions/0171-wake-prefetch.md).
+   */
+  prefetch?: readonly PrefetchRange[];
 }
 
 /** `storage/index.ts` exports `openWriter: OpenWriter`. Opening fences any previous writer of the lake. */

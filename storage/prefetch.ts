@@ -22,6 +22,11 @@ export const PREFETCH_CONNECTIONS = 6;
  * scan reads on lazily (with its own coalesced readahead).
  */
 export const PREFETCH_RANGE_BYTES_MAX = 2 * 1024 * 1024;
+/**
+ * What an opening writer may prefetch for its host's first reads (WriterOptions.prefetch), once per open:
+ * a commit's lookups touch a few blocks of the control keys, not a table's file list.
+ */
+export const WRITER_WAKE_PREFETCH_BYTES_MAX = 1024 * 1024;
 /** What one stateless reader's cut may hold of prefetched blocks, over all its prefetch calls. */
 export const READER_PREFETCH_BYTES_MAX = 8 * 1024 * 1024;
 

@@ -56,3 +56,28 @@ export function tableRanges(t: number, afterFileId: number | undefined, firstPag
     ...(firstPage ? [{ prefix: keys.inlineRowPrefix(t) }] : []),
   ];
 }
+
+/**
+ * What a woken lake writer's first commit looks up before it can apply anything: the head and newest
+ * snapshot, the name index, and the small per-entity records a verb resolves and checks (schemas,
+ * tables, columns, stats, inlined-data tables, schema versions, options, table meta). Handed to the
+ * store's open (`WriterOptions.prefetch`), whose budget bounds it (docs/decisions/0171-wake-prefetch.md).
+ */
+export function commitLookupRanges(): PrefetchRange[] {
+  return [
+    { prefix: keys.head() },
+    { prefix: keys.snapshotPrefix(), last: true },
+    { prefix: keys.namePrefix(NameSpace.schema, 0).subarray(0, 1) },
+    ...[
+      Kind.schema,
+      Kind.table,
+      Kind.column,
+      Kind.tableStats,
+      Kind.tableColumnStats,
+      Kind.option,
+      Kind.inlinedTable,
+      Kind.schemaVersion,
+      Kind.tableMeta,
+    ].map((k) => ({ prefix: keys.current(k) })),
+  ];
+}

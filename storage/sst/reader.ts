@@ -73,6 +73,8 @@ export class SstReader implements SortedSource {
   private readonly inflight = new Map<string, Promise<Uint8Array>>();
   /** Blocks fetched by `prefetchRun` (verified on arrival), by block number, for this reader's reads. */
   private readonly resident = new Map<number, Uint8Array>();
+  /** Blocks a `prefetchRun` is fetching now: a read of one awaits that GET instead of starting its own. */
+  private readonly arriving = new Map<number, Promise<void>>();
 
   private constructor(
     private readonly bucket: Bucket,
@@ -244,7 +246,15 @@ export class SstReader implements SortedSource {
    * Fetches blocks first..last with one range GET, verifies each and holds them for this reader's later
    * gets and scans (and puts them in the cache, if any). Who may hold how much: storage/prefetch.ts.
    */
-  async prefetchRun(first: number, last: number): Promise<void> {
+  prefetchRun(first: number, last: number): Promise<void> {
+    const p = this.fetchRun(first, last).finally(() => {
+      for (let j = first; j <= last; j++) if (this.arriving.get(j) === p) this.arriving.delete(j);
+    });
+    for (let j = first; j <= last; j++) this.arriving.set(j, p);
+    return p;
+  }
+
+  private async fetchRun(first: number, last: number): Promise<void> {
     const lo = this.index.blocks[first]!;
     const hi = this.index.blocks[last]!;
     const length = hi.offset + hi.length - lo.offset;
@@ -368,6 +378,7 @@ export class SstReader implements SortedSource {
 
   /** Block j from the cache (verified), or undefined; counts the hit or miss. */
   private async cachedBlock(j: number): Promise<Uint8Array | undefined> {
+    await this.arriving.get(j)?.catch(() => {});
     const held = this.resident.get(j);
     if (held !== undefined) return held;
     if (!this.cache) return undefined;
@@ -390,6 +401,7 @@ export class SstReader implements SortedSource {
     const h = this.index.blocks[i]!;
     const cacheKey = `${this.key}#${h.offset}`;
     this.counters.blocksRead++;
+    await this.arriving.get(i)?.catch(() => {});
     const held = this.resident.get(i);
     if (held !== undefined) return held;
     if (this.cache) {

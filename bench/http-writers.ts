@@ -25,15 +25,31 @@ const headers = { authorization: `Bearer ${DEV_TOKEN}`, "content-type": "applica
 const call = (path: string, init: RequestInit, ms: number): Promise<Response> =>
   fetch(`${server.url}${path}`, { ...init, headers, signal: AbortSignal.timeout(ms) });
 
-/** workerd processes under the server (by name), their summed CPU ticks and resident KiB. */
-function workerdStats(): { cpuTicks: number; rssKiB: number; pids: number[] } {
-  let out = "";
-  try {
-    out = execFileSync("pgrep", ["-f", `workerd.*${port}|workerd serve`]).toString();
-  } catch {
-    return { cpuTicks: 0, rssKiB: 0, pids: [] };
+/** This process's descendants named workerd (the server's; other servers on the machine are not ours). */
+function ourWorkerds(): number[] {
+  const children = new Map<number, number[]>();
+  const names = new Map<number, string>();
+  for (const line of execFileSync("ps", ["-e", "-o", "pid=,ppid=,comm="]).toString().split("\n")) {
+    const m = /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line);
+    if (!m) continue;
+    const pid = Number(m[1]);
+    names.set(pid, m[3]!.trim());
+    children.set(Number(m[2]), [...(children.get(Number(m[2])) ?? []), pid]);
   }
-  const pids = out.split("\n").filter(Boolean).map(Number);
+  const out: number[] = [];
+  const walk = (pid: number): void => {
+    for (const c of children.get(pid) ?? []) {
+      if (names.get(c) === "workerd") out.push(c);
+      walk(c);
+    }
+  };
+  walk(process.pid);
+  return out;
+}
+
+/** The server's workerd processes: summed CPU ticks and resident KiB. */
+function workerdStats(): { cpuTicks: number; rssKiB: number; pids: number[] } {
+  const pids = ourWorkerds();
   let cpuTicks = 0;
   let rssKiB = 0;
   for (const pid of pids) {

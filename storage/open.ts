@@ -164,7 +164,7 @@ async function openAfterPrefetch(
     }
     // An older writer's segment that landed after our listing: it may hold acknowledged commits.
     replaySegment(state, theirs, key);
-    tail.push({ id: next, bytes: r.body.length });
+    tail.push({ id: next, bytes: encodedSegmentSize(theirs.batches) });
     next++;
   }
 

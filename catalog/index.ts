@@ -22,6 +22,7 @@ export type { CommitResult, GroupOutcome, MemberResult } from "./commit/group.ts
 export type { GroupMember, SelfStagedMember } from "./commit/member.ts";
 export * from "./errors.ts";
 export { readDeadLetters } from "./ingest/dead-letter.ts";
+export { planLakeWrite, soleRowsWrite } from "./ingest/lake-write-plan.ts";
 export {
   MAX_DEAD_LETTERS,
   MAX_DEAD_LETTERS_PAGE,
@@ -55,6 +56,7 @@ export {
   inlinedTableNamed,
   inlinedTablesAt,
 } from "./reads/inlined-tables.ts";
+export { commitLookupRanges } from "./reads/plan-prefetch.ts";
 export { FILTER_OPS, type FilterOp, pruneFiles, type StatsFilter } from "./reads/prune.ts";
 export { head, listSnapshots, type SnapshotInfo } from "./reads/snapshots.ts";
 export { type TableFileRows, tableFileRows } from "./reads/table-files.ts";

@@ -322,9 +322,9 @@ SESSIONS = {
 
 # Sessions the server-side commit path (`run.py --server-commit`, the deployment switch QUACK_SERVER_COMMIT,
 # docs/decisions/0262-server-commit-switch.md) does not translate: flushes of inlined rows are translated
-# (docs/decisions/0263-staged-flush.md); a rewrite's and a flush of inlined deletes' staged rows are not yet
-# (measured 2026-12-01: a staged delete file of a flush is refused by name). They keep running in the
-# default (client-side commit) suite.
+# (docs/decisions/0263-staged-flush.md); two staged shapes are refused by name (measured 2026-12-01): a
+# second DELETE's rewritten delete file (`rewrite-data-files`, before its rewrite) and delete files of
+# existing data files (`flush-inlined-deletes`). They keep running in the default (client-side) suite.
 SERVER_COMMIT_PENDING: tuple[str, ...] = ("rewrite-data-files", "flush-inlined-deletes")
 
 SESSIONS |= {

@@ -14,7 +14,7 @@
  * runs the writer's background pass whenever the writer asked for one, and reports the plan and cold
  * read at several history lengths (the goal: ≤ 1 MB and ≤ 20 GETs at any length).
  *
- *     npm run bench -- maintenance [--quick]        (N = 1,000 with --quick, else 10,000)
+ *     npm run bench -- maintenance [--quick] [only=jobs|defaults]    (N = 1,000 with --quick, else 10,000)
  */
 import { tableFilesAt } from "../catalog/index.ts";
 import type { CommitRequest } from "../catalog/verbs/schema.ts";
@@ -25,7 +25,9 @@ import { Writer } from "../durable-objects/writer.ts";
 import type { JobName, StoredJobRun } from "../maintenance/history.ts";
 import type { Bucket } from "../storage/api.ts";
 import { FaultBucket } from "../storage/fault-bucket.ts";
-import { CountingBucket, openLatest, ReaderCounters } from "../storage/index.ts";
+import { openLatest } from "../storage/index.ts";
+import { walPrefix } from "../storage/keys.ts";
+import { sstPrefix } from "../storage/sst/key.ts";
 import { localBucket } from "./harness.ts";
 import type { BenchOptions, BenchResult, Row } from "./report.ts";
 
@@ -95,17 +97,20 @@ async function load(w: Writer, table: string, first: number, count: number): Pro
 /** `t`'s scan plan read by a fresh reader with no cache, after the writer's memtable is flushed. */
 async function coldPlan(lake: Lake): Promise<Row> {
   await lake.writer.maintainNow();
-  const counters = new ReaderCounters();
+  const reader = new FaultBucket(lake.bucket.inner);
   const t = performance.now();
-  const view = await openLatest(new CountingBucket(lake.bucket.inner, counters), lake.lake);
+  const view = await openLatest(reader, lake.lake);
   const plan = await tableFilesAt(view, { name: "t" });
   const ms = performance.now() - t;
   return {
     planBytes: JSON.stringify(plan).length,
     inlinedRows: plan.inlined_rows.length,
     files: plan.files.length,
-    coldGets: counters.calls.get,
-    coldLists: counters.calls.list,
+    coldGets: reader.count({ op: "get" }),
+    sstGets: reader.count({ op: "get", prefix: sstPrefix(lake.lake) }),
+    walGets: reader.count({ op: "get", prefix: walPrefix(lake.lake) }),
+    coldLists: reader.count({ op: "list" }),
+    serialRounds: reader.serialRounds(),
     coldMs: Math.round(ms),
   };
 }
@@ -303,6 +308,50 @@ async function jobsSection(inner: Bucket, commits: number, window: number): Prom
   return rows;
 }
 
+/** Alarm passes one defaults run takes (one every commits/ALARM_PASSES single-row commits). */
+const ALARM_PASSES = 40;
+
+/**
+ * A fresh lake at default settings: `commits` single-row commits to `t`, the writer's background pass (its
+ * alarm) run every commits/ALARM_PASSES commits; the plan and cold read at four history lengths, and the
+ * bytes the jobs PUT against the live data they leave (write amplification of the defaults).
+ */
+async function defaultsSection(inner: Bucket, commits: number): Promise<Row[]> {
+  const lake = await openLake(inner, "defaults");
+  const rows: Row[] = [];
+  const every = Math.max(1, Math.floor(commits / ALARM_PASSES));
+  const marks = new Set([commits / 4, commits / 2, (3 * commits) / 4, commits].map(Math.floor));
+  let passes = 0;
+  let passMs = 0;
+  for (let done = 0; done < commits; ) {
+    const n = Math.min(every, commits - done);
+    await load(lake.writer, "t", done, n);
+    done += n;
+    const t0 = performance.now();
+    await lake.writer.background();
+    passMs = Math.max(passMs, performance.now() - t0);
+    passes++;
+    if ([...marks].some((m) => m <= done)) {
+      for (const m of marks) if (m <= done) marks.delete(m);
+      rows.push({ phase: `defaults, ${done} commits`, alarmPasses: passes, ...(await coldPlan(lake)) });
+    }
+  }
+  const put = lake.bucket.bytesPut({ prefix: dataPrefix(lake), outcome: "ok" });
+  const live = await liveFileBytes(lake);
+  const runs = lake.writer.stats.maintenance;
+  rows.push({
+    phase: "defaults, jobs",
+    flushRuns: runs.filter((r) => r.job === "flush_inlined").length,
+    mergeRuns: runs.filter((r) => r.job === "merge_adjacent").length,
+    errors: runs.filter((r) => r.error !== null).length,
+    longestPassMs: Math.round(passMs),
+    dataBytesPut: put,
+    liveDataBytes: live,
+    writeAmp: live > 0 ? Number((put / live).toFixed(2)) : null,
+  });
+  return rows;
+}
+
 async function dataBytes(lake: Lake): Promise<number> {
   let n = 0;
   let cursor: string | undefined;
@@ -319,7 +368,11 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
   const window = opts.quick ? 30 : 100;
   const { bucket, dispose } = await localBucket();
   try {
-    const rows = await jobsSection(bucket, commits, window);
+    const only = opts.args.find((a) => a.startsWith("only="))?.slice(5);
+    const rows = [
+      ...(only === undefined || only === "jobs" ? await jobsSection(bucket, commits, window) : []),
+      ...(only === undefined || only === "defaults" ? await defaultsSection(bucket, commits) : []),
+    ];
     return { name: "maintenance", params: { commits, window, quick: opts.quick }, rows };
   } finally {
     await dispose();

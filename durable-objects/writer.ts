@@ -217,6 +217,8 @@ export class Writer {
   private maintenanceArmed = false;
   private swept = 0;
   private readonly maintenanceRuns: JobRun[] = [];
+  /** The maintenance pass running or last run (passes are serialised: `maintenancePass`). */
+  private passes: Promise<unknown> = Promise.resolve();
   private submitMs = 0;
   private readonly tickets = new Set<Ticket>();
   private readonly stall: StallWatch;
@@ -641,7 +643,7 @@ export class Writer {
     // The maintenance jobs the lake's settings switch on (issue 14; maintenance/run.ts), each an
     // ordinary commit through the coalescer or a head-preserving batch in its slot.
     if (!this.terminal) {
-      for (const run of await this.maintenancePass(s, {})) {
+      for (const run of await this.maintenancePass(s, { scheduled: true })) {
         // A full flush step may have left rows behind: come back soon rather than at the idle delay.
         if (run.job === "flush_inlined" && run.error === null && run.rowsIn >= MAX_FLUSH_ROWS_PER_STEP)
           more = true;
@@ -712,9 +714,23 @@ export class Writer {
     });
   }
 
-  private async maintenancePass(
+  /**
+   * One maintenance pass at a time: the alarm's and a `POST …/maintenance` would otherwise plan the same
+   * work from the same state, and the second's commit would fail after its PUT (an orphan and an error in
+   * the history). A pass waits for the one running, then plans from the state it left.
+   */
+  private maintenancePass(
     s: Session,
-    selection: { jobs?: readonly JobName[]; tableId?: number },
+    selection: { jobs?: readonly JobName[]; tableId?: number; scheduled?: boolean },
+  ): Promise<StoredJobRun[]> {
+    const pass = this.passes.then(() => this.runPass(s, selection));
+    this.passes = pass.catch(() => undefined);
+    return pass;
+  }
+
+  private async runPass(
+    s: Session,
+    selection: { jobs?: readonly JobName[]; tableId?: number; scheduled?: boolean },
   ): Promise<StoredJobRun[]> {
     const runs = await runMaintenancePass(
       {

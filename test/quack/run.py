@@ -22,7 +22,8 @@ import duckdb_extension_ducklake, duckdb_extension_httpfs, duckdb_extension_quac
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-from sessions import ATTACH as ATTACH_SQL, RACY_ON_STOCK, SERVER_COMMIT_PENDING, SESSIONS  # noqa: E402
+from sessions import (  # noqa: E402
+    ATTACH as ATTACH_SQL, FILE_IDS_BY_CONTENT, RACY_ON_STOCK, SERVER_COMMIT_PENDING, SESSIONS)
 
 # QUACK_SESSIONS_MODULE=path/to/file.py runs that file's SESSIONS instead (to probe statements locally).
 if os.environ.get("QUACK_SESSIONS_MODULE"):
@@ -299,7 +300,8 @@ def run_session(name, statements, edge_port, take_port, work):
                 if a["ok"] and not b["ok"]:
                     break  # later statements depend on this one
         if not diffs:
-            diffs += compare_catalogs(stock, edge_port, lake, list(dirs.values()), RACY_ON_STOCK.get(name, {}))
+            diffs += compare_catalogs(stock, edge_port, lake, list(dirs.values()), RACY_ON_STOCK.get(name, {}),
+                                      name in FILE_IDS_BY_CONTENT)
     finally:
         for c in clients.values():
             c.close()
@@ -308,8 +310,45 @@ def run_session(name, statements, edge_port, take_port, work):
     return diffs
 
 
-def compare_catalogs(stock, edge_port, lake, data_dirs, racy):
+def files_on_disk(data_dirs):
+    """Every file under the sides' data directories by name (DuckLake's file names carry a UUID)."""
+    sizes = {}
+    for d in data_dirs:
+        for root, _, names in os.walk(d):
+            for n in names:
+                sizes[n] = os.path.getsize(os.path.join(root, n))
+    return sizes
+
+
+def file_size_vs_disk(path, recorded, on_disk):
+    """A client-written file's recorded size, checked against the file itself rather than the other side.
+
+    DuckDB (the client) writes data and delete files on both sides, and a delete file holds its data file's
+    path, whose random UUID makes the compressed size differ by a few bytes between two runs. What the
+    catalog must get right is that the size it records is the file's size, so that is what is compared."""
+    name = os.path.basename(str(path))
+    if name not in on_disk:
+        return norm(recorded)  # removed since (cleanup): compare the number as recorded
+    return "<size of file>" if int(recorded) == on_disk[name] else f"{recorded} (file has {on_disk[name]})"
+
+
+def file_ids_by_content(cols, rows):
+    """data_file_id → its rank among the side's files ordered by everything but the id, path and size."""
+    if cols is None or "data_file_id" not in cols:
+        return {}
+    skip = {cols.index(c) for c in ("data_file_id", "path", "file_size_bytes") if c in cols}
+    ids = [r[cols.index("data_file_id")] for r in rows]
+    ranked = sorted(rows, key=lambda r: [norm(v) for j, v in enumerate(r) if j not in skip])
+    return {norm(r[cols.index("data_file_id")]): norm(i) for r, i in zip(ranked, sorted(ids))}
+
+
+def compare_catalogs(stock, edge_port, lake, data_dirs, racy, renumber_files=False):
     diffs = []
+    on_disk = files_on_disk(data_dirs)
+    file_ids = {"stock": {}, "edge": {}}
+    if renumber_files:
+        file_ids["stock"] = file_ids_by_content(*stock.rows("ducklake_data_file"))
+        file_ids["edge"] = file_ids_by_content(*edge_rows(edge_port, lake, "ducklake_data_file"))
     for table in stock.tables():
         if table in racy:
             truth = racy[table]
@@ -331,16 +370,26 @@ def compare_catalogs(stock, edge_port, lake, data_dirs, racy):
         time_cols = {i for i, c in enumerate(scols) if c.endswith("_time")} | {
             i for r in srows for i, v in enumerate(r) if isinstance(v, datetime.datetime)}
 
-        def rows(rs):
+        sized = table in ("ducklake_data_file", "ducklake_delete_file") and "file_size_bytes" in scols
+        size_col = scols.index("file_size_bytes") if sized else -1
+        path_col = scols.index("path") if sized else -1
+
+        id_col = scols.index("data_file_id") if "data_file_id" in scols else -1
+
+        def rows(rs, side):
             out = []
             for r in rs:
                 vals = ["<time>" if i in time_cols else norm(v, data_dirs) for i, v in enumerate(r)]
+                if sized:
+                    vals[size_col] = file_size_vs_disk(r[path_col], r[size_col], on_disk)
+                if id_col >= 0:
+                    vals[id_col] = file_ids[side].get(vals[id_col], vals[id_col])
                 if vals and (table, vals[0]) in BY_DESIGN:
                     vals[1] = BY_DESIGN[(table, vals[0])]
                 out.append(tuple(vals))
             return sorted(out)
 
-        s, e = rows(srows), rows(erows)
+        s, e = rows(srows, "stock"), rows(erows, "edge")
         if s != e:
             diffs.append({"catalog": table, "only_stock": [r for r in s if r not in e][:10],
                           "only_edge": [r for r in e if r not in s][:10]})

@@ -197,6 +197,7 @@ function jobRow(phase: string, r: JobFigures, replaces: boolean): Row {
     filesOut: sum(r.runs, (x) => x.filesOut),
     rowsIn,
     rowsOut: sum(r.runs, (x) => x.rowsOut),
+    snapshotsExpired: sum(r.runs, (x) => x.snapshotsExpired ?? 0),
     ms: Math.round(r.ms),
     rowsPerSec: rowsIn > 0 ? Math.round(rowsIn / (r.ms / 1000)) : 0,
     bytesPut: r.bytesPut,

@@ -12,6 +12,7 @@ import { planKeyIndexRebuild } from "../catalog/ingest/key-index.ts";
 import { MAX_FLUSH_RECORDS } from "../catalog/ingest/limits.ts";
 import type { RowFileSource } from "../catalog/ingest/read-files.ts";
 import { readIngestHead, readTail } from "../catalog/ingest/state.ts";
+import type { PlannedObject } from "../catalog/maintenance/flush-plan.ts";
 import type { CommitRequest } from "../catalog/verbs/schema.ts";
 import type { Bucket, ReadView } from "../storage/api.ts";
 import { CodedError } from "../storage/errors.ts";
@@ -47,17 +48,25 @@ export class RowsFlushObjectExists extends CodedError {
   readonly code = "Corruption";
 }
 
+/** PUTs a plan's files put-if-absent (a data file never changes once written), before its commit. */
+export async function putPlannedObjects(
+  deps: Pick<RowsFlushDeps, "lake" | "bucket">,
+  objects: readonly PlannedObject[],
+): Promise<void> {
+  for (const o of objects) {
+    const key = dataObjectKey(deps.lake, o.relativeToDataPath);
+    const stored = await deps.bucket.put(key, o.bytes, { onlyIf: { etagDoesNotMatch: "*" } });
+    if (stored === null) throw new RowsFlushObjectExists(`a planned data file already exists at ${key}`);
+  }
+}
+
 export async function runRowsFlushStep(
   deps: RowsFlushDeps,
   max: number = MAX_FLUSH_RECORDS,
 ): Promise<RowsFlushStep | null> {
   const plan = await planRowsFlush(deps.view(), deps.now, max);
   if (plan === null) return null;
-  for (const o of plan.objects) {
-    const key = dataObjectKey(deps.lake, o.relativeToDataPath);
-    const stored = await deps.bucket.put(key, o.bytes, { onlyIf: { etagDoesNotMatch: "*" } });
-    if (stored === null) throw new RowsFlushObjectExists(`a planned data file already exists at ${key}`);
-  }
+  await putPlannedObjects(deps, plan.objects);
   const r = await deps.commit({ verbs: [plan.verb], message: deps.message });
   const a = r.assigned[0] ?? {};
   return {

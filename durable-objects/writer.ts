@@ -26,6 +26,7 @@ import {
   quoteName,
   readIngestHead,
   readIngestSettings,
+  soleRowsWrite,
 } from "../catalog/index.ts";
 import { MAX_FLUSH_ROWS_PER_STEP } from "../catalog/maintenance/flush-plan.ts";
 import { liveTableId } from "../catalog/maintenance/table-ref.ts";
@@ -47,6 +48,7 @@ import type { WriterTunables } from "./options.ts";
 import { FlushPacer } from "./pacer.ts";
 import type { LakeRecord, LakeRegistry } from "./registry.ts";
 import { drainRowLog } from "./rows-flush.ts";
+import { commitLakeWrite } from "./rows-lake-write.ts";
 import { type Phase, type StallReport, StallWatch } from "./stall.ts";
 import { Ticket } from "./ticket.ts";
 
@@ -175,7 +177,12 @@ export interface FlushAnswer {
 }
 
 function appendsRows(r: GroupMember): boolean {
-  return "verbs" in r && r.verbs.some((v) => v.op === "rows_write" || v.op === "rows_truncate");
+  return (
+    "verbs" in r &&
+    r.verbs.some(
+      (v) => v.op === "rows_write" || v.op === "rows_truncate" || v.op === "rows_dead_letter_replay",
+    )
+  );
 }
 
 function parseSqlWrite(raw: unknown): SqlWriteRequest {
@@ -279,7 +286,19 @@ export class Writer {
 
   /** Commits one request; resolves only once its batch is durable and published. */
   async commit(request: unknown): Promise<CommitResult> {
-    const results = await this.run([parseRequest(request)]);
+    const parsed = parseRequest(request);
+    // A `lake` row write above the inlining limit PUTs its Parquet first (docs/decisions/0316-lake-write-parquet.md).
+    if (soleRowsWrite(parsed) === undefined) return this.commitOne(parsed);
+    const s = await this.ready();
+    return commitLakeWrite(
+      { lake: this.host.lake, bucket: this.host.bucket, now: this.host.now, view: () => s.store.snapshot() },
+      parsed,
+      (r) => this.commitOne(r),
+    );
+  }
+
+  private async commitOne(request: CommitRequest): Promise<CommitResult> {
+    const results = await this.run([request]);
     const r = results[0];
     if (r === undefined) throw new Error("the batch returned no result for a member");
     if (!r.ok) throw new MemberFailed(r.error.code, r.error.message);

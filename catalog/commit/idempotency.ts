@@ -36,8 +36,15 @@ export async function sha256Hex(text: string): Promise<string> {
 }
 
 export async function requestHash(req: CommitRequest): Promise<string> {
+  // A `lake` row write's plan (its Parquet file names) is the writer's, made anew on each attempt: a
+  // client's retry under the same key is the same request (docs/decisions/0316-lake-write-parquet.md).
+  const verbs = req.verbs.map((v) => {
+    if (v.op !== "rows_write" || v.lakePlan === undefined) return v;
+    const { lakePlan: _plan, ...rest } = v;
+    return rest;
+  });
   return sha256Hex(
-    canonicalJson({ verbs: req.verbs, author: req.author, message: req.message, extraInfo: req.extraInfo }),
+    canonicalJson({ verbs, author: req.author, message: req.message, extraInfo: req.extraInfo }),
   );
 }
 

@@ -8,11 +8,13 @@
  */
 import type { ReadView } from "../../storage/api.ts";
 import { decodeValue, encodeValue, ValueKind } from "../codec.ts";
-import { Constraint, FlushPlanStale } from "../errors.ts";
+import { Constraint, FlushPlanStale, NotFound } from "../errors.ts";
 import type { Assigned, VerbContext } from "../verbs/context.ts";
+import { canonicalRow, tableShape } from "../verbs/ops/inline.ts";
 import type { VerbOf } from "../verbs/schema.ts";
 import { ingestKeys } from "./keys.ts";
 import { MAX_DEAD_LETTERS } from "./limits.ts";
+import { appendRecords } from "./log.ts";
 import type { DeadLetterRecord } from "./records.ts";
 import { readIngestHead, readTail, writeIngestHead } from "./state.ts";
 
@@ -66,4 +68,44 @@ export async function readDeadLetters(
     if (out.length >= limit) break;
   }
   return out;
+}
+
+async function readDeadLetter(ctx: VerbContext, seq: number): Promise<DeadLetterRecord> {
+  const raw = await ctx.st.get(ingestKeys.deadLetter(seq));
+  if (raw === undefined) throw new NotFound(`dead letter ${seq} does not exist (replayed or discarded?)`);
+  return decodeValue<DeadLetterRecord>(ValueKind.ingestDeadLetter, raw, "dead letter");
+}
+
+/**
+ * Replays a dead letter once the user fixed its cause (docs/decisions/0317-dead-letter-replay.md): the
+ * record is checked against its table's rules now, exactly as an append checks a row, and appended to the
+ * log again under a new sequence number (log order is the order of acknowledgement: the replay is a new
+ * write, after every write acknowledged before it); the dead letter goes in the same store batch. A record
+ * that still fails is refused with that error and stays.
+ */
+export async function rowsDeadLetterReplay(
+  ctx: VerbContext,
+  v: VerbOf<"rows_dead_letter_replay">,
+): Promise<Assigned> {
+  const letter = await readDeadLetter(ctx, v.seq);
+  const { code: _code, message: _message, seq: _seq, ...record } = letter;
+  const table = await ctx.table({ id: record.table_id });
+  const shape = tableShape(table.table_id, await ctx.columns(table.table_id));
+  const path = `deadLetters[${v.seq}]`;
+  if (record.kind === "insert" || record.kind === "upsert") {
+    record.row = canonicalRow(shape, record.row ?? {}, `${path}.row`);
+  }
+  const { first, last } = await appendRecords(ctx, [record]);
+  ctx.st.delete(ingestKeys.deadLetter(v.seq));
+  return { firstSeq: first, lastSeq: last, replayed: v.seq };
+}
+
+/** Discards a dead letter for good (docs/decisions/0317-dead-letter-replay.md). */
+export async function rowsDeadLetterDiscard(
+  ctx: VerbContext,
+  v: VerbOf<"rows_dead_letter_discard">,
+): Promise<Assigned> {
+  await readDeadLetter(ctx, v.seq);
+  ctx.st.delete(ingestKeys.deadLetter(v.seq));
+  return { discarded: v.seq };
 }

@@ -9,7 +9,7 @@
  * of it, a failed member's layer is discarded before the next member takes numbers (so they stay dense),
  * and a second writer is fenced by the store. No lock is needed because there is no concurrency to order.
  */
-import { Constraint, InvalidRequest, NotFound, quoteName } from "../errors.ts";
+import { Constraint, FlushPlanStale, InvalidRequest, NotFound, quoteName } from "../errors.ts";
 import type { InlineValue, TableRecord } from "../records.ts";
 import { parseValue, type StoredValue } from "../values/index.ts";
 import type { Assigned, VerbContext } from "../verbs/context.ts";
@@ -33,7 +33,7 @@ import {
 } from "./state.ts";
 
 /** Appends records (given without their sequence numbers) and answers the range they took. */
-async function append(
+export async function appendRecords(
   ctx: VerbContext,
   records: Omit<LogRecord, "seq">[],
 ): Promise<{ first: number; last: number }> {
@@ -75,16 +75,49 @@ function keyOf(
   });
 }
 
-/** When the write lands in DuckLake: on the lake path, drain the log through this write in the same commit. */
-async function landIfLakePath(ctx: VerbContext, path: WritePath | undefined, last: number): Promise<void> {
+/**
+ * When the write lands in DuckLake: on the lake path, drain the log through this write in the same commit.
+ * With the writer's plan (docs/decisions/0316-lake-write-parquet.md) the earlier records are drained
+ * first, as the flusher would inline them, and this write's own records then land with the planned file.
+ */
+async function landIfLakePath(
+  ctx: VerbContext,
+  path: WritePath | undefined,
+  range: { first: number; last: number },
+  plan?: VerbOf<"rows_write">["lakePlan"],
+): Promise<void> {
   const chosen = path ?? (await readSettings(ctx.st)).write_path;
-  if (chosen !== "lake") return;
-  const r = await flushLog(ctx, MAX_FLUSH_RECORDS);
-  if (r.drained < last) {
-    throw new InvalidRequest(
-      `writePath "lake" needs the log drained through this write, but ${last - r.drained} earlier records remain after one flush batch of ${MAX_FLUSH_RECORDS}; flush the lake (POST /flush) first or write with writePath "wal"`,
-    );
+  if (chosen !== "lake") {
+    // The lake's setting moved to `wal` since the plan: the writer plans again (and finds none to make).
+    if (plan)
+      throw new FlushPlanStale(`the lake write was planned for writePath "lake", the lake writes "wal" now`);
+    return;
   }
+  if (plan) {
+    const head = await readIngestHead(ctx.st);
+    const earlier = range.first - 1 - head.drained;
+    if (earlier > MAX_FLUSH_RECORDS) throw tooManyEarlier(earlier);
+    if (earlier > 0)
+      await flushLog(ctx, MAX_FLUSH_RECORDS, {
+        expectDrained: head.drained,
+        through: range.first - 1,
+        files: [],
+      });
+    await flushLog(ctx, MAX_FLUSH_RECORDS, {
+      expectDrained: range.first - 1,
+      through: range.last,
+      files: plan.files,
+    });
+    return;
+  }
+  const r = await flushLog(ctx, MAX_FLUSH_RECORDS);
+  if (r.drained < range.last) throw tooManyEarlier(range.last - r.drained);
+}
+
+function tooManyEarlier(n: number): InvalidRequest {
+  return new InvalidRequest(
+    `writePath "lake" needs the log drained through this write, but ${n} earlier records remain after one flush batch of ${MAX_FLUSH_RECORDS}; flush the lake (POST /flush) first or write with writePath "wal"`,
+  );
 }
 
 export async function rowsWrite(ctx: VerbContext, v: VerbOf<"rows_write">): Promise<Assigned> {
@@ -121,16 +154,16 @@ export async function rowsWrite(ctx: VerbContext, v: VerbOf<"rows_write">): Prom
       );
     return { table_id: t, kind: "delete", key: keyOf(shape, keyColumns, op.key, `${path}.key`) };
   });
-  const { first, last } = await append(ctx, records);
-  await landIfLakePath(ctx, v.writePath, last);
+  const { first, last } = await appendRecords(ctx, records);
+  await landIfLakePath(ctx, v.writePath, { first, last }, v.lakePlan);
   return { firstSeq: first, lastSeq: last };
 }
 
 export async function rowsTruncate(ctx: VerbContext, v: VerbOf<"rows_truncate">): Promise<Assigned> {
   const table = await ctx.table(v.table);
   await ensureIngestTable(ctx, table.table_id);
-  const { first, last } = await append(ctx, [{ table_id: table.table_id, kind: "truncate" }]);
-  await landIfLakePath(ctx, v.writePath, last);
+  const { first, last } = await appendRecords(ctx, [{ table_id: table.table_id, kind: "truncate" }]);
+  await landIfLakePath(ctx, v.writePath, { first, last });
   return { firstSeq: first, lastSeq: last };
 }
 

@@ -1,5 +1,5 @@
 /** Dispatches each verb to its operation; one file per verb group under ops/. */
-import { rowsDeadLetter } from "../ingest/dead-letter.ts";
+import { rowsDeadLetter, rowsDeadLetterDiscard, rowsDeadLetterReplay } from "../ingest/dead-letter.ts";
 import { rowsFlush } from "../ingest/flush.ts";
 import { rowsKeyIndex } from "../ingest/key-index.ts";
 import { rowsTruncate, rowsWrite, setIngestSettings, setRowKey } from "../ingest/log.ts";
@@ -106,6 +106,10 @@ export function applyVerb(ctx: VerbContext, v: Verb): Promise<Assigned> {
       return rowsFlush(ctx, v);
     case "rows_dead_letter":
       return rowsDeadLetter(ctx, v);
+    case "rows_dead_letter_replay":
+      return rowsDeadLetterReplay(ctx, v);
+    case "rows_dead_letter_discard":
+      return rowsDeadLetterDiscard(ctx, v);
     case "rows_key_index":
       return rowsKeyIndex(ctx, v);
     case "set_row_key":

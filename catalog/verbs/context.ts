@@ -226,9 +226,10 @@ export class VerbContext {
     if ("id" in ref) return { id: ref.id, schema: undefined };
     const schema = await this.schema(ref.schema ?? MAIN_SCHEMA);
     const entry = await this.lookupName(NameSpace.relation, schema.schema_id, ref.name);
-    const label = `${quoteName(schema.schema_name)}.${quoteName(ref.name)}`;
-    if (!entry) throw new NotFound(`${want} ${label} does not exist`);
-    if (entry.kind !== want) throw new NotFound(`${label} is a ${entry.kind}, not a ${want}`);
+    // Built only for an error: quoting compiles regexes, and every row write resolves its table here.
+    const label = () => `${quoteName(schema.schema_name)}.${quoteName(ref.name)}`;
+    if (!entry) throw new NotFound(`${want} ${label()} does not exist`);
+    if (entry.kind !== want) throw new NotFound(`${label()} is a ${entry.kind}, not a ${want}`);
     return { id: entry.id, schema };
   }
 

@@ -115,6 +115,14 @@ export const RowOpSchema = z.discriminatedUnion("op", [
 ]);
 export const WritePathSchema = z.enum(["wal", "lake"]);
 
+/** Per table, the Parquet file (already PUT) holding a flush batch's rows in fold order. */
+const PlannedFilesSchema = z
+  .array(z.object({ tableId: id, columnIds: z.array(id).max(100_000), file: DataFileSpecSchema }))
+  .max(MAX_FLUSH_RECORDS);
+
+/** The Parquet files a writer PUT for a `lake` write's own rows (docs/decisions/0316-lake-write-parquet.md). */
+const LakeWritePlanSchema = z.object({ files: PlannedFilesSchema });
+
 export const VerbSchema = z.discriminatedUnion("op", [
   z.object({ op: z.literal("create_schema"), name }),
   z.object({ op: z.literal("drop_schema"), schema: SchemaRefSchema }),
@@ -293,6 +301,11 @@ export const VerbSchema = z.discriminatedUnion("op", [
     table: RelationRefSchema,
     ops: z.array(RowOpSchema).min(1).max(MAX_OPS_PER_WRITE),
     writePath: WritePathSchema.optional(),
+    /**
+     * A `lake` write the writer planned and PUT Parquet for (docs/decisions/0316-lake-write-parquet.md):
+     * the file holding this write's surviving rows. Not part of the request's identity.
+     */
+    lakePlan: LakeWritePlanSchema.optional(),
   }),
   z.object({
     op: z.literal("rows_truncate"),
@@ -307,10 +320,7 @@ export const VerbSchema = z.discriminatedUnion("op", [
     /** ...the newest sequence number it drains... */
     through: count.optional(),
     /** ...and per table, the Parquet file (already PUT) holding the batch's rows in fold order. */
-    files: z
-      .array(z.object({ tableId: id, columnIds: z.array(id).max(100_000), file: DataFileSpecSchema }))
-      .max(MAX_FLUSH_RECORDS)
-      .optional(),
+    files: PlannedFilesSchema.optional(),
   }),
   z.object({
     op: z.literal("rows_dead_letter"),
@@ -319,6 +329,15 @@ export const VerbSchema = z.discriminatedUnion("op", [
     expectDrained: count,
     code: z.string().min(1).max(200),
     message: z.string().max(10_000),
+  }),
+  z.object({
+    op: z.literal("rows_dead_letter_replay"),
+    /** Appends the dead letter at `seq` to the log again (docs/decisions/0317-dead-letter-replay.md). */
+    seq: z.number().int().min(1),
+  }),
+  z.object({
+    op: z.literal("rows_dead_letter_discard"),
+    seq: z.number().int().min(1),
   }),
   z.object({
     op: z.literal("rows_key_index"),

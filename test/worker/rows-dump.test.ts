@@ -1,6 +1,6 @@
 /**
  * A lake written only through the rows API (inserts into one table; upserts and deletes by key into a
- * keyed one; a truncate) and flushed — batches past the inlining limit as Parquet files the flusher wrote,
+ * keyed one; a truncate; `lake`-path writes into a third, one above the inlining limit) and flushed — batches past the inlining limit as Parquet files the flusher wrote,
  * smaller ones inlined, upserts/deletes of rows in a file as DuckLake inlined deletes, the truncate ending
  * a file — dumped through the `ducklake_*` route into test-output/rows-dump/
  * with the lake's data files and the rows the rows API answers after the flush as the expected state at
@@ -54,6 +54,14 @@ describe("a lake flushed by the rows API, for stock DuckDB", () => {
             ],
           },
           { op: "set_row_key", table: { name: "users" }, columns: ["id"] },
+          {
+            op: "create_table",
+            name: "direct",
+            columns: [
+              { name: "id", type: "int64" },
+              { name: "at", type: "timestamp" },
+            ],
+          },
         ],
       }),
     );
@@ -98,11 +106,27 @@ describe("a lake flushed by the rows API, for stock DuckDB", () => {
     );
     const flushed = (await ok(await post("/flush", {}))) as { snapshots: number[]; pending: number };
     expect(flushed.pending).toBe(0);
-    const snap = flushed.snapshots.at(-1) as number;
+    expect(flushed.snapshots.length).toBeGreaterThan(0);
+    // The lake write path: one DuckLake commit each, a Parquet file the writer wrote above the limit.
+    const direct = (ids: number[]) =>
+      post("/tables/main/direct/rows", {
+        writePath: "lake",
+        ops: ids.map((id) => ({
+          op: "insert",
+          row: { id, at: `2026-01-0${1 + (id % 9)} 10:00:0${id % 10}` },
+        })),
+      });
+    await ok(await direct(range(0, 25)));
+    await ok(await direct(range(25, 3)));
 
-    type Rows = { rows: Record<string, unknown>[]; drained: number };
+    type Rows = { rows: Record<string, unknown>[]; drained: number; snapshotId: number };
     const events = (await ok(await call(`/v1/lakes/${LAKE}/tables/main/events/rows`))) as Rows;
     const users = (await ok(await call(`/v1/lakes/${LAKE}/tables/main/users/rows`))) as Rows;
+    const directRows = (await ok(await call(`/v1/lakes/${LAKE}/tables/main/direct/rows`))) as Rows;
+    expect(directRows.rows.map((r) => r.id)).toEqual(range(0, 28));
+    // The newest snapshot is the last lake write's: stock DuckDB must see every table as of it.
+    const snap = directRows.snapshotId;
+    expect(events.snapshotId).toBe(snap);
     expect(events.rows).toEqual([
       { id: 3, v: null },
       { id: 4, v: "d" },
@@ -119,12 +143,12 @@ describe("a lake flushed by the rows API, for stock DuckDB", () => {
     expect(users.rows.find((r) => r.id === 11)).toEqual({ id: 11, name: "u11-new", score: "1.00" });
     // Both tables hold Parquet files the flusher wrote (the old events file was ended by the truncate).
     const plans = await Promise.all(
-      ["events", "users"].map(
+      ["events", "users", "direct"].map(
         async (t) =>
           (await ok(await call(`/v1/lakes/${LAKE}/tables/main/${t}/plan`))) as { files: unknown[] },
       ),
     );
-    expect(plans.map((p) => p.files.length)).toEqual([1, 1]);
+    expect(plans.map((p) => p.files.length)).toEqual([1, 1, 1]);
     const text = (v: unknown): string | null => (v === null ? null : String(v));
     const expected = {
       [snap]: [
@@ -133,6 +157,11 @@ describe("a lake flushed by the rows API, for stock DuckDB", () => {
           table: "main.users",
           columns: ["id", "name", "score"],
           rows: users.rows.map((r) => [text(r.id), text(r.name), text(r.score)]),
+        },
+        {
+          table: "main.direct",
+          columns: ["id", "at"],
+          rows: directRows.rows.map((r) => [text(r.id), text(r.at)]),
         },
       ],
     };

@@ -273,6 +273,57 @@ const deadLetters = createRoute({
   },
 });
 
+// Replaying and discarding dead letters (docs/decisions/0317-dead-letter-replay.md).
+const DeadLetterParams = LakeParamSchema.extend({
+  seq: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .openapi({
+      param: { name: "seq", in: "path" },
+      example: 42,
+      description: "the dead letter's sequence number",
+    }),
+});
+
+const replayDeadLetter = createRoute({
+  method: "post",
+  path: "/v1/lakes/{lake}/dead-letters/{seq}/replay",
+  summary:
+    "Append a dead letter to the row log again (after fixing its cause, e.g. altering the table); it is checked like a new write and the dead letter goes with the same commit. Still failing: the error, and it stays.",
+  security: bearerSecurity,
+  middleware: [requireScope("write")] as const,
+  request: { params: DeadLetterParams, headers: IdempotencyHeader },
+  responses: {
+    200: { description: "durable", content: { "application/json": { schema: WriteAnswer } } },
+    ...errors409,
+    ...lakeRouteErrors,
+  },
+});
+
+const discardDeadLetter = createRoute({
+  method: "delete",
+  path: "/v1/lakes/{lake}/dead-letters/{seq}",
+  summary: "Discard a dead letter for good.",
+  security: bearerSecurity,
+  middleware: [requireScope("write")] as const,
+  request: { params: DeadLetterParams, headers: IdempotencyHeader },
+  responses: {
+    200: {
+      description: "discarded",
+      content: {
+        "application/json": {
+          schema: z
+            .object({ discarded: z.number().int(), watermark: z.number().int() })
+            .openapi("DeadLetterDiscarded"),
+        },
+      },
+    },
+    ...errors409,
+    ...lakeRouteErrors,
+  },
+});
+
 const flush = createRoute({
   method: "post",
   path: "/v1/lakes/{lake}/flush",
@@ -390,6 +441,24 @@ export function registerRowRoutes(app: OpenAPIHono<AppEnv>): void {
       stub.commit(lake, verbs, { idempotencyKey: key }),
     );
     return c.json(answer(r as Forwarded), 200);
+  });
+
+  app.openapi(replayDeadLetter, async (c) => {
+    const { lake, seq } = c.req.valid("param");
+    const verbs = [{ op: "rows_dead_letter_replay", seq }];
+    const r = await forwardWithKey(c, lake, c.req.valid("header")["idempotency-key"], (stub, key) =>
+      stub.commit(lake, verbs, { idempotencyKey: key }),
+    );
+    return c.json(answer(r as Forwarded), 200);
+  });
+
+  app.openapi(discardDeadLetter, async (c) => {
+    const { lake, seq } = c.req.valid("param");
+    const verbs = [{ op: "rows_dead_letter_discard", seq }];
+    const r = (await forwardWithKey(c, lake, c.req.valid("header")["idempotency-key"], (stub, key) =>
+      stub.commit(lake, verbs, { idempotencyKey: key }),
+    )) as Forwarded;
+    return c.json({ discarded: seq, watermark: r.position }, 200);
   });
 
   app.openapi(transaction, async (c) => {

@@ -16,6 +16,7 @@
  *
  *     npm run bench -- maintenance [--quick] [only=jobs|defaults]    (N = 1,000 with --quick, else 10,000)
  */
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { tableFilesAt } from "../catalog/index.ts";
 import type { CommitRequest } from "../catalog/verbs/schema.ts";
 import { systemClock } from "../durable-objects/clock.ts";
@@ -123,6 +124,8 @@ function quantile(xs: readonly number[], q: number): number {
 interface Window {
   idle: number[];
   during: number[];
+  /** Longest stretch the event loop was blocked while the job ran (ms): synchronous work in the job. */
+  loopMaxMs?: number;
 }
 
 /** Appender commits to `u`: `count` of them, or (with `until`) until it settles, at least one. */
@@ -157,15 +160,19 @@ async function timedJob(
 ): Promise<JobFigures> {
   windows.idle.push(...(await appendWindow(lake, seq, window)));
   const liveBefore = await liveFileBytes(lake);
+  const loop = monitorEventLoopDelay({ resolution: 5 });
   const putsBefore = lake.bucket.bytesPut({ prefix: dataPrefix(lake), outcome: "ok" });
   const t0 = performance.now();
   let ms = 0;
+  loop.enable();
   const running = lake.writer.runMaintenance({ jobs: [job] }).then((r) => {
     ms = performance.now() - t0;
     return r;
   });
   windows.during.push(...(await appendWindow(lake, seq, 0, running)));
   const runs = await running;
+  loop.disable();
+  windows.loopMaxMs = Math.round(loop.max / 1e6);
   const bytesPut = lake.bucket.bytesPut({ prefix: dataPrefix(lake), outcome: "ok" }) - putsBefore;
   // live after = live before - replaced + written.
   const bytesReplaced = liveBefore - (await liveFileBytes(lake)) + bytesPut;
@@ -227,6 +234,7 @@ function latencyRow(phase: string, w: Window): Row {
     duringP90Ms: Number(quantile(w.during, 0.9).toFixed(2)),
     p50Ratio: Number((quantile(w.during, 0.5) / Math.max(idle, 0.001)).toFixed(2)),
     p90Ratio: Number((quantile(w.during, 0.9) / Math.max(quantile(w.idle, 0.9), 0.001)).toFixed(2)),
+    ...(w.loopMaxMs !== undefined ? { loopBlockedMaxMs: w.loopMaxMs } : {}),
   };
 }
 

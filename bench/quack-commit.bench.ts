@@ -1,10 +1,12 @@
 /**
  * `npm run bench -- quack-commit [--quick]`: DuckLake PR #1191's workload through stock DuckDB 1.5.5
  * clients (bench/quack-commit.py): 1, 16 and 64 client processes, each committing single-row INSERTs
- * into one table for a fixed time (5 s with --quick, 20 s without), interleaved per client count against
- * (a) ducklake-edge under `wrangler dev --local`, (b) a stock Quack server with `ducklake` loaded,
- * (c) a stock Quack server without it. Reports tx/s, failed transactions, commit latency p50/p99 and, for
- * (a), commits per WAL PUT. Needs python3 with tools/requirements.txt; ports as in test/quack/run.py.
+ * into one table, interleaved per client count against (a) ducklake-edge (served by Miniflare directly,
+ * bench/quack-serve.ts), (b) a stock Quack server with `ducklake` loaded, (c) a stock Quack server without
+ * it; the window opens once every client has ATTACHed, after a warm-up (docs/decisions/0264-quack-commit-bench.md).
+ * Reports tx/s, failed transactions, commit latency p50/p99, client and server CPU per commit and, for (a),
+ * commits per WAL PUT, Quack requests per commit and the writer's phases. Needs python3 with
+ * tools/requirements.txt; ports as in test/quack/run.py.
  */
 import { spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";

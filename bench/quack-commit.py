@@ -6,46 +6,84 @@ Per target and N: committed tx/s, failed transactions, commit latency p50/p99, a
 WAL PUT (the writer's metrics route). Used by bench/quack-commit.bench.ts; prints one JSON object
 ({"rows": [...]}) on stdout. Every process it starts is killed when it ends (test/quack/run.py).
 
-    python3 bench/quack-commit.py [--quick]
+    python3 bench/quack-commit.py [--quick] [--clients 16,64] [--targets ab] [--wrangler-dev]
+
+(a) runs under Miniflare directly (bench/quack-serve.ts), not behind `wrangler dev`'s ProxyWorker, whose
+extra hop answers POSTs 503 under 64 concurrent clients; `--wrangler-dev` measures it behind wrangler dev.
+
+Where the time goes (per target and N, over the measured window): client CPU ms per commit (the client
+processes' own CPU), server CPU ms per commit (for (a) every process of `wrangler dev`, workerd included;
+for (b)/(c) this process, which hosts the stock server), the machine's busy share of its cores (other
+users of the machine included), and for (a) Quack round trips per commit and their Worker time (the
+Worker's request log), and the writer's own phases per commit (queue, submit, durability: its metrics).
 """
-import json, os, subprocess, sys, tempfile, time, urllib.request
+import calendar, json, os, re, subprocess, sys, tempfile, time, urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "test", "quack"))
 import run as suite  # noqa: E402
 
 QUICK = "--quick" in sys.argv
-CLIENTS = [1, 16, 64]
+
+
+def arg(name, default):
+    return sys.argv[sys.argv.index(name) + 1] if name in sys.argv else default
+
+
+CLIENTS = [int(n) for n in arg("--clients", "1,16,64").split(",")]
+TARGETS = [t for t in ("a: ducklake-edge", "b: stock + ducklake", "c: stock, no ducklake") if t[0] in arg("--targets", "abc")]
 DURATION_S = 5 if QUICK else 20
-# Time for N client processes to start and ATTACH before the measured window opens.
-START_GRACE_S = 25
+# Clients commit from the gate on; the measured window opens after a warm-up of about one commit's
+# latency (measured on 2 cores: 5 s at 16 clients, 20-23 s at 64), so it sees the steady state, not the
+# first commits still in flight. At 64 the window is at least LONG_WINDOW_S: one commit outlasts 5 s.
+WARMUP_S = {1: 0, 16: 10, 64: 25}
+LONG_WINDOW_S = 20
+
+
+def warmup_s(n):
+    return max(v for k, v in WARMUP_S.items() if k <= n)
+
+
+def window_s(n):
+    return max(DURATION_S, LONG_WINDOW_S) if n >= 64 else DURATION_S
+# The window opens when every client has ATTACHed (each says `ready`, then reads the window on stdin): 64
+# DuckDB processes starting on 2 cores take longer than any fixed grace. Bounds: the wait for all of them
+# to be ready, then each client's remaining life; an ATTACH that fails is a failed transaction.
+READY_TIMEOUT_S = 600
 CLIENT_TIMEOUT_S = 300
+# Between the last `ready` and the window's opening: every client has read its line.
+OPEN_MARGIN_S = 1.0
 
 CLIENT = r"""
 import json, sys, time
 sys.path.insert(0, sys.argv[1])
 import run as suite
-secret, attach, data, start, end = sys.argv[2], sys.argv[3], sys.argv[4], float(sys.argv[5]), float(sys.argv[6])
-me = int(sys.argv[7])
+secret, attach, data, me = sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
 con = suite.connect()
+con.execute("SET enable_progress_bar = false")  # its output would be read as the gate's line
 con.execute(secret)
 con.execute(f"ATTACH '{attach}' AS lake (DATA_PATH '{data}')")
+print("ready", flush=True)
+start, end = (float(x) for x in sys.stdin.readline().split())
 while time.time() < start:
     time.sleep(0.005)
-ok, failed, lat, errors = 0, 0, [], []
+ok, failed, lat, errors, done = 0, 0, [], [], []
 i = 0
+cpu0 = time.process_time()
 while time.time() < end:
     t0 = time.perf_counter()
     try:
         con.execute(f"INSERT INTO lake.t VALUES ({me}, {i})")
         ok += 1
+        done.append(time.time())
         lat.append((time.perf_counter() - t0) * 1000)
     except Exception as e:  # a failed transaction: counted, reported, the client goes on
         failed += 1
         if len(errors) < 3:
             errors.append(str(e)[:300])
     i += 1
-print(json.dumps({"ok": ok, "failed": failed, "lat": lat, "errors": errors}))
+print(json.dumps({"ok": ok, "failed": failed, "lat": lat, "errors": errors, "cpu_s": time.process_time() - cpu0,
+                  "done": done}))
 """
 
 
@@ -61,31 +99,129 @@ def edge_metrics(port, lake):
                                  headers={"authorization": f"Bearer {suite.DEV_TOKEN}"})
     with urllib.request.urlopen(req, timeout=30) as r:
         m = json.load(r)["metrics"]
-    return m["commits"]["ok"], m["flushes"]
+    return {"since": m["since"], "commits": m["commits"]["ok"], "puts": m["flushes"],
+            "phase_ms": {k: h["sum"] for k, h in m["latencyMs"].items()}, "batches": m["batches"]["count"]}
 
 
-def run_clients(n, secret, attach, data):
-    start = time.time() + START_GRACE_S
-    end = start + DURATION_S
-    procs = [subprocess.Popen([sys.executable, "-c", CLIENT, os.path.join(HERE, "..", "test", "quack"), secret,
-                               attach, data, str(start), str(end), str(k)],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+TICK = os.sysconf("SC_CLK_TCK")
+SERVER_PGID = {"pgid": None}  # wrangler dev's process group, for (a)'s server CPU
+
+
+def group_cpu_s(pgid):
+    """CPU seconds (user + system) of every live process in a process group (wrangler, workerd, …)."""
+    total = 0
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid:  # field 5 of stat: pgrp
+            total += int(fields[11]) + int(fields[12])
+    return total / TICK
+
+
+def machine_busy():
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    idle = v[3] + v[4]
+    return sum(v) - idle, sum(v)
+
+
+def cpu_now():
+    return {"server_a": group_cpu_s(SERVER_PGID["pgid"]) if SERVER_PGID["pgid"] else 0.0,
+            "self": sum(os.times()[:2]), "machine": machine_busy()}
+
+
+REQUEST_RE = re.compile(r'^\{"level":"info","time":"([^"]+)","msg":"request".*"route":"/quack".*"status":(\d+),"durationMs":(\d+)')
+
+
+def worker_requests(log_path, start, end):
+    """The Worker's /quack requests that ended inside the window: count, total ms, non-200 count."""
+    n, ms, bad = 0, 0, 0
+    with open(log_path) as f:
+        for line in f:
+            m = REQUEST_RE.match(line)
+            if not m:
+                continue
+            t = calendar.timegm(time.strptime(m.group(1)[:19], "%Y-%m-%dT%H:%M:%S")) + float("0" + m.group(1)[19:-1])
+            if start <= t <= end:
+                n += 1
+                ms += int(m.group(3))
+                bad += m.group(2) != "200"
+    return n, ms, bad
+
+
+def run_clients(n, secret, attach, data, on_open, warmup, duration):
+    procs = [subprocess.Popen(["timeout", str(READY_TIMEOUT_S + CLIENT_TIMEOUT_S), sys.executable, "-c", CLIENT,
+                               os.path.join(HERE, "..", "test", "quack"), secret, attach, data, str(k)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              start_new_session=True)
              for k in range(n)]
     suite.STARTED.extend(procs)
-    ok, failed, lat, errors = 0, 0, [], []
+    ok, failed, lat, errors, cpu, in_window = 0, 0, [], [], 0.0, 0
+    t0 = time.time()
+    alive = [p for p in procs if p.stdout.readline() == "ready\n"]  # the gate: every client attached
+    attach_s = time.time() - t0
+    start = time.time() + OPEN_MARGIN_S
+    opens = start + warmup
+    end = opens + duration
+    for p in alive:
+        p.stdin.write(f"{start} {end}\n")
+        p.stdin.flush()
+    window = {"start": opens, "end": end, "cpu0": None, "attach_s": attach_s}
+    while time.time() < opens:  # the window's first readings, taken as it opens
+        time.sleep(0.01)
+    window["before"] = on_open()
+    window["cpu0"] = cpu_now()
+    while time.time() < end:
+        time.sleep(0.05)
+    window["cpu1"] = cpu_now()
+    window["after"] = on_open()
     for p in procs:
         out, err = p.communicate(timeout=CLIENT_TIMEOUT_S)
         try:
             r = json.loads(out.strip().splitlines()[-1])
         except (ValueError, IndexError):
             failed += 1
-            errors.append(f"client died: {err[-300:]}")
+            errors.append(f"client died: {err[-1200:]}")
             continue
         ok += r["ok"]
         failed += r["failed"]
         lat += r["lat"]
         errors += r["errors"]
-    return ok, failed, lat, errors
+        cpu += r["cpu_s"]
+        in_window += sum(1 for t in r["done"] if opens <= t <= end)
+    window["client_cpu_s"] = cpu
+    window["in_window"] = in_window
+    return ok, failed, lat, errors, window
+
+
+def start_edge(port, work):
+    """The Worker under Miniflare directly (bench/quack-serve.ts: wrangler dev's ProxyWorker answers POSTs
+    503 under 64 concurrent clients), the bundle `wrangler deploy` builds; ready when it answers GET /."""
+    bundle = f"{work}/bundle"
+    subprocess.run(["timeout", "300", "npx", "wrangler", "deploy", "--dry-run", "--outdir", bundle], cwd=suite.ROOT,
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    log_path = f"{work}/wrangler.log"
+    cmd = ["timeout", str(suite.RUN_TIMEOUT_S * 4), "npx", "tsx", "bench/quack-serve.ts", bundle, str(port),
+           f"{work}/state", "DEV_AUTH=enabled", f"DEV_TOKEN={suite.DEV_TOKEN}", "QUACK_SERVER_COMMIT=enabled"]
+    p = subprocess.Popen(cmd, cwd=suite.ROOT, stdout=open(log_path, "w"), stderr=subprocess.STDOUT,
+                         stdin=subprocess.DEVNULL, start_new_session=True)
+    suite.STARTED.append(p)
+    deadline = time.time() + suite.WRANGLER_READY_S
+    while time.time() < deadline:
+        if p.poll() is not None:
+            raise RuntimeError(f"quack-serve exited ({p.returncode}); see {log_path}")
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2) as r:
+                if r.status == 200:
+                    return p
+        except OSError:
+            time.sleep(0.5)
+    raise RuntimeError(f"quack-serve not ready after {suite.WRANGLER_READY_S}s; see {log_path}")
 
 
 def main():
@@ -94,9 +230,14 @@ def main():
     edge_port, inspector = take(), take()
     rows = []
     try:
-        suite.start_wrangler(edge_port, inspector, f"{work}/wrangler-state", f"{work}/wrangler.log", server_commit=True)
+        if "--wrangler-dev" in sys.argv:  # as before: behind wrangler dev's ProxyWorker
+            server = suite.start_wrangler(edge_port, inspector, f"{work}/wrangler-state", f"{work}/wrangler.log",
+                                          server_commit=True)
+        else:
+            server = start_edge(edge_port, work)
+        SERVER_PGID["pgid"] = os.getpgid(server.pid)
         for n in CLIENTS:
-            for target in ("a: ducklake-edge", "b: stock + ducklake", "c: stock, no ducklake"):
+            for target in TARGETS:
                 tag = f"{target[0]}{n}"
                 data = f"{work}/{tag}-data/"
                 stock = None
@@ -118,18 +259,41 @@ def main():
                 setup.execute(f"ATTACH '{attach}' AS lake (DATA_PATH '{data}')")
                 setup.execute("CREATE TABLE lake.t (w INTEGER, i INTEGER)")
                 setup.execute("INSERT INTO lake.t VALUES (-1, -1)")
-                before = edge_metrics(edge_port, lake) if target.startswith("a") else None
-                ok, failed, lat, errors = run_clients(n, secret, attach, data)
-                row = {"clients": n, "target": target, "tx/s": round(ok / DURATION_S, 1), "committed": ok,
+                is_edge = target.startswith("a")
+                ok, failed, lat, errors, w = run_clients(
+                    n, secret, attach, data, lambda: edge_metrics(edge_port, lake) if is_edge else None, warmup_s(n), window_s(n))
+                before = w["before"]
+                # tx/s: commits that completed inside the window (a commit begun in it may end after it).
+                row = {"clients": n, "target": target, "warm-up s": warmup_s(n), "window s": window_s(n), "tx/s": round(w["in_window"] / window_s(n), 1), "committed": ok,
                        "failed tx": failed, "p50 ms": pct(lat, 50), "p99 ms": pct(lat, 99)}
+                per = max(w["in_window"], 1)  # the window's commits, for what is measured over the window
+                c0, c1 = w["cpu0"], w["cpu1"]
+                server_cpu = c1["server_a"] - c0["server_a"] if target.startswith("a") else c1["self"] - c0["self"]
+                busy = (c1["machine"][0] - c0["machine"][0]) / max(1, c1["machine"][1] - c0["machine"][1])
+                row["client CPU ms/commit"] = round(w["client_cpu_s"] * 1000 / max(ok, 1), 1)  # whole run
+                row["server CPU ms/commit"] = round(server_cpu * 1000 / per, 1)
+                row["machine busy %"] = round(busy * 100)
+                row["all attached after s"] = round(w["attach_s"], 1)
                 if before is not None:
-                    after = edge_metrics(edge_port, lake)
-                    puts = after[1] - before[1]
-                    row["commits/WAL PUT"] = round((after[0] - before[0]) / puts, 1) if puts > 0 else None
+                    after = w["after"]
+                    if after["since"] != before["since"]:  # the writer restarted: its counters began at zero
+                        before = {"commits": 0, "puts": 0, "batches": 0, "phase_ms": {k: 0 for k in after["phase_ms"]}}
+                    commits = after["commits"] - before["commits"]
+                    puts = after["puts"] - before["puts"]
+                    row["commits/WAL PUT"] = round(commits / puts, 1) if puts > 0 else None
+                    row["commits/batch"] = round(commits / max(1, after["batches"] - before["batches"]), 1)
+                    for k in ("queue", "submit", "durability", "total"):
+                        row[f"writer {k} ms/commit"] = round(
+                            (after["phase_ms"][k] - before["phase_ms"][k]) / max(1, commits), 1)
+                    row["writer commits in window"] = commits
+                    reqs, req_ms, bad = worker_requests(f"{work}/wrangler.log", w["start"], w["end"])
+                    row["Quack requests/commit"] = round(reqs / per, 1)
+                    row["Worker ms/request"] = round(req_ms / max(1, reqs), 1)
+                    row["non-200 requests"] = bad
                 count = setup.execute("SELECT count(*) FROM lake.t").fetchone()[0]
                 row["rows"] = count
                 if errors:
-                    row["first error"] = errors[0][:160]
+                    row["first error"] = errors[0][-700:]
                 rows.append(row)
                 print(json.dumps(row), file=sys.stderr, flush=True)
                 setup.close()

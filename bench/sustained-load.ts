@@ -39,6 +39,9 @@ interface Step {
   ms: number;
   compacted: boolean;
   flushed: boolean;
+  /** Bytes the step's compaction wrote, by what it merged (L0 into a new run, or runs into a run). */
+  l0Bytes: number;
+  runBytes: number;
 }
 
 /** The Durable Object alarm: one pending time (an earlier request wins), runs never overlap. */
@@ -96,11 +99,13 @@ async function newestManifest(bucket: Bucket, lake: string): Promise<{ m: Manife
 }
 
 let seq = 0;
+const LAG_TICK_MS = 10;
 
 export async function sustainedLoad(inner: Bucket, spec: LoadSpec): Promise<Row[]> {
   const lake = `sustained-${spec.writers}-${seq++}`;
   const fb = new FaultBucket(inner);
   const steps: Step[] = [];
+  const jobs: { end: number; ms: number; job: string }[] = [];
   let failures = 0;
   let firstFailure = "";
   let writer: Writer | undefined;
@@ -124,12 +129,18 @@ export async function sustainedLoad(inner: Bucket, spec: LoadSpec): Promise<Row[
     scheduleBackground: (ms) => alarm.schedule(ms),
     log: (level, f) => {
       if (f.msg === "store maintenance step") {
+        const c = f.compaction as { kind: "l0" | "runs"; bytesWritten: number } | null;
         steps.push({
+          l0Bytes: c?.kind === "l0" ? c.bytesWritten : 0,
+          runBytes: c?.kind === "runs" ? c.bytesWritten : 0,
           end: performance.now(),
           ms: Number(f.ms),
           compacted: f.compaction !== null,
           flushed: f.memtableFlushed === true,
         });
+      } else if (f.msg === "maintenance run") {
+        // Catalog-level jobs (maintenance/): they commit through the coalescer, so commits queue behind them.
+        jobs.push({ end: performance.now(), ms: Number(f.durationMs), job: String(f.job) });
       } else if (level === "error") console.error(JSON.stringify(f));
     },
   });
@@ -162,6 +173,20 @@ export async function sustainedLoad(inner: Bucket, spec: LoadSpec): Promise<Row[
       () => {},
     );
   }, windowMs / 4);
+  // Event-loop lag: a 10 ms timer that fires late shows work holding the loop (a commit's apply and its
+  // segment PUT callback wait exactly as long).
+  // With it, the process's CPU time per tick: a late tick on a process that got little CPU is the machine
+  // starving it (other processes), not our work holding the loop.
+  const lags: { t: number; ms: number; cpuMs: number }[] = [];
+  let tick = performance.now();
+  let cpu = process.cpuUsage();
+  const lagTimer = setInterval(() => {
+    const now = performance.now();
+    const used = process.cpuUsage(cpu);
+    cpu = process.cpuUsage();
+    lags.push({ t: now, ms: Math.max(0, now - tick - LAG_TICK_MS), cpuMs: (used.user + used.system) / 1000 });
+    tick = now;
+  }, LAG_TICK_MS);
   let n = 0;
   await Promise.all(
     Array.from({ length: spec.writers }, async () => {
@@ -182,6 +207,7 @@ export async function sustainedLoad(inner: Bucket, spec: LoadSpec): Promise<Row[
     }),
   );
   clearInterval(sampler);
+  clearInterval(lagTimer);
   await alarm.stop();
 
   const rows: Row[] = [];
@@ -194,6 +220,7 @@ export async function sustainedLoad(inner: Bucket, spec: LoadSpec): Promise<Row[
     const hi = commits[(i + 1) * per]?.end ?? Number.POSITIVE_INFINITY;
     return [lo, hi];
   };
+  const lagsIn = (from: number, to: number) => lags.filter((x) => x.t >= from && x.t < to);
   for (let i = 0; i < spec.windows; i++) {
     const [from, to] = bounds(i);
     const spanMs = spec.commits === undefined ? windowMs : Math.min(to, t0 + elapsedMs) - from;
@@ -212,6 +239,11 @@ export async function sustainedLoad(inner: Bucket, spec: LoadSpec): Promise<Row[
       maintSteps: st.length,
       maintMedianMs: quantile(stSorted, 0.5),
       maintMaxMs: stSorted.at(-1) ?? 0,
+      jobRuns: jobs.filter((x) => x.end >= from && x.end < to).length,
+      loopLagMaxMs: Math.round(Math.max(0, ...lagsIn(from, to).map((x) => x.ms))),
+      // CPU the process got over the window's wall time (1 = one core busy): low with a high lag = starved.
+      cpuShare:
+        Math.round((lagsIn(from, to).reduce((a, x) => a + x.cpuMs, 0) / Math.max(1, spanMs)) * 100) / 100,
       manifestKiB: Math.round((sizes.at(-1) ?? Number.NaN) / 102.4) / 10,
     });
   }
@@ -227,6 +259,8 @@ export async function sustainedLoad(inner: Bucket, spec: LoadSpec): Promise<Row[
   const put = (kind: string) => fb.bytesPut({ prefix: `${lakePrefix(lake)}${kind}/`, outcome: "ok" });
   const written = fb.bytesPut({ prefix: lakePrefix(lake), outcome: "ok" });
   const sstWritten = put("sst");
+  const l0Merged = steps.reduce((a, x) => a + x.l0Bytes, 0);
+  const runMerged = steps.reduce((a, x) => a + x.runBytes, 0);
   const stepMs = steps.map((x) => x.ms).sort((a, b) => a - b);
   rows.push({
     writers: spec.writers,
@@ -242,10 +276,18 @@ export async function sustainedLoad(inner: Bucket, spec: LoadSpec): Promise<Row[
       Math.round(((rows.at(-1)?.p99Ms as number) / Math.max(1, rows[0]?.p99Ms as number)) * 100) / 100,
     maintSteps: steps.length,
     compactions: steps.filter((x) => x.compacted).length,
+    jobRuns:
+      [...new Set(jobs.map((x) => x.job))]
+        .map((j) => `${j}×${jobs.filter((x) => x.job === j).length}`)
+        .join(" ") || "none",
     maintMedianMs: quantile(stepMs, 0.5),
     maintMaxMs: stepMs.at(-1) ?? 0,
     mibPutWal: put("wal") / 2 ** 20,
     mibPutSst: sstWritten / 2 ** 20,
+    // Where the table bytes go: memtable flushes (L0), L0 merges into new runs, run merges (tiers).
+    mibSstFlush: (sstWritten - l0Merged - runMerged) / 2 ** 20,
+    mibSstL0Merge: l0Merged / 2 ** 20,
+    mibSstRunMerge: runMerged / 2 ** 20,
     mibPutManifest: put("manifest") / 2 ** 20,
     mibPutOther: (written - put("wal") - sstWritten - put("manifest")) / 2 ** 20,
     mibLive: live / 2 ** 20,

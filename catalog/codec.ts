@@ -47,6 +47,8 @@ export const ValueKind = {
   maintenanceHead: 0x70,
   maintenanceRun: 0x71,
   maintenanceFence: 0x72,
+  maintenanceOrphan: 0x73,
+  maintenanceOrphanCursor: 0x74,
 } as const;
 export type ValueKind = (typeof ValueKind)[keyof typeof ValueKind];
 

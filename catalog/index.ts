@@ -56,6 +56,7 @@ export {
   inlinedTableNamed,
   inlinedTablesAt,
 } from "./reads/inlined-tables.ts";
+export { commitLookupRanges } from "./reads/plan-prefetch.ts";
 export { FILTER_OPS, type FilterOp, pruneFiles, type StatsFilter } from "./reads/prune.ts";
 export { head, listSnapshots, type SnapshotInfo } from "./reads/snapshots.ts";
 export { type TableFileRows, tableFileRows } from "./reads/table-files.ts";

@@ -16,6 +16,7 @@ import {
   type CommitRequest,
   CommitRequestSchema,
   type CommitResult,
+  commitLookupRanges,
   type GroupMember,
   type GroupOutcome,
   head,
@@ -1255,6 +1256,9 @@ export class Writer {
       ...(heldEpoch !== undefined ? { heldEpoch } : {}),
       ...(tunables.storeRetry ? { retry: tunables.storeRetry } : {}),
       ...(tunables.storeMaintenance ? { maintenance: tunables.storeMaintenance } : {}),
+      // The first commit's lookups, fetched beside the tail reads and the fence PUT
+      // (docs/decisions/0171-wake-prefetch.md).
+      prefetch: commitLookupRanges(),
     };
     let store: Store;
     try {

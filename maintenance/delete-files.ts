@@ -5,6 +5,7 @@
  * re-check that no data or delete file version references them (a commit applied before the fence),
  * delete the rest from R2, and forget their schedule rows (one batch). Every step may crash: the next run
  * finds the same schedule rows and does the same again (a DELETE of a missing object succeeds).
+ * Then it sweeps orphans, objects under the data prefix nothing names (`orphans.ts`, decision 0330).
  */
 import {
   type DueFile,
@@ -17,16 +18,51 @@ import {
 import { CodedError } from "../storage/errors.ts";
 import { dataObjectKey } from "../storage/keys.ts";
 import type { JobRun } from "./history.ts";
+import { type OrphanSweep, sweepOrphans } from "./orphans.ts";
 import type { JobContext } from "./registry.ts";
 
 export async function runDeleteFilesJob(ctx: JobContext): Promise<JobRun[]> {
   const startedAt = ctx.now();
+  const run = await deleteScheduled(ctx, startedAt);
+  // Then the orphans: objects no catalog state names (decision 0330), same fences and re-check.
+  let sweep: OrphanSweep = { marked: 0, due: 0, deleted: 0 };
+  let sweepError: string | null = null;
+  try {
+    sweep = await sweepOrphans(ctx, startedAt);
+  } catch (e) {
+    sweepError = errorText(e);
+  }
+  if (run === null && sweep.marked === 0 && sweep.due === 0 && sweepError === null) return [];
+  const out: JobRun = run ?? {
+    job: "delete_files",
+    startedAt,
+    durationMs: 0,
+    filesIn: 0,
+    filesOut: 0,
+    rowsIn: 0,
+    rowsOut: 0,
+    snapshotId: null,
+    error: null,
+  };
+  out.orphansMarked = sweep.marked;
+  out.orphansDeleted = sweep.deleted;
+  if (sweepError !== null) out.error = out.error === null ? sweepError : `${out.error}; ${sweepError}`;
+  out.durationMs = ctx.now() - startedAt;
+  return [out];
+}
+
+function errorText(e: unknown): string {
+  return e instanceof CodedError ? `${e.code}: ${e.message}` : String(e);
+}
+
+/** The scheduled files whose grace has passed (decision 0329); null when none are due. */
+async function deleteScheduled(ctx: JobContext, startedAt: number): Promise<JobRun | null> {
   const due = await dueFiles(ctx.view(), {
     nowMs: startedAt,
     graceMs: ctx.settings.deleteOlderThanMs,
     limit: MAX_FILES_DELETED_PER_STEP,
   });
-  if (due.length === 0) return [];
+  if (due.length === 0) return null;
   const run: JobRun = {
     job: "delete_files",
     startedAt,
@@ -68,8 +104,7 @@ export async function runDeleteFilesJob(ctx: JobContext): Promise<JobRun[]> {
     if (outside > 0)
       run.error = `Unsupported: ${outside} scheduled file(s) lie outside the lake's data path and were left`;
   } catch (e) {
-    run.error = e instanceof CodedError ? `${e.code}: ${e.message}` : String(e);
+    run.error = errorText(e);
   }
-  run.durationMs = ctx.now() - startedAt;
-  return [run];
+  return run;
 }

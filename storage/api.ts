@@ -34,6 +34,14 @@ export interface KeyValue {
 }
 
 /**
+ * A read hint: a key range a caller is about to read. `last` asks only for what holds the range's last
+ * key (the newest record of a kind whose keys grow with time), not the whole range.
+ */
+export interface PrefetchRange extends ScanRange {
+  last?: boolean;
+}
+
+/**
  * A consistent cut of the store. Reads are async because a cut may need blocks from R2.
  * Scans are ordered, forward-only and streaming.
  */
@@ -41,6 +49,13 @@ export interface ReadView {
   readonly position: Position;
   get(key: Bytes): Promise<Bytes | undefined>;
   scan(range: ScanRange): AsyncIterable<KeyValue>;
+  /**
+   * Optional hint (stateless readers implement it): fetch, together, what reads of `ranges` will need,
+   * so the dependent lookups that follow cost no further round trips. Only a hint: bounded in bytes,
+   * ranges past the bound are read lazily as before; never changes what a read returns
+   * (docs/decisions/0170-plan-prefetch.md).
+   */
+  prefetch?(ranges: readonly PrefetchRange[]): Promise<void>;
 }
 
 /** One mutation in an atomic batch. A `value` of undefined is a delete. */
@@ -301,6 +316,13 @@ export interface WriterOptions {
    * Structurally `ObjectCache` from storage/cache.ts.
    */
   cache?: { get(key: string): Promise<Bytes | undefined>; put(key: string, value: Bytes): Promise<void> };
+  /**
+   * Key ranges the host's first reads after this open will touch (a catalog's commit path): their blocks
+   * are fetched right after the tables' metadata, beside the tail reads and the fence PUT, so the first
+   * commit's dependent lookups read held blocks. At most WRITER_WAKE_PREFETCH_BYTES_MAX, once per open
+   * (docs/decisions/0171-wake-prefetch.md).
+   */
+  prefetch?: readonly PrefetchRange[];
 }
 
 /** `storage/index.ts` exports `openWriter: OpenWriter`. Opening fences any previous writer of the lake. */

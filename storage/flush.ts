@@ -9,15 +9,41 @@
  * call rather than freezing again.
  */
 import { walKey } from "./keys.ts";
-import { type MaintenanceContext, throwIfFailed, writeTable } from "./maintenance.ts";
+import {
+  type FrozenMemtable,
+  type MaintenanceContext,
+  throwIfFailed,
+  writeTable,
+  YIELD_EVERY_BYTES,
+  yieldToEventLoop,
+} from "./maintenance.ts";
 import type { Manifest, UnreferencedRecord } from "./manifest.ts";
 import { memEntries } from "./memtable.ts";
-import { buildSst } from "./sst/builder.ts";
+import { type BuiltSst, SstBuilder } from "./sst/builder.ts";
 import type { TableRecord } from "./table-record.ts";
 
 /** Segments after the manifest's replay point that a reader would replay. */
 export function tailSegments(manifest: Manifest, lastSegment: number): number {
   return Math.max(0, lastSegment - manifest.wal.replayAfter);
+}
+
+/**
+ * Builds the frozen memtable's L0 table, returning to the event loop every YIELD_EVERY_BYTES: a memtable
+ * may hold up to 4 × flushAfterBytes (the backstop), and building it in one synchronous run held every
+ * commit for that long (docs/decisions/0166-maintenance-yields.md).
+ */
+export async function buildL0Table(frozen: Pick<FrozenMemtable, "tree">): Promise<BuiltSst> {
+  const b = new SstBuilder();
+  let sinceYield = 0;
+  for (const e of memEntries(frozen.tree, { lo: undefined, hi: undefined })) {
+    b.add(e);
+    sinceYield += e.key.length + (e.value?.length ?? 0);
+    if (sinceYield >= YIELD_EVERY_BYTES) {
+      sinceYield = 0;
+      await yieldToEventLoop();
+    }
+  }
+  return b.finish();
 }
 
 /** Returns true when a new manifest version was published. */
@@ -33,7 +59,7 @@ export async function flushMemtable(ctx: MaintenanceContext): Promise<boolean> {
   let table: TableRecord | undefined;
   if (frozen.tree.size > 0) {
     // Tombstones are kept: older tables below may still hold the keys they delete.
-    const built = await buildSst(memEntries(frozen.tree, { lo: undefined, hi: undefined }));
+    const built = await buildL0Table(frozen);
     table = await writeTable(ctx, built, 0);
     ctx.counters.bytesFlushed += built.bytes.length;
   }

@@ -20,6 +20,17 @@ export interface LayerOptions {
   cache?: ObjectCache;
   /** Where GETs, bytes and resident blocks are counted. */
   counters?: ReadCounters;
+  /**
+   * Bytes of blocks `prefetch` may hold for these layers' reads (storage/prefetch.ts), shared by every
+   * table of the cut. Omitted (the writer): prefetch does nothing, so a long-lived writer holds no
+   * prefetched blocks.
+   */
+  prefetchBytes?: number;
+}
+
+/** What is left of one cut's prefetch allowance (LayerOptions.prefetchBytes). */
+export interface PrefetchBudget {
+  left: number;
 }
 
 /**
@@ -36,7 +47,9 @@ export function layersFromManifest(
 ): SortedSource[] {
   const counters = options.counters ?? new ReadCounters();
   const { l0, run } = manifestTables(lake, manifest.sortedTables);
-  const open = (t: TableRef): LazyTable => new LazyTable(bucket, t, options.cache, counters);
+  const budget: PrefetchBudget | undefined =
+    options.prefetchBytes === undefined ? undefined : { left: options.prefetchBytes };
+  const open = (t: TableRef): LazyTable => new LazyTable(bucket, t, options.cache, counters, budget);
   const layers: SortedSource[] = l0.map(open);
   // Runs newest first (docs/decisions/0162-tiered-runs.md); within one run, partitions never overlap.
   for (const r of runsOf(run)) {
@@ -65,7 +78,18 @@ export class LazyTable implements SortedSource {
     readonly ref: TableRef,
     private readonly cache: ObjectCache | undefined,
     private readonly counters: ReadCounters,
+    /** Shared by the cut's tables; undefined: this table is never prefetched. */
+    readonly prefetchBudget?: PrefetchBudget,
   ) {}
+
+  /** Whether a read of `range` may find anything here. */
+  overlaps(range: ScanRange): boolean {
+    const b = rangeBounds(range);
+    const lo = max(b.lo, this.ref.mergedBelow);
+    if (b.hi !== undefined && compareBytes(b.hi, this.ref.minKey) <= 0) return false;
+    if (lo !== undefined && compareBytes(lo, this.ref.maxKey) > 0) return false;
+    return !(lo !== undefined && b.hi !== undefined && compareBytes(lo, b.hi) >= 0);
+  }
 
   /** Whether a read of `key` may find anything here. */
   covers(key: Bytes): boolean {
@@ -87,11 +111,9 @@ export class LazyTable implements SortedSource {
   }
 
   async *scan(range: ScanRange): AsyncIterable<SortedEntry> {
+    if (!this.overlaps(range)) return;
     const b = rangeBounds(range);
     const lo = max(b.lo, this.ref.mergedBelow);
-    if (b.hi !== undefined && compareBytes(b.hi, this.ref.minKey) <= 0) return;
-    if (lo !== undefined && compareBytes(lo, this.ref.maxKey) > 0) return;
-    if (lo !== undefined && b.hi !== undefined && compareBytes(lo, b.hi) >= 0) return;
     const reader = await this.open();
     yield* reader.scan({
       ...(lo !== undefined ? { start: lo } : {}),

@@ -59,6 +59,16 @@ export function maintenancePolicy(p: MaintenancePolicy | undefined): Required<Ma
   return out;
 }
 
+/**
+ * Input bytes between two returns to the event loop, for every maintenance loop over in-memory data (the
+ * compaction merge, the memtable flush's table build). Without it a step would hold the isolate for its
+ * whole input and every commit would wait behind it; 256 KiB is a few milliseconds of work.
+ */
+export const YIELD_EVERY_BYTES = 256 * 1024;
+
+/** Lets timers and I/O callbacks (commits) run: a macrotask turn, not a microtask. */
+export const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
+
 /** Counts for tests and benchmarks (R2 GETs of reads live in `ReadCounters`). */
 export class MaintenanceCounters {
   memtableFlushes = 0;

@@ -16,6 +16,7 @@ import { Corruption, LakeDeleted, OpenRaced, StoreUnavailable } from "./errors.t
 import { checkLakeName, manifestKey, walKey } from "./keys.ts";
 import { layersFromManifest, lazyTables, PREFETCH_TABLES_MAX } from "./layers.ts";
 import { encodeManifest, MANIFEST_FORMAT_VERSION, type Manifest } from "./manifest.ts";
+import { prefetchLayers, WRITER_WAKE_PREFETCH_BYTES_MAX } from "./prefetch.ts";
 import { putOnce } from "./put-once.ts";
 import { newestManifest, RECOVERY_CONCURRENCY, replaySegment, startReplay } from "./recovery.ts";
 import { type RetryPolicy, retryPolicy } from "./retry.ts";
@@ -113,10 +114,17 @@ async function openAfterPrefetch(
   // tail reads and the fence PUT: the woken writer's first reads then cost a block GET, not two rounds.
   const cache = options.cache ?? new LruCache(DEFAULT_CACHE_BYTES);
   const counters = new ReadCounters();
-  const layers = layersFromManifest(bucket, lake, manifest, { cache, counters });
+  const layers = layersFromManifest(bucket, lake, manifest, {
+    cache,
+    counters,
+    ...(options.prefetch !== undefined ? { prefetchBytes: WRITER_WAKE_PREFETCH_BYTES_MAX } : {}),
+  });
   if (manifest.sortedTables.length <= PREFETCH_TABLES_MAX) {
     for (const t of lazyTables(layers)) t.open().catch(() => {});
   }
+  // The host's first reads, fetched right behind the metadata while the tail and the fence go on; not
+  // awaited (a hint: a failure here is the first read's to report).
+  if (options.prefetch !== undefined) prefetchLayers(layers, options.prefetch).catch(() => {});
 
   const { ids, segments } = await tailAfter(bucket, lake, manifest.wal.replayAfter, policy, await prefetched);
   const state = startReplay(manifest);
@@ -156,7 +164,7 @@ async function openAfterPrefetch(
     }
     // An older writer's segment that landed after our listing: it may hold acknowledged commits.
     replaySegment(state, theirs, key);
-    tail.push({ id: next, bytes: r.body.length });
+    tail.push({ id: next, bytes: encodedSegmentSize(theirs.batches) });
     next++;
   }
 

@@ -2,10 +2,20 @@
  * A consistent cut: a frozen memtable clone plus the sorted layers beneath it at the moment the cut was
  * taken, merged newest first. The store hands these out from `snapshot()`; transactions read through one.
  */
-import type { Bytes, KeyValue, Position, ReadView, ScanRange, SortedEntry, SortedSource } from "./api.ts";
+import type {
+  Bytes,
+  KeyValue,
+  Position,
+  PrefetchRange,
+  ReadView,
+  ScanRange,
+  SortedEntry,
+  SortedSource,
+} from "./api.ts";
 import { rangeBounds } from "./bytes.ts";
 import { asAsync, type MemTree, memEntries } from "./memtable.ts";
 import { mergeNewestFirst, visibleEntries } from "./merge.ts";
+import { prefetchLayers } from "./prefetch.ts";
 
 export class Cut implements ReadView {
   constructor(
@@ -34,6 +44,11 @@ export class Cut implements ReadView {
       if (e !== undefined) return e;
     }
     return undefined;
+  }
+
+  /** Fetches the blocks reads of `ranges` will need, together (storage/prefetch.ts); only a hint. */
+  prefetch(ranges: readonly PrefetchRange[]): Promise<void> {
+    return prefetchLayers(this.layers, ranges);
   }
 
   scan(range: ScanRange): AsyncIterable<KeyValue> {

@@ -40,7 +40,7 @@ import { copyBatch } from "./mutations.ts";
 import { putOnce } from "./put-once.ts";
 import { Cut } from "./read-view.ts";
 import type { RetryPolicy } from "./retry.ts";
-import { encodeSegment, type Segment, segmentSummary } from "./segment.ts";
+import { encodedSegmentSize, encodeSegment, type Segment, segmentSummary } from "./segment.ts";
 import { ReadCounters } from "./sst/counters.ts";
 import { Txn, type TxnHost } from "./transaction.ts";
 import { Maintainer } from "./writer-maintenance.ts";
@@ -513,7 +513,8 @@ export class LakeStore implements Store, TxnHost, CheckpointWriter {
     const last = batches[batches.length - 1];
     if (last !== undefined) this.durable = last.position;
     for (const b of batches) b.resolve();
-    this.tail.push({ id, bytes: bytes.length });
+    // Uncompressed bytes: the flush threshold bounds what a reopen replays into memory, not what R2 holds.
+    this.tail.push({ id, bytes: encodedSegmentSize(seg.batches) });
     this.maintainer.afterSegment();
   }
 

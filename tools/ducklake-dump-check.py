@@ -12,6 +12,9 @@ must show at every snapshot. This script, with the pinned duckdb==1.5.5 + duckdb
    `SELECT ... FROM t AT (VERSION => s)` (values cast to VARCHAR) with the expected rows.
 
     python3 tools/ducklake-dump-check.py [dump-dir]    # exit 1 on any difference or a missing dump
+
+A dump-dir without expected.json whose subfolders hold dumps (test-output/expiry-dump/seed-N-before, …)
+checks each of them.
 """
 import glob
 import json
@@ -46,9 +49,20 @@ def read_csv(path, cols):
 
 
 def main():
-    if not os.path.exists(os.path.join(DUMP, "expected.json")):
+    if os.path.exists(os.path.join(DUMP, "expected.json")):
+        sys.exit(1 if check(DUMP) else 0)
+    dumps = sorted(d for d in glob.glob(os.path.join(DUMP, "*")) if os.path.exists(os.path.join(d, "expected.json")))
+    if not dumps:
         print(f"missing dump: {DUMP} (run: npx vitest run test/worker/ducklake-dump.test.ts)")
         sys.exit(1)
+    failed = [d for d in dumps if check(d)]
+    print(f"{'FAIL' if failed else 'ok'}: {len(dumps) - len(failed)}/{len(dumps)} dumps under {DUMP}")
+    sys.exit(1 if failed else 0)
+
+
+def check(DUMP):
+    """Loads one dump and compares; answers True when anything differs."""
+    print(f"{os.path.basename(os.path.normpath(DUMP))}:")
     types = json.load(open(os.path.join(DUMP, "tables.json")))
     expected = json.load(open(os.path.join(DUMP, "expected.json")))
     work = tempfile.mkdtemp()
@@ -99,7 +113,7 @@ def main():
     for p in problems:
         print(p)
     print(f"{'FAIL' if problems else 'ok'}: {checked} table states compared across {len(expected)} snapshots, {len(types)} tables loaded")
-    sys.exit(1 if problems else 0)
+    return bool(problems)
 
 
 if __name__ == "__main__":

@@ -16,13 +16,30 @@ export interface OpenedCut {
   fixed: boolean;
 }
 
-export async function openCut(env: Env, lake: string, sel: Selector): Promise<OpenedCut> {
+export interface OpenCutOptions {
+  /**
+   * The read walks the whole keyspace (a scan plan: names, tables, files): open every sorted table's
+   * metadata as the cut opens (≤ PREFETCH_TABLES_MAX, storage/layers.ts), so the plan's prefetch
+   * (docs/decisions/0170-plan-prefetch.md) finds it under way. Routes that read one kind leave it off:
+   * cold, it costs one metadata GET per table.
+   */
+  prefetchTables?: boolean;
+}
+
+export async function openCut(
+  env: Env,
+  lake: string,
+  sel: Selector,
+  options: OpenCutOptions = {},
+): Promise<OpenedCut> {
   const cache = workerObjectCache();
+  const prefetchTables = options.prefetchTables === true;
   const view =
     sel.checkpoint !== undefined
-      ? await openCheckpoint(env.BUCKET, lake, sel.checkpoint, { cache })
+      ? await openCheckpoint(env.BUCKET, lake, sel.checkpoint, { cache, prefetchTables })
       : await openLatest(env.BUCKET, lake, {
           cache,
+          prefetchTables,
           ...(sel.after !== undefined ? { after: sel.after } : {}),
         });
   return { view, cut: view.cut, fixed: sel.checkpoint !== undefined || sel.snapshot !== undefined };

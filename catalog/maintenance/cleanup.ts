@@ -33,9 +33,20 @@ export const FENCE_HOLD_MS = 60 * 60_000;
 const STEP_ATTEMPTS = 10;
 const FENCE = 0x03;
 
+interface FenceEntry {
+  path: string;
+  fenced_at: number;
+  deleted_at: number | null;
+  /**
+   * Set while only the orphan sweep holds the fence (decision 0330): the sweep lifts such a fence when the
+   * path proves referenced. A schedule fencing the same path clears the flag, so it is never lifted.
+   */
+  orphan?: true;
+}
+
 interface FenceRecord {
   /** Every fenced path with this hash (collisions keep them all). */
-  paths: { path: string; fenced_at: number; deleted_at: number | null }[];
+  paths: FenceEntry[];
 }
 
 const fenceKey = (path: string) => key([Subspace.maintenance, FENCE], hash53(path));
@@ -56,16 +67,79 @@ async function readFence(view: Pick<ReadView, "get">, path: string): Promise<Fen
     : decodeValue<FenceRecord>(ValueKind.maintenanceFence, raw, "fence");
 }
 
-/** Fences `path` in `tx` (idempotent). */
-export async function fencePath(tx: Transaction, path: string, nowMs: number): Promise<void> {
+/**
+ * Fences `path` in `tx` (idempotent). A schedule's fence (`orphan` unset) takes over an orphan sweep's
+ * fence of the same path, so the sweep never lifts it.
+ */
+export async function fencePath(
+  tx: Transaction,
+  path: string,
+  nowMs: number,
+  by: "schedule" | "orphan" = "schedule",
+): Promise<void> {
   const f = await readFence(tx, path);
-  if (f.paths.some((p) => p.path === path)) return;
-  tx.put(
-    fenceKey(path),
-    encodeValue(ValueKind.maintenanceFence, {
-      paths: [...f.paths, { path, fenced_at: nowMs, deleted_at: null }],
-    } satisfies FenceRecord),
+  const had = f.paths.find((p) => p.path === path);
+  if (had && (by === "orphan" || had.orphan === undefined)) return;
+  const entry: FenceEntry = { path, fenced_at: had?.fenced_at ?? nowMs, deleted_at: had?.deleted_at ?? null };
+  if (by === "orphan") entry.orphan = true;
+  writeFence(tx, path, [...f.paths.filter((p) => p.path !== path), entry]);
+}
+
+function writeFence(tx: Transaction, path: string, paths: FenceEntry[]): void {
+  if (paths.length === 0) tx.delete(fenceKey(path));
+  else tx.put(fenceKey(path), encodeValue(ValueKind.maintenanceFence, { paths } satisfies FenceRecord));
+}
+
+/** Lifts the orphan sweep's fence of `path` (a path that proved referenced); a schedule's fence stays. */
+export async function liftOrphanFence(tx: Transaction, path: string): Promise<void> {
+  const f = await readFence(tx, path);
+  if (!f.paths.some((p) => p.path === path && p.orphan === true)) return;
+  writeFence(
+    tx,
+    path,
+    f.paths.filter((p) => !(p.path === path && p.orphan === true)),
   );
+}
+
+/** Stamps the fence of `path` deleted at `nowMs` (its object is gone; the fence is purged after the hold). */
+export async function stampFenceDeleted(tx: Transaction, path: string, nowMs: number): Promise<void> {
+  const fence = await readFence(tx, path);
+  writeFence(
+    tx,
+    path,
+    fence.paths.map((p) => (p.path === path ? { ...p, deleted_at: p.deleted_at ?? nowMs } : p)),
+  );
+}
+
+/**
+ * Every path a schedule fenced (scheduled, or deleted within the hold); bounded by the fences held. The
+ * orphan sweep's own fences are left out: a path it fenced stays its candidate until deleted or lifted.
+ */
+export async function scheduleFencedPaths(view: Pick<ReadView, "scan">): Promise<Set<string>> {
+  const out = new Set<string>();
+  for await (const kv of view.scan({ prefix: fencePrefix() }))
+    for (const p of decodeValue<FenceRecord>(ValueKind.maintenanceFence, kv.value, "fence").paths)
+      if (p.orphan !== true) out.add(p.path);
+  return out;
+}
+
+/** Every path `ducklake_files_scheduled_for_deletion` holds. */
+export async function scheduledPaths(view: Pick<ReadView, "scan">): Promise<Set<string>> {
+  const out = new Set<string>();
+  for await (const kv of view.scan({ prefix: keys.current(Kind.gcFile) }))
+    out.add(decodeValue<GcFileRecord>(ValueKind.gcFile, kv.value, "scheduled file").path);
+  return out;
+}
+
+/** Purges fences whose object went longer than `FENCE_HOLD_MS` ago. */
+export async function purgeExpiredFences(tx: Transaction, nowMs: number): Promise<void> {
+  for await (const kv of tx.scan({ prefix: fencePrefix() })) {
+    const f = decodeValue<FenceRecord>(ValueKind.maintenanceFence, kv.value, "fence");
+    const kept = f.paths.filter((p) => p.deleted_at === null || p.deleted_at + FENCE_HOLD_MS > nowMs);
+    if (kept.length === f.paths.length) continue;
+    if (kept.length === 0) tx.delete(kv.key);
+    else tx.put(kv.key, encodeValue(ValueKind.maintenanceFence, { paths: kept } satisfies FenceRecord));
+  }
 }
 
 /** Refuses a registration of a fenced path (`relPath`: relative to the data path, as scheduled). */
@@ -160,28 +234,15 @@ export async function forgetDeleted(
   return inBatch(store, async (tx) => {
     for (const f of deleted) {
       tx.delete(keys.current(Kind.gcFile, f.dataFileId));
-      const fence = await readFence(tx, f.path);
-      tx.put(
-        fenceKey(f.path),
-        encodeValue(ValueKind.maintenanceFence, {
-          paths: fence.paths.map((p) =>
-            p.path === f.path ? { ...p, deleted_at: p.deleted_at ?? nowMs } : p,
-          ),
-        } satisfies FenceRecord),
-      );
+      await stampFenceDeleted(tx, f.path, nowMs);
     }
-    for await (const kv of tx.scan({ prefix: fencePrefix() })) {
-      const f = decodeValue<FenceRecord>(ValueKind.maintenanceFence, kv.value, "fence");
-      const kept = f.paths.filter((p) => p.deleted_at === null || p.deleted_at + FENCE_HOLD_MS > nowMs);
-      if (kept.length === f.paths.length) continue;
-      if (kept.length === 0) tx.delete(kv.key);
-      else tx.put(kv.key, encodeValue(ValueKind.maintenanceFence, { paths: kept } satisfies FenceRecord));
-    }
+    await purgeExpiredFences(tx, nowMs);
     return deleted.length > 0;
   });
 }
 
-async function inBatch(
+/** Runs `fn` as one head-preserving batch (retried on a racing batch); `fn` answers whether it wrote. */
+export async function inBatch(
   store: Store,
   fn: (tx: Transaction) => Promise<boolean>,
 ): Promise<{ durable: Promise<void> }> {

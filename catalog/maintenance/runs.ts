@@ -41,6 +41,12 @@ export interface JobRun {
   bytesOut?: number;
   /** Job 4: snapshots it expired (its `filesOut` counts the files it scheduled for deletion). */
   snapshotsExpired?: number;
+  /**
+   * Job 5: objects under the data prefix first seen unreferenced this run (their grace starts) and orphans
+   * deleted (decision 0330; its `filesIn`/`filesOut` count scheduled files).
+   */
+  orphansMarked?: number;
+  orphansDeleted?: number;
   /** The snapshot the run's commit minted, or null when it committed nothing. */
   snapshotId: number | null;
   /** `code: message` of the error that stopped the run, or null. */

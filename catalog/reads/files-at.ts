@@ -20,6 +20,7 @@ import type {
 } from "../records.ts";
 import type { RelationRef } from "../verbs/schema.ts";
 import { nameEntry } from "./names.ts";
+import { lookupRanges, tableRanges } from "./plan-prefetch.ts";
 import { scanAll, versionsAt, visibleAt } from "./versions.ts";
 
 export interface PlannedDeleteFile extends DeleteFileRecord {
@@ -170,6 +171,16 @@ export async function tableFilesAt(
   snapshotId?: number,
   page?: FilePage,
 ): Promise<ScanPlan> {
+  // Cold, every lookup below is a round trip and most depend on the one before (head → snapshot → names
+  // → table → files): name their ranges first so a reader fetches the blocks together, once for the
+  // lookups and once for the table's own ranges (plan-prefetch.ts).
+  const firstPage = page?.afterFileId === undefined;
+  const knownId = typeof ref === "number" ? ref : "id" in ref ? ref.id : undefined;
+  await view.prefetch?.([
+    ...lookupRanges(ref, snapshotId),
+    // A reference by id names the table's own ranges now: the whole plan in one round of blocks.
+    ...(knownId === undefined ? [] : tableRanges(knownId, page?.afterFileId, firstPage)),
+  ]);
   const snap = await resolveSnapshot(view, snapshotId);
   const s = snap.snapshot_id;
   // The reads below depend only on the snapshot and the table, so they are issued together: cold, each
@@ -179,13 +190,13 @@ export async function tableFilesAt(
     view.get(keys.current(Kind.option, OptionScope.global, 0)),
   ]);
   const t = table.table_id;
+  if (knownId === undefined) await view.prefetch?.(tableRanges(t, page?.afterFileId, firstPage));
   const global =
     rawGlobal === undefined ? undefined : decodeValue<OptionRecord>(ValueKind.option, rawGlobal, "option");
   const dataPath = global?.values.data_path ?? "";
   const schemaPath = schema.path_is_relative ? join(dataPath, schema.path) : schema.path;
   const tablePath = table.path_is_relative ? join(schemaPath, table.path) : table.path;
   const resolve = (path: string, relative: boolean) => (relative ? join(tablePath, path) : path);
-  const firstPage = page?.afterFileId === undefined;
   const [deletes, inlinedDeleteRecords, paged, inlineRows, columnRecords] = await Promise.all([
     versionsAt<DeleteFileRecord>(view, s, Kind.deleteFile, ValueKind.deleteFile, t),
     scanAll<InlineFileDeleteRecord>(

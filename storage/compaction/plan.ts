@@ -10,9 +10,10 @@
  * Choice, in order:
  * 1. an unfinished merge (inputs carry `mergedBelow` + `mergeInto`) resumes — an L0 one first;
  * 2. L0 at the trigger: all of L0 into a new run;
- * 3. size tiers: a run's tier is floor(log_RUN_MERGE_WIDTH(bytes / (partitionBytes / 32))); the newest window of
- *    at least RUN_MERGE_WIDTH adjacent runs of one tier merges into its oldest; past MAX_RUNS runs the
- *    newest RUN_MERGE_WIDTH merge whatever their sizes (reads stay bounded);
+ * 3. size tiers, once there are RUN_MERGE_MIN_RUNS runs: a run's tier is
+ *    floor(log_RUN_MERGE_WIDTH(bytes / (partitionBytes / 32))); the newest window of at least
+ *    RUN_MERGE_WIDTH adjacent runs of one tier merges into its oldest; past MAX_RUNS runs the newest
+ *    RUN_MERGE_WIDTH merge whatever their sizes (reads stay bounded);
  * 4. `force` (operators, tests): L0 into a new run, else every run into the oldest.
  * Each byte is rewritten about once per tier it climbs: log_4(lake / partition) times, not once per merge.
  */
@@ -24,6 +25,13 @@ import { manifestTables, mergeTarget, type Run, runsOf, type TableRef } from "..
 export const RUN_MERGE_WIDTH = 4;
 /** More runs than this merge the newest RUN_MERGE_WIDTH regardless of size (a read consults every run). */
 export const MAX_RUNS = 12;
+/**
+ * A tier window is due only once there are at least this many runs (docs/decisions/0165-lazy-tiers.md).
+ * Merging buys shorter reads at the price of rewriting bytes; below this count a read already opens few
+ * enough layers (one round of six GETs covers L0 and the runs), so merging earlier only spends writes.
+ * The read bound is unchanged: past MAX_RUNS the newest runs merge whatever their tiers.
+ */
+export const RUN_MERGE_MIN_RUNS = 8;
 
 export interface CompactionPlan {
   kind: "l0" | "runs";
@@ -130,7 +138,7 @@ export function planCompaction(
     const plan = runMerge(runs, [...window, runById(runs, target)]);
     return { ...plan, from: first.record.mergedBelow };
   }
-  const window = tieredWindow(runs, policy.partitionBytes);
+  const window = runs.length >= RUN_MERGE_MIN_RUNS ? tieredWindow(runs, policy.partitionBytes) : undefined;
   if (window !== undefined) return runMerge(runs, window);
   if (!force) return undefined;
   if (l0.length > 0) return startL0();

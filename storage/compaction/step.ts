@@ -20,7 +20,12 @@
  */
 import type { Bytes, MaintenancePolicy, SortedEntry } from "../api.ts";
 import { compareBytes, fromHex, toHex } from "../bytes.ts";
-import { type MaintenanceContext, throwIfFailed } from "../maintenance.ts";
+import {
+  type MaintenanceContext,
+  throwIfFailed,
+  YIELD_EVERY_BYTES,
+  yieldToEventLoop,
+} from "../maintenance.ts";
 import type { Manifest, SortedTableRecord } from "../manifest.ts";
 import { mergeNewestFirst } from "../merge.ts";
 import type { SstReader } from "../sst/reader.ts";
@@ -49,16 +54,6 @@ export function compactionDue(
 ): boolean {
   return planCompaction(lake, manifest, policy, false) !== undefined;
 }
-
-/**
- * Input bytes between two returns to the event loop. The merge runs over in-memory tables, so without it
- * a step would hold the isolate for the whole budget and every commit would wait behind it; 256 KiB is a
- * few milliseconds of merging.
- */
-export const YIELD_EVERY_BYTES = 256 * 1024;
-
-/** Lets timers and I/O callbacks (commits) run: a macrotask turn, not a microtask. */
-const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
 
 /** Lookahead of one over an async iterator. */
 class Peekable {

@@ -3,10 +3,11 @@
  * sorted tables it lists) plus where it came from. Built by open-latest.ts or open-checkpoint.ts; holds no
  * connection and polls nothing, so closing only stops further reads.
  */
-import type { Bytes, KeyValue, Position, ReadView, ScanRange } from "../api.ts";
+import type { Bytes, KeyValue, Position, PrefetchRange, ReadView, ScanRange } from "../api.ts";
 import { StoreClosed } from "../errors.ts";
 import { layersFromManifest, lazyTables, PREFETCH_TABLES_MAX } from "../layers.ts";
 import type { Manifest } from "../manifest.ts";
+import { READER_PREFETCH_BYTES_MAX } from "../prefetch.ts";
 import { Cut } from "../read-view.ts";
 import { replaySegment, startReplay } from "../recovery.ts";
 import type { Segment } from "../segment.ts";
@@ -47,6 +48,12 @@ export class LakeReader implements ReadView {
     return this.view.get(key);
   }
 
+  /** See `ReadView.prefetch`: the blocks reads of `ranges` will need, in one round of GETs. */
+  async prefetch(ranges: readonly PrefetchRange[]): Promise<void> {
+    this.check();
+    await this.view.prefetch(ranges);
+  }
+
   async *scan(range: ScanRange): AsyncIterable<KeyValue> {
     this.check();
     yield* this.view.scan(range);
@@ -77,6 +84,8 @@ export function buildReader(
   const layers = layersFromManifest(ctx.bucket, ctx.lake, manifest, {
     ...(ctx.cache ? { cache: ctx.cache } : {}),
     counters: ctx.counters.tables,
+    // A reader lives for one request: it may hold prefetched blocks (storage/prefetch.ts).
+    prefetchBytes: READER_PREFETCH_BYTES_MAX,
   });
   if (ctx.prefetchTables && manifest.sortedTables.length <= PREFETCH_TABLES_MAX) {
     // Not awaited: the opens overlap the caller's first reads, which await the same promises. A failure

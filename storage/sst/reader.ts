@@ -12,7 +12,15 @@
  * or the cache.
  */
 
-import type { Bucket, BucketRange, Bytes, ScanRange, SortedEntry, SortedSource } from "../api.ts";
+import type {
+  Bucket,
+  BucketRange,
+  Bytes,
+  PrefetchRange,
+  ScanRange,
+  SortedEntry,
+  SortedSource,
+} from "../api.ts";
 import { compareBytes, rangeBounds } from "../bytes.ts";
 import type { ObjectCache } from "../cache.ts";
 import { Corruption } from "../errors.ts";
@@ -63,6 +71,10 @@ export const MAX_COALESCE_BLOCKS = 8;
 export class SstReader implements SortedSource {
   readonly counters: ReadCounters;
   private readonly inflight = new Map<string, Promise<Uint8Array>>();
+  /** Blocks fetched by `prefetchRun` (verified on arrival), by block number, for this reader's reads. */
+  private readonly resident = new Map<number, Uint8Array>();
+  /** Blocks a `prefetchRun` is fetching now: a read of one awaits that GET instead of starting its own. */
+  private readonly arriving = new Map<number, Promise<void>>();
 
   private constructor(
     private readonly bucket: Bucket,
@@ -185,6 +197,83 @@ export class SstReader implements SortedSource {
     }
   }
 
+  /**
+   * Block numbers a read of `range` touches, in order, at most `maxBytes` of them from the range's start
+   * (at least one); with `range.last`, only the block holding the last key below the range's end.
+   * Blocks already held are included: the caller filters with `holds`.
+   */
+  blocksIn(range: PrefetchRange, maxBytes: number): number[] {
+    const { lo, hi } = rangeBounds(range);
+    if (hi !== undefined && compareBytes(hi, this.props.minKey) <= 0) return [];
+    if (lo !== undefined && compareBytes(lo, this.props.maxKey) > 0) return [];
+    const blocks = this.index.blocks;
+    const first = lo === undefined ? 0 : this.index.firstEndingAtOrAfter(lo);
+    // End (exclusive): the first block whose first key is at or past hi.
+    let end = blocks.length;
+    if (hi !== undefined) {
+      let a = first;
+      let z = blocks.length;
+      while (a < z) {
+        const mid = (a + z) >>> 1;
+        if (compareBytes(blocks[mid]!.firstKey, hi) < 0) a = mid + 1;
+        else z = mid;
+      }
+      end = a;
+    }
+    if (first >= end) return [];
+    if (range.last === true) return [end - 1];
+    const out: number[] = [];
+    let bytes = 0;
+    for (let i = first; i < end; i++) {
+      bytes += blocks[i]!.length;
+      if (bytes > maxBytes && out.length > 0) break;
+      out.push(i);
+    }
+    return out;
+  }
+
+  /** Bytes of block i as stored. */
+  blockBytes(i: number): number {
+    return this.index.blocks[i]?.length ?? 0;
+  }
+
+  /** Whether block i is already held by this reader (prefetched). */
+  holds(i: number): boolean {
+    return this.resident.has(i);
+  }
+
+  /**
+   * Fetches blocks first..last with one range GET, verifies each and holds them for this reader's later
+   * gets and scans (and puts them in the cache, if any). Who may hold how much: storage/prefetch.ts.
+   */
+  prefetchRun(first: number, last: number): Promise<void> {
+    const p = this.fetchRun(first, last).finally(() => {
+      for (let j = first; j <= last; j++) if (this.arriving.get(j) === p) this.arriving.delete(j);
+    });
+    for (let j = first; j <= last; j++) this.arriving.set(j, p);
+    return p;
+  }
+
+  private async fetchRun(first: number, last: number): Promise<void> {
+    const lo = this.index.blocks[first]!;
+    const hi = this.index.blocks[last]!;
+    const length = hi.offset + hi.length - lo.offset;
+    const body = await rangeGet(this.bucket, this.key, { offset: lo.offset, length }, this.counters);
+    if (body.bytes.length !== length || body.size !== this.footer.objectSize) {
+      throw new Corruption(
+        `${this.blockName(first)}: expected ${length} bytes, got ${body.bytes.length} (object truncated?)`,
+      );
+    }
+    for (let j = first; j <= last; j++) {
+      const h = this.index.blocks[j]!;
+      const bytes = body.bytes.subarray(h.offset - lo.offset, h.offset - lo.offset + h.length);
+      if (!verifyBlock(bytes))
+        throw new Corruption(`${this.blockName(j)}: checksum mismatch; restore or rebuild the table`);
+      this.resident.set(j, bytes);
+      if (this.cache) await this.cache.put(`${this.key}#${h.offset}`, bytes);
+    }
+  }
+
   /** `limit` counts entries yielded, tombstones included. */
   async *scan(range: ScanRange): AsyncIterable<SortedEntry> {
     const limit = range.limit ?? Number.POSITIVE_INFINITY;
@@ -289,6 +378,9 @@ export class SstReader implements SortedSource {
 
   /** Block j from the cache (verified), or undefined; counts the hit or miss. */
   private async cachedBlock(j: number): Promise<Uint8Array | undefined> {
+    await this.arriving.get(j)?.catch(() => {});
+    const held = this.resident.get(j);
+    if (held !== undefined) return held;
     if (!this.cache) return undefined;
     const hit = await this.cache.get(`${this.key}#${this.index.blocks[j]!.offset}`);
     if (hit === undefined) {
@@ -309,6 +401,9 @@ export class SstReader implements SortedSource {
     const h = this.index.blocks[i]!;
     const cacheKey = `${this.key}#${h.offset}`;
     this.counters.blocksRead++;
+    await this.arriving.get(i)?.catch(() => {});
+    const held = this.resident.get(i);
+    if (held !== undefined) return held;
     if (this.cache) {
       const hit = await this.cache.get(cacheKey);
       if (hit !== undefined) {

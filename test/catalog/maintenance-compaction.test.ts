@@ -7,9 +7,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { head, openCatalog, tableFilesAt } from "../../catalog/index.ts";
-import type { StoredValue } from "../../catalog/values/index.ts";
 import { runMergeJob, runRewriteJob } from "../../maintenance/compaction.ts";
-import { FaultBucket, seeded } from "../../storage/fault-bucket.ts";
+import { FaultBucket } from "../../storage/fault-bucket.ts";
 import {
   appendFile,
   commit,
@@ -19,6 +18,7 @@ import {
   freshLake,
   jobCommit,
   type Lake,
+  randomHistory,
   reopen,
   rowsAt,
 } from "./maintenance-lake.ts";
@@ -39,63 +39,19 @@ async function createT(l: Lake): Promise<void> {
   ]);
 }
 
-/** A random history; answers how many operations it ran. */
-async function history(l: Lake, seed: number, steps: number): Promise<void> {
-  const rnd = seeded(seed);
-  const pick = (n: number) => Math.floor(rnd() * n);
-  let next = 0;
-  let extra = false;
-  const deleted = new Map<number, Set<number>>();
-  const sizes = new Map<number, number>();
-  const row = (id: number, tag: string): Record<string, StoredValue> => ({
-    id: String(id),
-    s: `${tag}${id}`,
-    ...(extra ? { e: rnd() < 0.3 ? null : pick(100) } : {}),
-  });
-  const append = async (tag: string) => {
-    const n = 1 + pick(4);
-    const rows = Array.from({ length: n }, () => row(next++, tag));
-    const id = await appendFile(l, rows);
-    sizes.set(id, n);
-    deleted.set(id, new Set());
-  };
-  const livePosition = (): [number, number] | null => {
-    const live = [...sizes.entries()].filter(([f, n]) => (deleted.get(f)?.size ?? 0) < n);
-    if (live.length === 0) return null;
-    const [f, n] = live[pick(live.length)] as [number, number];
-    const free = Array.from({ length: n }, (_, i) => i).filter((p) => !deleted.get(f)?.has(p));
-    return [f, free[pick(free.length)] as number];
-  };
-  await append("a");
-  for (let i = 0; i < steps; i++) {
-    const r = rnd();
-    const at = livePosition();
-    if (r < 0.45 || !at) await append("a");
-    else if (r < 0.65) {
-      await deleteWithFile(l, at[0], [at[1]]);
-      deleted.get(at[0])?.add(at[1]);
-    } else if (r < 0.8) {
-      await commit(l, [
-        {
-          op: "inline_delete",
-          table: { name: "t" },
-          fileDeletes: [{ dataFileId: at[0], positions: [at[1]] }],
-        },
-      ]);
-      deleted.get(at[0])?.add(at[1]);
-    } else if (r < 0.93) {
-      // An update: the old row goes through a delete file, the new one arrives in a file of its own.
-      await deleteWithFile(l, at[0], [at[1]]);
-      deleted.get(at[0])?.add(at[1]);
-      await append("u");
-    } else if (!extra) {
-      await commit(l, [{ op: "add_column", table: { name: "t" }, column: { name: "e", type: "int32" } }]);
-      extra = true;
-    } else await append("a");
-  }
-  // The files that lived through the column add now have no tracked sizes for new positions: fine, the
-  // random walk only deletes positions below each file's record count.
-}
+/** A random history on the catalog-level lake (the generator is shared with the stock expiry dump). */
+const history = (l: Lake, seed: number, steps: number) =>
+  randomHistory(
+    {
+      append: (rows) => appendFile(l, rows),
+      deleteWithFile: (fileId, positions) => deleteWithFile(l, fileId, positions),
+      commit: async (verbs) => {
+        await commit(l, verbs);
+      },
+    },
+    seed,
+    steps,
+  );
 
 function jobDeps(l: Lake) {
   return { lake: l.lake, bucket: l.b, view: () => l.store.snapshot(), commit: jobCommit(l), now };

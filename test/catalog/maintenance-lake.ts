@@ -24,6 +24,7 @@ import {
 import type { StoredValue } from "../../catalog/values/index.ts";
 import { readParquet, writeParquet } from "../../parquet/index.ts";
 import type { Bucket, Store } from "../../storage/api.ts";
+import { seeded } from "../../storage/fault-bucket.ts";
 import { openWriter } from "../../storage/index.ts";
 import { bucket, lakeName, settle } from "./support.ts";
 
@@ -194,4 +195,77 @@ export async function everySnapshot(l: Lake): Promise<Map<number, Rows>> {
     }
   }
   return out;
+}
+
+/** What a random history does to table t (a catalog-level lake, or a lake behind the Worker's routes). */
+export interface HistoryOps {
+  /** Appends rows as one Parquet file; answers its data file id. */
+  append: (rows: Record<string, StoredValue>[]) => Promise<number>;
+  /** Deletes positions of a data file with a delete file (merged with its live one). */
+  deleteWithFile: (fileId: number, positions: number[]) => Promise<void>;
+  commit: (verbs: unknown[]) => Promise<void>;
+  /** Called after every step (e.g. to take a checkpoint at a seeded moment). */
+  afterStep?: (step: number, random: () => number) => Promise<void>;
+}
+
+/**
+ * A seeded random history of appends, delete files, inlined file deletes, updates (delete + append) and a
+ * column add on table t (columns id int64, s varchar), which must exist.
+ */
+export async function randomHistory(ops: HistoryOps, seed: number, steps: number): Promise<void> {
+  const rnd = seeded(seed);
+  const pick = (n: number) => Math.floor(rnd() * n);
+  let next = 0;
+  let extra = false;
+  const deleted = new Map<number, Set<number>>();
+  const sizes = new Map<number, number>();
+  const row = (id: number, tag: string): Record<string, StoredValue> => ({
+    id: String(id),
+    s: `${tag}${id}`,
+    ...(extra ? { e: rnd() < 0.3 ? null : pick(100) } : {}),
+  });
+  const append = async (tag: string) => {
+    const n = 1 + pick(4);
+    const rows = Array.from({ length: n }, () => row(next++, tag));
+    const id = await ops.append(rows);
+    sizes.set(id, n);
+    deleted.set(id, new Set());
+  };
+  const livePosition = (): [number, number] | null => {
+    const live = [...sizes.entries()].filter(([f, n]) => (deleted.get(f)?.size ?? 0) < n);
+    if (live.length === 0) return null;
+    const [f, n] = live[pick(live.length)] as [number, number];
+    const free = Array.from({ length: n }, (_, i) => i).filter((p) => !deleted.get(f)?.has(p));
+    return [f, free[pick(free.length)] as number];
+  };
+  await append("a");
+  for (let i = 0; i < steps; i++) {
+    const r = rnd();
+    const at = livePosition();
+    if (r < 0.45 || !at) await append("a");
+    else if (r < 0.65) {
+      await ops.deleteWithFile(at[0], [at[1]]);
+      deleted.get(at[0])?.add(at[1]);
+    } else if (r < 0.8) {
+      await ops.commit([
+        {
+          op: "inline_delete",
+          table: { name: "t" },
+          fileDeletes: [{ dataFileId: at[0], positions: [at[1]] }],
+        },
+      ]);
+      deleted.get(at[0])?.add(at[1]);
+    } else if (r < 0.93) {
+      // An update: the old row goes through a delete file, the new one arrives in a file of its own.
+      await ops.deleteWithFile(at[0], [at[1]]);
+      deleted.get(at[0])?.add(at[1]);
+      await append("u");
+    } else if (!extra) {
+      await ops.commit([{ op: "add_column", table: { name: "t" }, column: { name: "e", type: "int32" } }]);
+      extra = true;
+    } else await append("a");
+    await ops.afterStep?.(i, rnd);
+  }
+  // The files that lived through the column add now have no tracked sizes for new positions: fine, the
+  // random walk only deletes positions below each file's record count.
 }

@@ -477,6 +477,9 @@ def two_front_doors(edge_port, work):
 
 
 def main():
+    sys.modules.setdefault("run", sys.modules[__name__])  # n_process's `import run` is this run (its STARTED)
+    import n_process as n_process_check  # noqa: E402
+
     ap = argparse.ArgumentParser()
     ap.add_argument("--session", action="append")
     ap.add_argument("--keep", action="store_true", help="keep the work directory")
@@ -485,7 +488,10 @@ def main():
     args = ap.parse_args()
     signal.alarm(RUN_TIMEOUT_S)
     pending = set(SERVER_COMMIT_PENDING) if args.server_commit else set()
-    names = args.session or [n for n in SESSIONS if n not in pending]
+    # The N-process check (test/quack/n_process.py) runs with --server-commit, or alone by its name.
+    n_process = args.server_commit and (not args.session or n_process_check.NAME in args.session)
+    names = [n for n in args.session if n != n_process_check.NAME] if args.session else [
+        n for n in SESSIONS if n not in pending]
     take_port = port_source()
     work = tempfile.mkdtemp(prefix="quack-conformance-")
     edge_port, inspector = take_port(), take_port()
@@ -518,6 +524,17 @@ def main():
                 print(json.dumps(problems, indent=1, default=str)[:4000])
             else:
                 print("ok   one catalog, two front doors (HTTP-created lake over Quack; Quack table in the scan plan)")
+        if n_process:
+            started = time.time()
+            problems = n_process_check.check(edge_port, take_port, work)
+            took = time.time() - started
+            if problems:
+                failed += 1
+                print(f"FAIL {n_process_check.NAME} ({took:.1f}s)")
+                print(json.dumps(problems, indent=1, default=str)[:6000])
+            else:
+                print(f"ok   {n_process_check.NAME} ({took:.1f}s, {n_process_check.CLIENTS} client processes x "
+                      f"{n_process_check.COMMITS_PER_CLIENT} commits, replayed into stock in our order)")
     finally:
         stop_all()
         if args.keep or failed:
@@ -525,7 +542,8 @@ def main():
         else:
             shutil.rmtree(work, ignore_errors=True)
     mode = "server-side ducklake_commit" if args.server_commit else "client-side commits"
-    print(f"quack conformance ({mode}): {len(names) - failed}/{len(names)} sessions identical to stock")
+    total = len(names) + (1 if n_process else 0)
+    print(f"quack conformance ({mode}): {total - failed}/{total} sessions identical to stock")
     sys.exit(1 if failed else 0)
 
 

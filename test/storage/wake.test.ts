@@ -35,4 +35,47 @@ describe("writer wake", () => {
     expect(fresh.serialRounds()).toBe(4);
     await next.close();
   });
+
+  it("a wake's prefetch hint lands with the metadata round: the first dependent lookups cost no GET", async () => {
+    const lake = lakeName("wake-prefetch");
+    const st = (await open(faultBucket(), lake, {
+      maintenance: { partitionBytes: 64 * 1024, l0CompactionTrigger: 100 },
+    })) as LakeStore;
+    const value = new Uint8Array(120).fill(5);
+    for (let i = 0; i < 3000; i += 500)
+      st.write(
+        Array.from({ length: 500 }, (_, j) => ({ key: b(`k${String(i + j).padStart(5, "0")}`), value })),
+      );
+    st.write([{ key: b("z-head"), value: b("k02500") }]);
+    await st.flush();
+    let r = await st.maintain({ forceFlush: true, forceCompaction: true });
+    while (r.more || r.compaction?.finished === false) r = await st.maintain();
+    const epoch = st.epoch;
+    await st.close();
+
+    // A chain of dependent lookups (each key named by the value before): without the hint each is a
+    // round of its own after the open's three; with it, the blocks come in one round behind the metadata.
+    const chain = async (fb: ReturnType<typeof faultBucket>, prefetch: boolean): Promise<number> => {
+      const re = await open(fb, lake, {
+        heldEpoch: epoch,
+        ...(prefetch ? { prefetch: [{ prefix: b("z-") }, { prefix: b("k025") }] } : {}),
+      });
+      const view = re.snapshot();
+      const next = await view.get(b("z-head"));
+      expect(next).toBeDefined();
+      expect(await view.get(next as Uint8Array)).toEqual(value);
+      const rounds = fb.serialRounds({ prefix: `lakes/${lake}/` });
+      await re.close();
+      return rounds;
+    };
+    const without = await chain(faultBucket(), false);
+    const fb = faultBucket();
+    const withHint = await chain(fb, true);
+    expect(without).toBeGreaterThanOrEqual(5);
+    // list → manifest + tail → metadata + fence → the hinted blocks.
+    expect(withHint).toBe(4);
+    expect(fb.count({ op: "get", prefix: `lakes/${lake}/sst/` })).toBeLessThanOrEqual(
+      st.manifest.sortedTables.length + 6,
+    );
+  });
 });

@@ -14,6 +14,11 @@ export const WRANGLER_START_TIMEOUT_MS = 120_000;
 /** The hard cap of one wrangler dev process's life (a stuck test cannot leave it behind). */
 export const WRANGLER_MAX_LIFE_SECONDS = 900;
 export const DEV_TOKEN = "cli-test-token-0123456789";
+/**
+ * How long `stop` waits after SIGTERM before SIGKILL. A workerd livelocked in its GC ignored SIGTERM
+ * (issue 16, docs/decisions/0172-load-hang.md): without the escalation `stop` would wait forever.
+ */
+export const WRANGLER_STOP_GRACE_MS = 5_000;
 
 export interface DevServer {
   url: string;
@@ -26,6 +31,9 @@ export async function startWrangler(port: number): Promise<DevServer> {
   const child: ChildProcess = spawn(
     "timeout",
     [
+      // After the life cap's SIGTERM, SIGKILL 10 s later if the server ignored it.
+      "-k",
+      "10",
       String(WRANGLER_MAX_LIFE_SECONDS),
       "npx",
       "wrangler",
@@ -68,13 +76,21 @@ export async function startWrangler(port: number): Promise<DevServer> {
   const url = `http://127.0.0.1:${port}`;
   const stop = async (): Promise<void> => {
     if (child.exitCode === null && child.pid !== undefined) {
+      const pid = child.pid;
       const exited = new Promise<void>((r) => child.once("exit", () => r()));
-      try {
-        process.kill(-child.pid, "SIGTERM");
-      } catch {
-        // already gone
-      }
+      const signal = (s: NodeJS.Signals): void => {
+        try {
+          process.kill(-pid, s);
+        } catch {
+          // already gone
+        }
+      };
+      signal("SIGTERM");
+      const killer = setTimeout(() => signal("SIGKILL"), WRANGLER_STOP_GRACE_MS);
       await exited;
+      clearTimeout(killer);
+      // The group may outlive its leader (timeout exits once its child does): make sure nothing stays.
+      signal("SIGKILL");
     }
     rmSync(persist, { recursive: true, force: true });
   };

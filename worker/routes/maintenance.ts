@@ -32,6 +32,14 @@ const JobRunSchema = z
     snapshotsExpired: z.number().int().optional().openapi({
       description: "expire_snapshots: snapshots expired (its filesOut: files scheduled for deletion)",
     }),
+    orphansMarked: z.number().int().optional().openapi({
+      description:
+        "delete_files: objects under the data prefix first seen unreferenced by this run (deleted once they stay so past delete_older_than)",
+    }),
+    orphansDeleted: z.number().int().optional().openapi({
+      description:
+        "delete_files: unreferenced objects (orphans) deleted (its filesIn/filesOut: scheduled files)",
+    }),
     snapshotId: z.number().int().nullable().openapi({ description: "the snapshot the run minted" }),
     error: z.string().nullable().openapi({ description: "`Code: message` of the error that stopped it" }),
   })

@@ -407,7 +407,7 @@ export function registerReadRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(planRoute, async (c) => {
     const { lake, schema, table } = c.req.valid("param");
     const q = c.req.valid("query");
-    const opened = await openCut(c.env, lake, q);
+    const opened = await openCut(c.env, lake, q, { prefetchTables: true });
     // Only this page of file records is read: a table's first page costs the same at 1k or 100k files.
     const plan = await tableFilesAt(opened.view, { schema, name: table }, q.snapshot, {
       limit: q.limit ?? 1000,

@@ -30,6 +30,8 @@ export class StagedRowsMember implements SelfStagedMember {
     idempotencyKey?: string,
     /** Snapshots live checkpoints pin (→ checkpoint id), for expire_snapshots. */
     private readonly pinned: ReadonlyMap<number, string> = new Map(),
+    /** Runs on the member's context after its rows are translated (a staged flush's stats merge). */
+    private readonly after?: (ctx: VerbContext) => Promise<void>,
   ) {
     if (idempotencyKey !== undefined) this.idempotencyKey = idempotencyKey;
   }
@@ -57,6 +59,7 @@ export class StagedRowsMember implements SelfStagedMember {
     const ctx = new VerbContext(layer, premise, env);
     const translator = new Translator(ctx, premise, this.ops, this.pinned);
     const { snapshot, counts } = await translator.run();
+    if (this.after !== undefined) await this.after(ctx);
     const orphans = translator.leftovers();
     if (orphans.length > 0) {
       throw new InvalidRequest(

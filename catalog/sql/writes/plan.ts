@@ -50,7 +50,7 @@ export function planSqlWrite(
     return {
       kind: "commit",
       member,
-      answer: (r) => commitAnswer(r.snapshotId, r.schemaVersion),
+      answer: (r) => commitAnswer(r.snapshotId, r.schemaVersion, member.hadFlushes),
       alone: false,
     };
   }

@@ -36,6 +36,7 @@ import { StagedRowsMember } from "./member.ts";
 import type { Literal } from "./parse.ts";
 import { parseTupleText } from "./parse.ts";
 import { compactionOps, isCompaction } from "./staged-compaction.ts";
+import { flushOps, isFlush } from "./staged-flush.ts";
 import type { StagedBatch, StagedRow, StagedTable } from "./staged-parse.ts";
 import { inlineValue } from "./translate.ts";
 
@@ -43,7 +44,6 @@ import { inlineValue } from "./translate.ts";
 const UNTRANSLATED: readonly StagedTable[] = [
   "dropped_file",
   "tables_deleted_from",
-  "flushed_inlined",
   "name_map",
   "name_map_entry",
 ];
@@ -97,14 +97,18 @@ function columnStats(r: StagedRow) {
 }
 
 /** The answer stock's `ducklake_commit` gives: one row of the committed snapshot, schema version, flushes. */
-export function commitAnswer(snapshotId: number | null, schemaVersion: number): SqlResult {
+export function commitAnswer(
+  snapshotId: number | null,
+  schemaVersion: number,
+  hadFlushes: boolean,
+): SqlResult {
   return {
     columns: [
       { name: "committed_snapshot_id", type: T.BIGINT },
       { name: "committed_schema_version", type: T.BIGINT },
       { name: "had_flushes", type: T.BOOLEAN },
     ],
-    rows: [[BigInt(snapshotId ?? 0), BigInt(schemaVersion), false]],
+    rows: [[BigInt(snapshotId ?? 0), BigInt(schemaVersion), hadFlushes]],
   };
 }
 
@@ -129,6 +133,11 @@ export class StagedCommitMember implements SelfStagedMember {
         `a staged commit carries one ducklake_staged_commit row, this one ${batch.rows.commit.length}`,
       );
     }
+  }
+
+  /** Stock's `had_flushes`: the commit flushed inlined rows (docs/decisions/0263-staged-flush.md). */
+  get hadFlushes(): boolean {
+    return isFlush(this.batch);
   }
 
   private get header(): StagedRow {
@@ -165,7 +174,25 @@ export class StagedCommitMember implements SelfStagedMember {
       base < premise.snapshot_id ? await readSnapshotsBetween(group, base, premise.snapshot_id) : [];
     let staged: StagedMember;
     try {
-      if (isCompaction(this.batch)) {
+      if (isFlush(this.batch)) {
+        const probe = new VerbContext(group.child(), premise, env);
+        const { ops, after } = await flushOps({
+          batch: this.batch,
+          premise,
+          probe,
+          tableRelative: (t, path) => this.relativePath(probe, t, path, false),
+          author,
+          message,
+          extraInfo: extra,
+        });
+        staged = await new StagedRowsMember(
+          ops,
+          this.hashText(),
+          this.idempotencyKey,
+          new Map(),
+          after,
+        ).stage(group, premise, env);
+      } else if (isCompaction(this.batch)) {
         const probe = new VerbContext(group.child(), premise, env);
         const ops = await compactionOps({
           batch: this.batch,
@@ -350,10 +377,14 @@ export class StagedCommitMember implements SelfStagedMember {
     }
     for (const d of rows.delete_file) {
       if (!isNull(d.attached_local_file_id) || !isNull(d.begin_snapshot) || !isNull(d.max_snapshot)) {
-        throw new Unsupported("staged delete files of a flush are not translated yet");
+        throw new Unsupported(
+          "staged delete files outside a flush commit (FLUSH source or attached to a new file) are not translated",
+        );
       }
       if (str(d.source, "source") !== "REGULAR")
-        throw new Unsupported("staged delete files of a flush are not translated yet");
+        throw new Unsupported(
+          "staged delete files outside a flush commit (FLUSH source or attached to a new file) are not translated",
+        );
       const t = int(d.table_id, "table_id");
       const path = await this.relativePath(probe, t, str(d.file_name, "file_name"), false);
       const footer = intOrNull(d.footer_size, "footer_size");

@@ -467,3 +467,92 @@ describe("the yield: a lone commit that lost its race gets a gap", () => {
     expect((await held).snapshotId).toBe(5);
   });
 });
+
+/**
+ * `ducklake_flush_inlined_data` through `ducklake_commit` (docs/decisions/0263-staged-flush.md): the three
+ * inlined rows of table t (row ids 0-2, snapshot 3, inlined table `_2_2`) written to one file, as DuckLake
+ * 1.5.5 stages it: the file back-dated with its rows' own ids, `ducklake_staged_flushed_inlined` naming the
+ * inlined table and the snapshot the flush read.
+ */
+function flush(base: number, nextFileId: number): string {
+  const col = (c: number, min: string | null, max: string | null, nulls: number): Cell[] => [
+    0,
+    TABLE,
+    c,
+    40,
+    true,
+    3,
+    true,
+    nulls,
+    min !== null,
+    min,
+    max !== null,
+    max,
+    false,
+    null,
+    true,
+    null,
+  ];
+  return staged(base, nextFileId, {
+    data_file: [
+      [
+        0,
+        TABLE,
+        0,
+        `${DATA}s/t/flushed.parquet`,
+        false,
+        "parquet",
+        3,
+        863,
+        610,
+        0,
+        null,
+        null,
+        null,
+        3,
+        3,
+        null,
+      ],
+    ],
+    data_file_column_stats: [col(1, "1", "3", 0), col(2, "a", "b", 1), col(3, "1.50", "2.50", 1)],
+    flushed_inlined: [["ducklake_inlined_data_2_2", 2, base]],
+  });
+}
+
+describe("a staged flush (ducklake_flush_inlined_data through ducklake_commit)", () => {
+  it("moves the flushed rows into the file, answers had_flushes, and counts the file's bytes only", async () => {
+    const { lake } = await lakeAt("staged-flush");
+    const r = ok(await write(lake, flush(BASE, 1)));
+    expect(r.result).toEqual({ columns: ANSWER_COLUMNS, rows: [[5n, 3n, true]] });
+    const rows = await allRows(lake, r.position);
+    expect(rows.ducklake_inlined_data_2_2).toEqual([]);
+    const files = rows.ducklake_data_file as Record<string, unknown>[];
+    expect(
+      files.map((f) => [f.data_file_id, f.begin_snapshot, f.row_id_start, f.record_count, f.path]),
+    ).toEqual([[1, 3, 0, 3, "flushed.parquet"]]);
+    expect(rows.ducklake_table_stats).toEqual([
+      { table_id: 2, record_count: 3, next_row_id: 3, file_size_bytes: 863 },
+    ]);
+    const changes = rows.ducklake_snapshot_changes as { snapshot_id: number; changes_made: string }[];
+    expect(changes.find((c) => c.snapshot_id === 5)?.changes_made).toBe("inline_flush:2");
+  });
+
+  it("that lost a benign race lands as a sequential flush after the winner", async () => {
+    const winner: Winner = (lake) =>
+      verbs(lake, [{ op: "inline_insert", table: { name: "u" }, rows: [{ id: 1, v: "a" }] }]);
+    const rows = await differential("diff-flush", winner, (b, f) => flush(b, f));
+    expect((rows.ducklake_data_file as { begin_snapshot: number }[]).map((f) => f.begin_snapshot)).toEqual([
+      3,
+    ]);
+  });
+
+  it("that raced a delete of a flushed row is refused with the store unchanged", async () => {
+    const { lake } = await lakeAt("staged-flush-race");
+    const w = ok(await write(lake, inlinedDelete(BASE, 1, [0])));
+    const before = await allRows(lake, w.position);
+    const r = await write(lake, flush(BASE, 1));
+    expect(r.ok ? "ok" : r.error.code).toBe("CommitConflict");
+    if (!r.ok) expect(r.error.message).toMatch(/conflict/);
+    expect(await allRows(lake, w.position)).toEqual(before);
+  });
+});

@@ -6,6 +6,7 @@
  *   round, so it costs 2 serial rounds (metadata, then a block) however many layers there are.
  */
 import { describe, expect, it } from "vitest";
+import { RUN_MERGE_MIN_RUNS } from "../../../storage/compaction/plan.ts";
 import { sstPrefix } from "../../../storage/sst/key.ts";
 import type { LakeStore } from "../../../storage/store.ts";
 import { b, faultBucket, lakeName, s } from "../helpers.ts";
@@ -38,12 +39,18 @@ describe("tiered runs (cost by counting)", () => {
     let l0Merges = 0;
     let runMerges = 0;
     let replacedInRunMerges = 0;
+    // Runs in the manifest when the first run merge started (docs/decisions/0165-lazy-tiers.md).
+    let runsAtFirstMerge: number | undefined;
+    const runCount = (): number =>
+      new Set(st.manifest.sortedTables.filter((t) => t.level === 1).map((t) => t.run ?? 0)).size;
     for (let r = 0; r < 16; r++) {
       await round(st, r);
       for (;;) {
+        const before = runCount();
         const rep = await st.maintain();
         if (rep.compaction?.kind === "l0") l0Merges++;
         if (rep.compaction?.kind === "runs") {
+          runsAtFirstMerge ??= before;
           runMerges++;
           replacedInRunMerges += rep.compaction.partitionsReplaced;
         }
@@ -52,6 +59,8 @@ describe("tiered runs (cost by counting)", () => {
     }
     expect(l0Merges).toBe(8);
     expect(runMerges).toBeGreaterThan(0);
+    // Same-tier runs wait for RUN_MERGE_MIN_RUNS before merging: earlier merges only spend writes.
+    expect(runsAtFirstMerge).toBeGreaterThanOrEqual(RUN_MERGE_MIN_RUNS);
     // Pure appends: every key of a newer run lies past the target's last key.
     expect(replacedInRunMerges).toBe(0);
     const c = st.maintenanceCounters;

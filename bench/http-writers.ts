@@ -1,0 +1,166 @@
+/**
+ * `npx tsx bench/http-writers.ts [port] [seconds] [writers]`: the hang hunt of issue 16 — `wrangler dev`
+ * on a fresh lake, `writers` HTTP clients each committing single-row `inline_insert`s back to back for
+ * `seconds`, while a watchdog asks `/v1/health` every second (bounded by HEALTH_TIMEOUT_MS) and samples
+ * the workerd process's CPU and resident memory from /proc. A health check that times out while the
+ * process burns CPU is the reported hang. Prints one line per second and a summary; the server's whole
+ * process group is killed with SIGKILL at the end (the hang ignored SIGTERM). Evidence and what it
+ * showed: docs/decisions/0172-load-hang.md.
+ */
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { DEV_TOKEN, startWrangler } from "../test/support/wrangler-dev.ts";
+
+/** Bounds: one health probe, one commit request, the whole run. */
+const HEALTH_TIMEOUT_MS = 5_000;
+const COMMIT_TIMEOUT_MS = 30_000;
+const MAX_SECONDS = 600;
+
+const port = Number(process.argv[2] ?? 9510);
+const seconds = Math.min(MAX_SECONDS, Number(process.argv[3] ?? 60));
+const writers = Number(process.argv[4] ?? 16);
+
+const server = await startWrangler(port);
+const headers = { authorization: `Bearer ${DEV_TOKEN}`, "content-type": "application/json" };
+const call = (path: string, init: RequestInit, ms: number): Promise<Response> =>
+  fetch(`${server.url}${path}`, { ...init, headers, signal: AbortSignal.timeout(ms) });
+
+/** This process's descendants named workerd (the server's; other servers on the machine are not ours). */
+function ourWorkerds(): number[] {
+  const children = new Map<number, number[]>();
+  const names = new Map<number, string>();
+  for (const line of execFileSync("ps", ["-e", "-o", "pid=,ppid=,comm="]).toString().split("\n")) {
+    const m = /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line);
+    if (!m) continue;
+    const pid = Number(m[1]);
+    names.set(pid, m[3]!.trim());
+    children.set(Number(m[2]), [...(children.get(Number(m[2])) ?? []), pid]);
+  }
+  const out: number[] = [];
+  const walk = (pid: number): void => {
+    for (const c of children.get(pid) ?? []) {
+      if (names.get(c) === "workerd") out.push(c);
+      walk(c);
+    }
+  };
+  walk(process.pid);
+  return out;
+}
+
+/** The server's workerd processes: summed CPU ticks and resident KiB. */
+function workerdStats(): { cpuTicks: number; rssKiB: number; pids: number[] } {
+  const pids = ourWorkerds();
+  let cpuTicks = 0;
+  let rssKiB = 0;
+  for (const pid of pids) {
+    try {
+      const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+      cpuTicks += Number(f[11]) + Number(f[12]);
+      const st = readFileSync(`/proc/${pid}/status`, "utf8");
+      rssKiB += Number(/VmRSS:\s+(\d+)/.exec(st)?.[1] ?? 0);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return { cpuTicks, rssKiB, pids };
+}
+
+const lake = `hang-${Date.now().toString(36)}`;
+try {
+  const made = await call(`/v1/lakes/${lake}`, { method: "PUT", body: "{}" }, COMMIT_TIMEOUT_MS);
+  if (made.status !== 201) throw new Error(`lake not created: ${made.status} ${await made.text()}`);
+  const created = await call(
+    `/v1/lakes/${lake}/commits`,
+    {
+      method: "POST",
+      body: JSON.stringify({
+        verbs: [
+          {
+            op: "create_table",
+            name: "t",
+            columns: [
+              { name: "id", type: "int64" },
+              { name: "v", type: "varchar" },
+            ],
+          },
+        ],
+      }),
+    },
+    COMMIT_TIMEOUT_MS,
+  );
+  if (created.status !== 200) throw new Error(`create_table: ${created.status} ${await created.text()}`);
+  const end = Date.now() + seconds * 1000;
+  let ok = 0;
+  let failed = 0;
+  let next = 0;
+  const latencies: number[] = [];
+  const writer = async (): Promise<void> => {
+    while (Date.now() < end) {
+      const id = next++;
+      const t = performance.now();
+      try {
+        const r = await call(
+          `/v1/lakes/${lake}/commits`,
+          {
+            method: "POST",
+            body: JSON.stringify({
+              verbs: [{ op: "inline_insert", table: { name: "t" }, rows: [{ id, v: `row ${id}` }] }],
+            }),
+          },
+          COMMIT_TIMEOUT_MS,
+        );
+        await r.arrayBuffer();
+        if (r.status === 200) ok++;
+        else failed++;
+      } catch {
+        failed++;
+      }
+      latencies.push(performance.now() - t);
+    }
+  };
+  let hung = 0;
+  const watchdog = async (): Promise<void> => {
+    let last = workerdStats();
+    let lastOk = 0;
+    for (let s = 1; Date.now() < end; s++) {
+      const t = performance.now();
+      const healthy = await call("/v1/health", { method: "GET" }, HEALTH_TIMEOUT_MS)
+        .then((r) => r.ok)
+        .catch(() => false);
+      const probeMs = performance.now() - t;
+      if (probeMs < 1000) await new Promise((r) => setTimeout(r, 1000 - probeMs));
+      const now = workerdStats();
+      if (!healthy) hung++;
+      console.log(
+        JSON.stringify({
+          s,
+          commitsPerS: ok - lastOk,
+          healthy,
+          probeMs: Math.round(probeMs),
+          workerdCpuTicks: now.cpuTicks - last.cpuTicks,
+          workerdRssMiB: Math.round(now.rssKiB / 1024),
+        }),
+      );
+      last = now;
+      lastOk = ok;
+    }
+  };
+  await Promise.all([watchdog(), ...Array.from({ length: writers }, writer)]);
+  latencies.sort((a, b) => a - b);
+  const q = (p: number): number => Math.round(latencies[Math.floor(p * (latencies.length - 1))] ?? 0);
+  console.log(
+    JSON.stringify({
+      summary: true,
+      seconds,
+      writers,
+      ok,
+      failed,
+      unhealthyProbes: hung,
+      p50: q(0.5),
+      p99: q(0.99),
+      max: q(1),
+    }),
+  );
+} finally {
+  await server.stop();
+}

@@ -1,0 +1,248 @@
+/**
+ * A staged `ducklake_flush_inlined_data` (DuckLake's flush over its server-side commit) as the rows
+ * DuckLake's own commit writes for it on the premise: the snapshot, the removal of the flushed inlined rows
+ * (`begin_snapshot <= flush_snapshot_id`, per inlined table), each flushed file back-dated to its first
+ * row's snapshot with the rows' own ids, its column stats, the delete file that keeps the flushed rows'
+ * ends, the table's `file_size_bytes` grown by the new files, and `inline_flush:<table>`. Those rows go
+ * through the client-side translation (`translate.ts`), which owns how a flush is stored and checks that
+ * each file carries exactly the rows its flush removes (docs/decisions/0240-quack-flush-inlined-data.md,
+ * docs/decisions/0263-staged-flush.md).
+ */
+import { InvalidRequest, Unsupported } from "../../errors.ts";
+import type { SnapshotRecord } from "../../records.ts";
+import type { VerbContext } from "../../verbs/context.ts";
+import { mergeColumnStats, readColumnStats, readTableStats } from "../../verbs/ops/stats-support.ts";
+import type { Literal, RowOp } from "./parse.ts";
+import type { Relativize } from "./staged-compaction.ts";
+import type { StagedBatch, StagedRow } from "./staged-parse.ts";
+
+const num = (n: number): Literal => ({ k: "num", text: String(n) });
+const text = (v: string): Literal => ({ k: "str", v });
+const NULL: Literal = { k: "null" };
+const orNull = (l: Literal | undefined): Literal => l ?? NULL;
+const INLINED_DATA = /^ducklake_inlined_data_(\d+)_(\d+)$/;
+
+function int(l: Literal | undefined, what: string): number {
+  const n = l?.k === "num" ? Number(l.text) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < 0) throw new InvalidRequest(`staged flush: ${what} is not an id`);
+  return n;
+}
+function isNull(l: Literal | undefined): boolean {
+  return l === undefined || l.k === "null";
+}
+function str(l: Literal | undefined, what: string): string {
+  if (l?.k !== "str") throw new InvalidRequest(`staged flush: ${what} is not a string`);
+  return l.v;
+}
+function flag(l: Literal | undefined): boolean {
+  return l?.k === "bool" && l.v;
+}
+
+export interface FlushInput {
+  batch: StagedBatch;
+  premise: SnapshotRecord;
+  /** Reads the premise (table stats), writes nothing. */
+  probe: VerbContext;
+  tableRelative: Relativize;
+  author: string | null;
+  message: string | null;
+  extraInfo: string | null;
+}
+
+/** What the flush's commit merges into `ducklake_table_column_stats` after the rows are translated. */
+export type AfterFlush = (ctx: VerbContext) => Promise<void>;
+
+/** True when the staged batch is a flush (its rows are then only the flush's). */
+export function isFlush(batch: StagedBatch): boolean {
+  return batch.rows.flushed_inlined.length > 0;
+}
+
+export async function flushOps(input: FlushInput): Promise<{ ops: RowOp[]; after: AfterFlush }> {
+  const { batch, premise, probe } = input;
+  const rows = batch.rows;
+  for (const t of [
+    "inlined_data",
+    "inlined_row",
+    "inlined_delete",
+    "inlined_file_delete",
+    "compaction",
+    "compaction_source",
+  ] as const) {
+    if (rows[t].length > 0) {
+      throw new InvalidRequest(
+        `a flush commits only the flushed files: the staged flush also carries ducklake_staged_${t} rows`,
+      );
+    }
+  }
+  const S = premise.snapshot_id + 1;
+  let nextFileId = premise.next_file_id;
+  const ops: RowOp[] = [];
+  const flushTables: number[] = [];
+  for (const f of rows.flushed_inlined) {
+    const name = str(f.inlined_table_name, "inlined_table_name");
+    const m = INLINED_DATA.exec(name);
+    if (!m) throw new InvalidRequest(`staged flush: ${name} is not an inlined data table`);
+    const t = Number(m[1]);
+    if (!flushTables.includes(t)) flushTables.push(t);
+    ops.push({ op: "flush_inlined", table: name, upTo: int(f.flush_snapshot_id, "flush_snapshot_id") });
+  }
+  // File ids as DuckLake's commit allocates them: the data files by table, then their delete files.
+  const staged = [...rows.data_file].sort(
+    (a, b) => int(a.table_id, "table_id") - int(b.table_id, "table_id"),
+  );
+  const idOf = new Map<number, number>();
+  const files: Literal[][] = [];
+  const stats: Literal[][] = [];
+  const sizeByTable = new Map<number, number>();
+  const statsByTable = new Map<number, StagedRow[]>();
+  for (const f of staged) {
+    for (const c of ["compaction_id", "mapping_id"] as const) {
+      if (!isNull(f[c])) throw new Unsupported(`staged flushed files with ${c} set are not translated yet`);
+    }
+    if (isNull(f.begin_snapshot) || isNull(f.row_id_start)) {
+      throw new InvalidRequest(
+        "a staged flush appends a file without a begin_snapshot and row_id_start: flush or append, not both",
+      );
+    }
+    const t = int(f.table_id, "table_id");
+    if (!flushTables.includes(t)) {
+      throw new InvalidRequest(`staged flush: a file of table ${t}, which the commit does not flush`);
+    }
+    const local = int(f.data_file_id, "data_file_id");
+    if (idOf.has(local)) throw new InvalidRequest(`staged flush: local file id ${local} is staged twice`);
+    const id = nextFileId++;
+    idOf.set(local, id);
+    const path = await input.tableRelative(t, str(f.path, "path"));
+    files.push([
+      num(id),
+      num(t),
+      num(int(f.begin_snapshot, "begin_snapshot")),
+      NULL,
+      NULL,
+      text(path.path),
+      { k: "bool", v: path.relative },
+      orNull(f.file_format),
+      orNull(f.record_count),
+      orNull(f.file_size_bytes),
+      orNull(f.footer_size),
+      num(int(f.row_id_start, "row_id_start")),
+      orNull(f.partition_id),
+      orNull(f.encryption_key),
+      NULL,
+      orNull(f.partial_max),
+    ]);
+    sizeByTable.set(t, (sizeByTable.get(t) ?? 0) + int(f.file_size_bytes, "file_size_bytes"));
+    for (const s of rows.data_file_column_stats.filter(
+      (x) => int(x.data_file_id, "data_file_id") === local,
+    )) {
+      stats.push([
+        num(id),
+        num(t),
+        orNull(s.column_id),
+        orNull(s.column_size_bytes),
+        flag(s.has_num_values) ? orNull(s.num_values) : NULL,
+        flag(s.has_null_count) ? orNull(s.null_count) : NULL,
+        flag(s.has_min) ? orNull(s.min_value) : NULL,
+        flag(s.has_max) ? orNull(s.max_value) : NULL,
+        flag(s.has_contains_nan) ? orNull(s.contains_nan) : NULL,
+        orNull(s.extra_stats),
+      ]);
+      statsByTable.set(t, [...(statsByTable.get(t) ?? []), s]);
+    }
+  }
+  const deletes: Literal[][] = [];
+  for (const d of rows.delete_file) {
+    if (
+      isNull(d.attached_local_file_id) ||
+      !isNull(d.data_file_id) ||
+      flag(d.overwrites_existing_delete) ||
+      str(d.source, "source") !== "FLUSH"
+    ) {
+      throw new Unsupported(
+        "staged delete files of existing data files (the flush of inlined deletes of Parquet files) are not translated yet",
+      );
+    }
+    const t = int(d.table_id, "table_id");
+    const onto = idOf.get(int(d.attached_local_file_id, "attached_local_file_id"));
+    if (onto === undefined) {
+      throw new InvalidRequest("staged flush: a delete file attached to a file this commit does not stage");
+    }
+    const path = await input.tableRelative(t, str(d.file_name, "file_name"));
+    deletes.push([
+      num(nextFileId++),
+      num(t),
+      num(int(d.begin_snapshot, "begin_snapshot")),
+      NULL,
+      num(onto),
+      text(path.path),
+      { k: "bool", v: path.relative },
+      orNull(d.format),
+      orNull(d.delete_count),
+      orNull(d.file_size_bytes),
+      orNull(d.footer_size),
+      orNull(d.encryption_key),
+      orNull(d.max_snapshot),
+    ]);
+  }
+  ops.unshift({
+    op: "insert",
+    table: "ducklake_snapshot",
+    columns: null,
+    rows: [
+      [num(S), { k: "now" }, num(premise.schema_version), num(premise.next_catalog_id), num(nextFileId)],
+    ],
+  });
+  // The table's stats: its rows were counted when inlined; only the new files' bytes are added.
+  for (const [t, bytes] of sizeByTable) {
+    const old = await readTableStats(probe, t);
+    if (!old) continue;
+    ops.push({
+      op: "table_stats",
+      tableId: t,
+      recordCount: old.record_count,
+      fileSizeBytes: old.file_size_bytes + bytes,
+      nextRowId: old.next_row_id,
+    });
+  }
+  if (files.length > 0) ops.push({ op: "insert", table: "ducklake_data_file", columns: null, rows: files });
+  if (stats.length > 0)
+    ops.push({ op: "insert", table: "ducklake_file_column_stats", columns: null, rows: stats });
+  if (deletes.length > 0)
+    ops.push({ op: "insert", table: "ducklake_delete_file", columns: null, rows: deletes });
+  const changes = [...sizeByTable.keys()].map((t) => `inline_flush:${t}`).join(",");
+  const opt = (v: string | null): Literal => (v === null ? NULL : text(v));
+  ops.push({
+    op: "insert",
+    table: "ducklake_snapshot_changes",
+    columns: null,
+    rows: [
+      [
+        num(S),
+        changes === "" ? NULL : text(changes),
+        opt(input.author),
+        opt(input.message),
+        opt(input.extraInfo),
+      ],
+    ],
+  });
+  // DuckLake merges each flushed file's stats into the table's column stats with `UPDATE … FROM
+  // new_values`: a column without a stats row gets none.
+  const after: AfterFlush = async (ctx) => {
+    for (const [t, list] of statsByTable) {
+      const types = new Map((await ctx.columns(t)).map((c) => [c.column_id, c.column_type]));
+      for (const s of list) {
+        const c = int(s.column_id, "column_id");
+        if ((await readColumnStats(ctx, t, c)) === undefined) continue;
+        await mergeColumnStats(ctx, t, c, types.get(c) ?? "varchar", {
+          null_count:
+            flag(s.has_null_count) && !isNull(s.null_count) ? int(s.null_count, "null_count") : null,
+          contains_nan: flag(s.has_contains_nan) && !isNull(s.contains_nan) ? flag(s.contains_nan) : null,
+          min_value: flag(s.has_min) && !isNull(s.min_value) ? str(s.min_value, "min_value") : null,
+          max_value: flag(s.has_max) && !isNull(s.max_value) ? str(s.max_value, "max_value") : null,
+          extra_stats: isNull(s.extra_stats) ? null : str(s.extra_stats, "extra_stats"),
+        });
+      }
+    }
+  };
+  return { ops, after };
+}

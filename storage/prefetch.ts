@@ -1,0 +1,168 @@
+/**
+ * Prefetching the blocks a caller is about to read (`ReadView.prefetch`): one round of range GETs for
+ * every block the hinted ranges touch in every layer, so a chain of dependent lookups that follows
+ * (a catalog resolving a name, then a record, then its children) reads held blocks instead of paying a
+ * round trip each. Why and what it costs: docs/decisions/0170-plan-prefetch.md.
+ *
+ * Bounds: a cut holds at most its `prefetchBytes` (READER_PREFETCH_BYTES_MAX for stateless readers), a
+ * range contributes at most PREFETCH_RANGE_BYTES_MAX per table, and the GETs of one call are merged
+ * until at most PREFETCH_CONNECTIONS remain (adjacent runs of one table, smallest gap first), so they
+ * all start together. Past a bound the hint is cut short, never refused: reads fetch the rest lazily.
+ */
+import type { Bytes, PrefetchRange, SortedSource } from "./api.ts";
+import { compareBytes } from "./bytes.ts";
+import { LazyTable, type PrefetchBudget, RunLayer } from "./layers.ts";
+import type { SstReader } from "./sst/reader.ts";
+
+/** The six concurrent connections a Worker or Durable Object may hold open. */
+export const PREFETCH_CONNECTIONS = 6;
+/**
+ * Most bytes one hinted range brings in per layer (a run's partitions share it, in key order): a first
+ * page of 1,000 file records is 0.7–1.2 MiB in the bench lakes, and 2 MiB is one run partition; a longer
+ * scan reads on lazily (with its own coalesced readahead).
+ */
+export const PREFETCH_RANGE_BYTES_MAX = 2 * 1024 * 1024;
+/**
+ * What an opening writer may prefetch for its host's first reads (WriterOptions.prefetch), once per open:
+ * a commit's lookups touch a few blocks of the control keys, not a table's file list.
+ */
+export const WRITER_WAKE_PREFETCH_BYTES_MAX = 1024 * 1024;
+/** What one stateless reader's cut may hold of prefetched blocks, over all its prefetch calls. */
+export const READER_PREFETCH_BYTES_MAX = 8 * 1024 * 1024;
+
+interface Run {
+  reader: SstReader;
+  first: number;
+  last: number;
+}
+
+const max = (a: Bytes | undefined, b: Bytes | undefined): Bytes | undefined =>
+  a === undefined ? b : b === undefined ? a : compareBytes(a, b) >= 0 ? a : b;
+
+/** The tables of `layer` a read of `range` reaches (for `last`, a run's last one only). */
+function tablesFor(layer: SortedSource, range: PrefetchRange): LazyTable[] {
+  if (layer instanceof LazyTable) return layer.overlaps(range) ? [layer] : [];
+  if (!(layer instanceof RunLayer)) return [];
+  const hit = layer.partitions.filter((p) => p.overlaps(range));
+  return range.last === true ? hit.slice(-1) : hit;
+}
+
+/** Maximal runs of consecutive block numbers (sorted, distinct). */
+function runsOf(reader: SstReader, blocks: readonly number[]): Run[] {
+  const runs: Run[] = [];
+  for (const b of blocks) {
+    const r = runs.at(-1);
+    if (r !== undefined && r.last + 1 === b) r.last = b;
+    else runs.push({ reader, first: b, last: b });
+  }
+  return runs;
+}
+
+/** Merges adjacent runs of one table (smallest gap in blocks first) until at most `n` remain. */
+function mergeRuns(runs: Run[], n: number): Run[] {
+  const out = [...runs];
+  while (out.length > n) {
+    let best = -1;
+    let gap = Number.POSITIVE_INFINITY;
+    for (let i = 1; i < out.length; i++) {
+      const a = out[i - 1]!;
+      const b = out[i]!;
+      if (a.reader !== b.reader) continue;
+      if (b.first - a.last < gap) {
+        gap = b.first - a.last;
+        best = i;
+      }
+    }
+    // Runs of different tables cannot share a GET: the pool below runs them six at a time.
+    if (best < 0) break;
+    const a = out[best - 1]!;
+    a.last = out[best]!.last;
+    out.splice(best, 1);
+  }
+  return out;
+}
+
+async function pool(tasks: (() => Promise<void>)[], width: number): Promise<void> {
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < tasks.length) await tasks[next++]!();
+  };
+  await Promise.all(Array.from({ length: Math.min(width, tasks.length) }, lane));
+}
+
+/**
+ * Opens every table the ranges reach (their metadata GETs together, or the ones already started by
+ * `prefetchTables`), then fetches the blocks the ranges touch with ≤ PREFETCH_CONNECTIONS GETs. Layers
+ * without a prefetch budget (the writer's) are left alone.
+ */
+export async function prefetchLayers(
+  layers: readonly SortedSource[],
+  ranges: readonly PrefetchRange[],
+): Promise<void> {
+  // Per range and layer, the tables it reaches in key order (a run's partitions share the range's bytes).
+  const reach: { range: PrefetchRange; tables: LazyTable[] }[] = [];
+  const tables = new Set<LazyTable>();
+  for (const range of ranges) {
+    for (const layer of layers) {
+      const ts = tablesFor(layer, range).filter((t) => t.prefetchBudget !== undefined);
+      if (ts.length === 0) continue;
+      reach.push({ range, tables: ts });
+      for (const t of ts) tables.add(t);
+    }
+  }
+  if (tables.size === 0) return;
+  // A hint: a table that fails to open or a GET that fails here is fetched again by the read that needs
+  // it, which reports the failure (after its own retries) as before.
+  const readers = new Map<LazyTable, SstReader>();
+  await Promise.all(
+    [...tables].map((t) =>
+      t.open().then(
+        (r) => void readers.set(t, r),
+        () => {},
+      ),
+    ),
+  );
+  const blocks = new Map<SstReader, Set<number>>();
+  const budgets = new Map<SstReader, PrefetchBudget>();
+  for (const { range, tables: ts } of reach) {
+    let left = PREFETCH_RANGE_BYTES_MAX;
+    for (const t of ts) {
+      const reader = readers.get(t);
+      if (reader === undefined || left <= 0) continue;
+      // Below `mergedBelow` the table holds nothing a read sees (rangeBounds keeps any prefix).
+      const start = max(range.start, t.ref.mergedBelow);
+      const got = reader.blocksIn(start === undefined ? range : { ...range, start }, left);
+      for (const b of got) left -= reader.blockBytes(b);
+      const set = blocks.get(reader) ?? new Set<number>();
+      for (const b of got) set.add(b);
+      blocks.set(reader, set);
+      budgets.set(reader, t.prefetchBudget as PrefetchBudget);
+    }
+  }
+  let runs: Run[] = [];
+  let taken = 0;
+  for (const [reader, set] of blocks) {
+    const budget = budgets.get(reader) as PrefetchBudget;
+    const take: number[] = [];
+    for (const b of [...set].sort((x, y) => x - y)) {
+      if (reader.holds(b)) continue;
+      const bytes = reader.blockBytes(b);
+      if (bytes > budget.left) break;
+      budget.left -= bytes;
+      taken += bytes;
+      take.push(b);
+    }
+    runs.push(...runsOf(reader, take));
+  }
+  runs = mergeRuns(runs, PREFETCH_CONNECTIONS);
+  // Blocks in the gaps a merge spanned are fetched and held too: charge them to the cut's budget (its
+  // tables share one), so it ends short rather than exceeded by more than the gaps of one call.
+  let fetched = 0;
+  for (const r of runs) for (let b = r.first; b <= r.last; b++) fetched += r.reader.blockBytes(b);
+  const shared = budgets.values().next().value;
+  if (shared !== undefined) shared.left -= fetched - taken;
+  await pool(
+    runs.map((r) => () => r.reader.prefetchRun(r.first, r.last).catch(() => {})),
+    PREFETCH_CONNECTIONS,
+  );
+}

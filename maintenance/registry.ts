@@ -31,8 +31,8 @@ export interface JobContext {
   settings: MaintenanceSettings;
   /** Only this table, when the run was asked for one. */
   tableId?: number;
-  /** True when the writer's alarm runs the pass; false for `POST …/maintenance` (a user's `CALL`). */
-  scheduled: boolean;
+  /** True when the writer's alarm runs the pass; absent or false for `POST …/maintenance` (a user's `CALL`). */
+  scheduled?: boolean;
 }
 
 /**
@@ -65,7 +65,7 @@ export const JOB_RUNNERS: Partial<Record<JobName, JobRunner>> = {
       view: c.view,
       commit: c.commit,
       now: c.now,
-      ...(c.scheduled ? { minInputs: SCHEDULED_MERGE_MIN_FILES } : {}),
+      ...(c.scheduled === true ? { minInputs: SCHEDULED_MERGE_MIN_FILES } : {}),
     }),
   rewrite_deletes: (c) =>
     runRewriteJob({ lake: c.lake, bucket: c.bucket, view: c.view, commit: c.commit, now: c.now }),

@@ -55,6 +55,16 @@ interface Lake {
 }
 
 let lakeSeq = 0;
+const writers: Writer[] = [];
+
+/**
+ * Waits for the writers' own background reads to settle before Miniflare goes (a read of a disposed
+ * Miniflare's bucket throws from its proxy): each writer's durable head, then one macrotask turn.
+ */
+async function drainWriters(): Promise<void> {
+  for (const w of writers.splice(0)) await w.head().catch(() => undefined);
+  await new Promise<void>((resolve) => setImmediate(resolve));
+}
 
 async function openLake(inner: Bucket, name: string): Promise<Lake> {
   const lake = `bench-maintenance-${name}-${lakeSeq++}`;
@@ -79,6 +89,7 @@ async function openLake(inner: Bucket, name: string): Promise<Lake> {
       if (level === "error") console.error(JSON.stringify(fields));
     },
   });
+  writers.push(writer);
   await writer.createLake();
   for (const t of ["t", "u"])
     await writer.commit({ verbs: [{ op: "create_table", name: t, columns: COLUMNS }] });
@@ -384,6 +395,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
     ];
     return { name: "maintenance", params: { commits, window, quick: opts.quick }, rows };
   } finally {
+    await drainWriters();
     await dispose();
   }
 }

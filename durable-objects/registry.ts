@@ -15,6 +15,11 @@ export interface LakeRecord {
   flushSpacingMs?: number;
   /** True when commits happened since the last background pass. */
   dirty?: boolean;
+  /**
+   * When maintenance jobs 4-5 next have work (ms since the epoch): the alarm runs the pass then even if
+   * no commit came since (decision docs/decisions/0324-maintenance-alarm.md).
+   */
+  maintenanceDueAt?: number;
   /** Consecutive failed background passes (drives the re-arm backoff); 0 or absent after a success. */
   backgroundFailures?: number;
 }

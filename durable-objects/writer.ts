@@ -35,6 +35,7 @@ import type { SqlWriteAnswer, SqlWriteRequest } from "../catalog/sql/writes/cont
 import { expiresSnapshots, planSqlWrite } from "../catalog/sql/writes/plan.ts";
 import { JOB_NAMES, type JobName, type JobRun, type StoredJobRun } from "../maintenance/history.ts";
 import { runMaintenancePass } from "../maintenance/run.ts";
+import { nextDueAt } from "../maintenance/schedule.ts";
 import type { Bucket, CheckpointInfo, CheckpointWriter, MaintenanceReport, Store } from "../storage/api.ts";
 import { dataObjectReader } from "../storage/data-objects.ts";
 import { CodedError, Fenced, LakeDeleted, OpenRaced, StoreUnavailable } from "../storage/errors.ts";
@@ -225,6 +226,8 @@ export class Writer {
   private maintenanceArmed = false;
   private swept = 0;
   private readonly maintenanceRuns: JobRun[] = [];
+  /** The maintenance pass running or last run (passes are serialised: `maintenancePass`). */
+  private passes: Promise<unknown> = Promise.resolve();
   private submitMs = 0;
   private readonly tickets = new Set<Ticket>();
   private readonly stall: StallWatch;
@@ -634,7 +637,16 @@ export class Writer {
     const rec = this.host.registry.get();
     if (rec === undefined) return;
     if (rec.state === "deleted") return this.removeDeleted(rec);
-    if (!rec.dirty && this.session === undefined) return;
+    if (!rec.dirty && this.session === undefined) {
+      // An idle lake wakes only for maintenance that has come due: a retention or grace that ended with
+      // no commit since (decision docs/decisions/0324-maintenance-alarm.md).
+      const due = rec.maintenanceDueAt;
+      if (due === undefined) return;
+      if (due > this.host.now()) {
+        this.host.scheduleBackground(due - this.host.now());
+        return;
+      }
+    }
     const s = await this.ready();
     this.backgroundArmed = false;
     this.maintenanceArmed = false;
@@ -660,13 +672,17 @@ export class Writer {
     let more = swept.removed >= SWEEP_LIMIT;
     // The maintenance jobs the lake's settings switch on (issue 14; maintenance/run.ts), each an
     // ordinary commit through the coalescer or a head-preserving batch in its slot.
+    let timedProgress = false;
     if (!this.terminal) {
-      for (const run of await this.maintenancePass(s, {})) {
+      for (const run of await this.maintenancePass(s, { scheduled: true })) {
         // A full flush step may have left rows behind: come back soon rather than at the idle delay.
         if (run.job === "flush_inlined" && run.error === null && run.rowsIn >= MAX_FLUSH_ROWS_PER_STEP)
           more = true;
+        if ((run.job === "expire_snapshots" || run.job === "delete_files") && run.error === null)
+          timedProgress = true;
       }
     }
+    const dueAt = this.terminal ? undefined : await this.maintenanceDueAt(s, timedProgress);
     const done = {
       sweptKeys: swept.removed,
       maintenanceSteps: 0,
@@ -688,9 +704,31 @@ export class Writer {
     }
     if (more) this.host.scheduleBackground(this.host.tunables.backgroundSliceDelayMs);
     else {
-      const at = s.store.nextMaintenanceAt;
-      if (at !== undefined) this.host.scheduleBackground(Math.max(0, at - this.host.now()));
+      const at = [s.store.nextMaintenanceAt, dueAt].filter((x): x is number => x !== undefined);
+      if (at.length > 0) this.host.scheduleBackground(Math.max(0, Math.min(...at) - this.host.now()));
     }
+  }
+
+  /**
+   * When jobs 4-5 next have work (`maintenance/schedule.ts`), recorded in the registry so that an evicted
+   * object's alarm still runs the pass. Work already due that this pass made progress on comes back after
+   * `backgroundSliceDelayMs`; due work it could not move (a failing job, a file it must leave) waits
+   * `backgroundIdleDelayMs`, so a stuck lake does not wake in a loop.
+   */
+  private async maintenanceDueAt(s: Session, progressed: boolean): Promise<number | undefined> {
+    const next = await nextDueAt(s.store.snapshot(), [...(await this.pinnedSnapshots()).keys()]);
+    const now = this.host.now();
+    const { backgroundSliceDelayMs, backgroundIdleDelayMs } = this.host.tunables;
+    const at =
+      next === undefined || next > now
+        ? next
+        : now + (progressed ? backgroundSliceDelayMs : backgroundIdleDelayMs);
+    const rec = this.host.registry.get();
+    if (rec !== undefined && rec.state === "live" && rec.maintenanceDueAt !== at) {
+      const { maintenanceDueAt: _, ...rest } = rec;
+      this.host.registry.put(at === undefined ? rest : { ...rest, maintenanceDueAt: at });
+    }
+    return at;
   }
 
   /** One maintenance step of the store; a failure that stops the store is terminal like any other. */
@@ -732,9 +770,23 @@ export class Writer {
     });
   }
 
-  private async maintenancePass(
+  /**
+   * One maintenance pass at a time: the alarm's and a `POST …/maintenance` would otherwise plan the same
+   * work from the same state, and the second's commit would fail after its PUT (an orphan and an error in
+   * the history). A pass waits for the one running, then plans from the state it left.
+   */
+  private maintenancePass(
     s: Session,
-    selection: { jobs?: readonly JobName[]; tableId?: number },
+    selection: { jobs?: readonly JobName[]; tableId?: number; scheduled?: boolean },
+  ): Promise<StoredJobRun[]> {
+    const pass = this.passes.then(() => this.runPass(s, selection));
+    this.passes = pass.catch(() => undefined);
+    return pass;
+  }
+
+  private async runPass(
+    s: Session,
+    selection: { jobs?: readonly JobName[]; tableId?: number; scheduled?: boolean },
   ): Promise<StoredJobRun[]> {
     const runs = await runMaintenancePass(
       {

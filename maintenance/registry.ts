@@ -31,7 +31,18 @@ export interface JobContext {
   settings: MaintenanceSettings;
   /** Only this table, when the run was asked for one. */
   tableId?: number;
+  /** True when the writer's alarm runs the pass; absent or false for `POST …/maintenance` (a user's `CALL`). */
+  scheduled?: boolean;
 }
+
+/**
+ * Files a merge step takes at least when the alarm runs job 2 (a user's run merges any two, as DuckLake's
+ * `merge_adjacent_files` does). Under a stream of small writes the alarm flushes one small file per pass;
+ * merging each into the table's growing file would rewrite the table on every pass. Waiting for 16 keeps
+ * a table's plan at most ~16 files (~15 KB of plan, far under the 1 MB goal) and divides the bytes
+ * rewritten by 16 (decision docs/decisions/0323-maintenance-defaults.md).
+ */
+export const SCHEDULED_MERGE_MIN_FILES = 16;
 
 export type JobRunner = (ctx: JobContext) => Promise<JobRun[]>;
 
@@ -48,7 +59,14 @@ export const JOB_RUNNERS: Partial<Record<JobName, JobRunner>> = {
   // Jobs 2-3 plan every table (their thresholds are the tables' own DuckLake options); a table selection
   // does not narrow them yet.
   merge_adjacent: (c) =>
-    runMergeJob({ lake: c.lake, bucket: c.bucket, view: c.view, commit: c.commit, now: c.now }),
+    runMergeJob({
+      lake: c.lake,
+      bucket: c.bucket,
+      view: c.view,
+      commit: c.commit,
+      now: c.now,
+      ...(c.scheduled === true ? { minInputs: SCHEDULED_MERGE_MIN_FILES } : {}),
+    }),
   rewrite_deletes: (c) =>
     runRewriteJob({ lake: c.lake, bucket: c.bucket, view: c.view, commit: c.commit, now: c.now }),
   expire_snapshots: runExpireJob,

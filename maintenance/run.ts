@@ -10,12 +10,14 @@ import { CodedError } from "../storage/errors.ts";
 import { JOB_NAMES, type JobName, type JobRun, type StoredJobRun } from "./history.ts";
 import { JOB_RUNNERS, type JobContext, type JobRunner } from "./registry.ts";
 
-export type PassContext = Omit<JobContext, "settings">;
+export type PassContext = Omit<JobContext, "settings" | "scheduled" | "tableId">;
 
 export interface PassSelection {
   /** The jobs to run; omitted = every job the lake's settings switch on. */
   jobs?: readonly JobName[];
   tableId?: number;
+  /** The writer's alarm runs this pass (jobs may wait for more work than a user's run does). */
+  scheduled?: boolean;
 }
 
 function emptyRun(job: JobName, startedAt: number, error: string | null, tableId?: number): JobRun {
@@ -48,6 +50,7 @@ export async function runMaintenancePass(
   const job: JobContext = {
     ...ctx,
     settings,
+    scheduled: selection.scheduled === true,
     ...(selection.tableId !== undefined ? { tableId: selection.tableId } : {}),
   };
   const runs: JobRun[] = [];

@@ -50,6 +50,11 @@ export interface CompactionOptions {
   targetFileSize?: number;
   limits?: StepLimits;
   maxSteps?: number;
+  /**
+   * A step merges at least this many files (default 2, as DuckLake's `merge_adjacent_files`). The alarm
+   * asks for more (`SCHEDULED_MERGE_MIN_FILES`), so a growing table is not rewritten on every pass.
+   */
+  minInputs?: number;
 }
 
 export interface PlannedCompaction {
@@ -107,13 +112,14 @@ export async function planMerges(
   const steps: CompactionStep[] = [];
   const max = options.maxSteps ?? MAX_COMPACTION_STEPS_PER_PASS;
   const limits = options.limits ?? DEFAULT_STEP_LIMITS;
+  const minInputs = Math.max(2, options.minInputs ?? 2);
   const refused = await eachTable(view, async (t, option) => {
     const target = options.targetFileSize ?? targetFileSize(option("target_file_size"));
     const small = t.candidates.filter((c) => c.file.file_size_bytes < target && c.deletedCount === 0);
     for (const g of groups(small)) {
-      if (g.length < 2) continue;
+      if (g.length < minInputs) continue;
       for (const run of greedyRuns(g, target, (c) => c.file.file_size_bytes, limits)) {
-        if (run.length < 2 || steps.length >= max) continue;
+        if (run.length < minInputs || steps.length >= max) continue;
         steps.push({
           tableId: t.tableId,
           inputs: run,

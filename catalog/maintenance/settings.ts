@@ -23,16 +23,16 @@ export const JOB_SWITCH: Record<JobName, string> = {
 };
 
 /**
- * Defaults when the switch is unset. Job 1 stays off: a background flush mints snapshots a DuckLake
- * client over Quack did not ask for (its next commit sees a newer snapshot and retries) and the rows
- * API's reads do not merge Parquet yet (decision 0327). Jobs 2-3 stay off until they are merged and
- * measured. Jobs 4-5 are on but do nothing by default: with `expire_older_than` unset every snapshot is
- * kept, so nothing is ever scheduled for deletion.
+ * Defaults when the switch is unset: every job on, so a lake left alone under a stream of small writes
+ * stays small (decision docs/decisions/0323-maintenance-defaults.md). Jobs 1-3 keep DuckLake's own
+ * thresholds (`data_inlining_row_limit`, `target_file_size`, `rewrite_delete_threshold`); jobs 4-5 do
+ * nothing by default: with `expire_older_than` unset every snapshot is kept, so nothing is ever
+ * scheduled for deletion.
  */
 export const JOB_DEFAULT_ON: Record<JobName, boolean> = {
-  flush_inlined: false,
-  merge_adjacent: false,
-  rewrite_deletes: false,
+  flush_inlined: true,
+  merge_adjacent: true,
+  rewrite_deletes: true,
   expire_snapshots: true,
   delete_files: true,
 };

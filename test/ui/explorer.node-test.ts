@@ -191,7 +191,13 @@ async function seedLongHistory(): Promise<void> {
   const t = { schema: "main", name: "ticks" };
   await api(`/v1/lakes/${LONG_LAKE}/commits`, {
     method: "POST",
-    body: JSON.stringify({ verbs: [{ op: "create_table", ...t, columns: [{ name: "n", type: "int32" }] }] }),
+    // Job 1 (on by default) would flush the inserts in the background and mint snapshots of its own.
+    body: JSON.stringify({
+      verbs: [
+        { op: "create_table", ...t, columns: [{ name: "n", type: "int32" }] },
+        { op: "set_option", name: "maintenance_flush_inlined", value: "false" },
+      ],
+    }),
   });
   // In groups of 8 at once: the writer coalesces them, each still its own snapshot.
   for (let i = 0; i < LONG_INSERTS; i += 8) {
@@ -374,6 +380,8 @@ describe("explorer in headless Chromium", { timeout: 600_000 }, () => {
     await open(page, `#/lake/${MAINT_LAKE}`);
     const rows = page.locator("[data-testid=maintenance] tbody tr");
     await rows.nth(1).waitFor();
+    // Table names load beside the history (a run shows "…" until they arrive).
+    await rows.filter({ hasText: "main.events" }).first().waitFor();
     assert.equal(await rows.count(), 2);
     const started = (t: number): string => new Date(t).toISOString().replace("T", " ").slice(0, 19);
     const shown = await Promise.all([0, 1].map((i) => rows.nth(i).locator("td").allInnerTexts()));

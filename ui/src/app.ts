@@ -376,7 +376,7 @@ function Lake({ route }: { route: Route }) {
           )}
         </ul>`
     }
-    <${Maintenance} lake=${lake} tables=${tables} />
+    <${Maintenance} lake=${lake} names=${tableNames.data} />
   </section>`;
 }
 
@@ -388,7 +388,8 @@ type JobRun = Schemas["JobRun"];
 const fmtMs = (ms: number): string => (ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`);
 
 /** The maintenance history (newest first, paged with "older runs") and which jobs the lake switches on. */
-function Maintenance({ lake, tables }: { lake: string; tables: Row[] }) {
+/** `names`: every table the lake ever had (a run may name a table dropped since); undefined while loading. */
+function Maintenance({ lake, names }: { lake: string; names: Map<number, string> | undefined }) {
   const first = useLoad(`maintenance:${lake}`, () =>
     unwrap(
       api().GET("/v1/lakes/{lake}/maintenance", {
@@ -415,9 +416,6 @@ function Maintenance({ lake, tables }: { lake: string; tables: Row[] }) {
       setOlder({ ...older, error: e instanceof ApiFailure ? `${e.code}: ${e.message}` : String(e) });
     }
   };
-  const names = new Map(
-    tables.map((t) => [Number(t.table_id), `${String(t.schema_name)}.${String(t.table_name)}`]),
-  );
   const runs = [...(first.data?.runs ?? []), ...older.runs];
   const enabled = Object.entries(first.data?.settings.enabled ?? {});
   return html`<section>
@@ -445,7 +443,7 @@ function Maintenance({ lake, tables }: { lake: string; tables: Row[] }) {
         ${runs.map(
           (r) => html`<tr class=${r.error ? "failed" : ""}>
             <td>${r.job}</td>
-            <td>${r.tableId === undefined ? "—" : (names.get(r.tableId) ?? `table ${r.tableId}`)}</td>
+            <td>${r.tableId === undefined ? "—" : names === undefined ? "…" : (names.get(r.tableId) ?? `table ${r.tableId}`)}</td>
             <td>${new Date(r.startedAt).toISOString().replace("T", " ").slice(0, 19)}</td>
             <td>${fmtMs(r.durationMs)}</td>
             <td>${r.filesIn} → ${r.filesOut}</td>

@@ -332,7 +332,8 @@ export type VerbColumnStats = z.infer<typeof ColumnStatsSchema>;
 
 /**
  * A written file's `ducklake_file_column_stats` rows as the verbs' `columnStats`: the one translation the
- * flusher, the rows flusher and compaction share, so what they register is what `fileColumnStats` computed.
+ * flusher, the rows flusher, compaction and the Quack rewrite share, so what they register is what the file's
+ * stats rows say.
  */
 export function verbColumnStats(stats: readonly FileColumnStats[]): VerbColumnStats[] {
   return stats.map((s) => ({
@@ -343,5 +344,6 @@ export function verbColumnStats(stats: readonly FileColumnStats[]): VerbColumnSt
     min: s.min_value,
     max: s.max_value,
     ...(s.contains_nan !== null ? { containsNan: s.contains_nan } : {}),
+    ...(s.extra_stats !== null ? { extraStats: s.extra_stats } : {}),
   }));
 }

@@ -11,6 +11,7 @@
 import { ValueKind } from "../../codec.ts";
 import { InvalidRequest, Unsupported } from "../../errors.ts";
 import { Kind, keys } from "../../keys.ts";
+import { verbColumnStats } from "../../parquet-layout.ts";
 import type { DataFileRecord, FileColumnStats } from "../../records.ts";
 import { applyVerb } from "../../verbs/apply.ts";
 import type { VerbContext } from "../../verbs/context.ts";
@@ -70,16 +71,7 @@ function specOf(o: RewriteOutput): DataFileSpec {
     fileSizeBytes: o.fileSizeBytes,
     ...(o.footerSize !== null ? { footerSize: o.footerSize } : {}),
     ...(o.encryptionKey !== null ? { encryptionKey: o.encryptionKey } : {}),
-    columnStats: o.stats.map((s) => ({
-      column: { id: s.column_id },
-      ...(s.column_size_bytes !== null ? { columnSizeBytes: s.column_size_bytes } : {}),
-      ...(s.value_count !== null ? { valueCount: s.value_count } : {}),
-      ...(s.null_count !== null ? { nullCount: s.null_count } : {}),
-      min: s.min_value,
-      max: s.max_value,
-      ...(s.contains_nan !== null ? { containsNan: s.contains_nan } : {}),
-      extraStats: s.extra_stats,
-    })),
+    columnStats: verbColumnStats(o.stats),
     ...(o.partitionValues.length > 0
       ? {
           partitionValues: o.partitionValues.map((p) => ({

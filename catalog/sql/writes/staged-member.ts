@@ -39,6 +39,7 @@ import { compactionOps, isCompaction } from "./staged-compaction.ts";
 import { replacedDeleteOps, rewritesDeletes } from "./staged-deletes.ts";
 import { flushOps, isFlush } from "./staged-flush.ts";
 import type { StagedBatch, StagedRow, StagedTable } from "./staged-parse.ts";
+import { isRewrite, rewriteOps } from "./staged-rewrite.ts";
 import { inlineValue } from "./translate.ts";
 
 /** Staged tables whose rows this translation does not carry yet: a batch using one is refused by name. */
@@ -194,6 +195,22 @@ export class StagedCommitMember implements SelfStagedMember {
           new Map(),
           after,
         ).stage(group, premise, env);
+      } else if (isRewrite(this.batch)) {
+        const probe = new VerbContext(group.child(), premise, env);
+        const ops = await rewriteOps({
+          batch: this.batch,
+          premise,
+          probe,
+          tableRelative: (t, path) => this.relativePath(probe, t, path, false),
+          author,
+          message,
+          extraInfo: extra,
+        });
+        staged = await new StagedRowsMember(ops, this.hashText(), this.idempotencyKey).stage(
+          group,
+          premise,
+          env,
+        );
       } else if (isCompaction(this.batch)) {
         const probe = new VerbContext(group.child(), premise, env);
         const ops = await compactionOps({

@@ -666,6 +666,98 @@ describe("staged delete files of existing data files (docs/decisions/0265-staged
     expect(await allRows(lake, position)).toEqual(before);
   });
 
+  /** The capture's `ducklake_rewrite_data_files` of table t: file 0 and its delete file 2 into file 3. */
+  const rewrite = (lastDelete: number) => {
+    const at = (f: string) => `${rw.dataPath}s/t/${f}`;
+    const col = (c: number, size: number, min: string, max: string): Cell[] => [
+      0,
+      2,
+      c,
+      size,
+      true,
+      1629,
+      true,
+      0,
+      true,
+      min,
+      true,
+      max,
+      false,
+      null,
+      true,
+      null,
+    ];
+    return staged(
+      5,
+      3,
+      {
+        data_file: [
+          [
+            0,
+            2,
+            0,
+            at("ducklake-01a23218-5ea8-73be-9bdd-1be954c393bc.parquet"),
+            false,
+            "parquet",
+            1629,
+            26749,
+            494,
+            null,
+            null,
+            null,
+            null,
+            null,
+            null,
+            0,
+          ],
+        ],
+        data_file_column_stats: [
+          col(1, 6548, "100", "1999"),
+          col(2, 6561, "x100", "x999"),
+          col(3, 6567, "1.00", "19.99"),
+        ],
+        compaction: [[0, 2, "rewrite_delete", null, 0]],
+        compaction_source: [
+          [
+            0,
+            0,
+            0,
+            at(rwData),
+            2000,
+            3,
+            null,
+            0,
+            lastDelete,
+            at("ducklake-01a23218-5bf0-751f-b80d-ef47b9b37eb9-delete.parquet"),
+            371,
+            null,
+          ],
+        ],
+      },
+      2,
+      3,
+      rw.dataPath,
+    );
+  };
+
+  it("a rewrite of a file's deletes answers and lands as the client-side rewrite", async () => {
+    const client = await replayed("rewrite-client", "rewrite", "rewrite");
+    const server = await replayed("rewrite-staged", "rewrite", "delete_file_2");
+    const r = ok(await write(server.lake, rewrite(2)));
+    expect(r.result).toEqual({ columns: ANSWER_COLUMNS, rows: [[6n, 2n, false]] });
+    expect(await allRows(server.lake, r.position)).toEqual(await allRows(client.lake, client.position));
+  });
+
+  it("a tampered rewrite (a delete file that is not the source's live one) writes nothing", async () => {
+    const { lake, position } = await replayed("rewrite-tampered", "rewrite", "delete_file_2");
+    const before = await allRows(lake, position);
+    const r = await write(lake, rewrite(1));
+    expect(r.ok ? "ok" : r.error.code).toBe("InvalidRequest");
+    const h = await rpc(lake).head(lake);
+    expect(h.ok && h.value.position).toBe(position);
+    expect(await allRows(lake, position)).toEqual(before);
+  });
+
   const fd = scenario("flush_deletes");
   const fdData = (fd.steps.find((x) => x.step === "insert_file")?.rows.ducklake_data_file?.[0]?.path ??
     "") as string;

@@ -23,7 +23,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 from sessions import (  # noqa: E402
-    ATTACH as ATTACH_SQL, FILE_IDS_BY_CONTENT, RACY_ON_STOCK, SERVER_COMMIT_PENDING, SESSIONS)
+    ATTACH as ATTACH_SQL, DELETE_FILE_IDS_BY_CONTENT, FILE_IDS_BY_CONTENT, RACY_ON_STOCK, SERVER_COMMIT_PENDING,
+    SESSIONS)
 
 # QUACK_SESSIONS_MODULE=path/to/file.py runs that file's SESSIONS instead (to probe statements locally).
 if os.environ.get("QUACK_SESSIONS_MODULE"):
@@ -301,7 +302,7 @@ def run_session(name, statements, edge_port, take_port, work):
                     break  # later statements depend on this one
         if not diffs:
             diffs += compare_catalogs(stock, edge_port, lake, list(dirs.values()), RACY_ON_STOCK.get(name, {}),
-                                      name in FILE_IDS_BY_CONTENT)
+                                      name in FILE_IDS_BY_CONTENT, name in DELETE_FILE_IDS_BY_CONTENT)
     finally:
         for c in clients.values():
             c.close()
@@ -332,23 +333,28 @@ def file_size_vs_disk(path, recorded, on_disk):
     return "<size of file>" if int(recorded) == on_disk[name] else f"{recorded} (file has {on_disk[name]})"
 
 
-def file_ids_by_content(cols, rows):
-    """data_file_id → its rank among the side's files ordered by everything but the id, path and size."""
-    if cols is None or "data_file_id" not in cols:
+def file_ids_by_content(cols, rows, id_name="data_file_id"):
+    """id_name → its rank among the side's files ordered by everything but the id, path and size."""
+    if cols is None or id_name not in cols:
         return {}
-    skip = {cols.index(c) for c in ("data_file_id", "path", "file_size_bytes") if c in cols}
-    ids = [r[cols.index("data_file_id")] for r in rows]
+    skip = {cols.index(c) for c in (id_name, "path", "file_size_bytes") if c in cols}
+    ids = [r[cols.index(id_name)] for r in rows]
     ranked = sorted(rows, key=lambda r: [norm(v) for j, v in enumerate(r) if j not in skip])
-    return {norm(r[cols.index("data_file_id")]): norm(i) for r, i in zip(ranked, sorted(ids))}
+    return {norm(r[cols.index(id_name)]): norm(i) for r, i in zip(ranked, sorted(ids))}
 
 
-def compare_catalogs(stock, edge_port, lake, data_dirs, racy, renumber_files=False):
+def compare_catalogs(stock, edge_port, lake, data_dirs, racy, renumber_files=False, renumber_deletes=False):
     diffs = []
     on_disk = files_on_disk(data_dirs)
     file_ids = {"stock": {}, "edge": {}}
     if renumber_files:
         file_ids["stock"] = file_ids_by_content(*stock.rows("ducklake_data_file"))
         file_ids["edge"] = file_ids_by_content(*edge_rows(edge_port, lake, "ducklake_data_file"))
+    delete_ids = {"stock": {}, "edge": {}}
+    if renumber_deletes:
+        delete_ids["stock"] = file_ids_by_content(*stock.rows("ducklake_delete_file"), "delete_file_id")
+        delete_ids["edge"] = file_ids_by_content(*edge_rows(edge_port, lake, "ducklake_delete_file"),
+                                                 "delete_file_id")
     for table in stock.tables():
         if table in racy:
             truth = racy[table]
@@ -375,6 +381,7 @@ def compare_catalogs(stock, edge_port, lake, data_dirs, racy, renumber_files=Fal
         path_col = scols.index("path") if sized else -1
 
         id_col = scols.index("data_file_id") if "data_file_id" in scols else -1
+        delete_col = scols.index("delete_file_id") if table == "ducklake_delete_file" else -1
 
         def rows(rs, side):
             out = []
@@ -384,6 +391,8 @@ def compare_catalogs(stock, edge_port, lake, data_dirs, racy, renumber_files=Fal
                     vals[size_col] = file_size_vs_disk(r[path_col], r[size_col], on_disk)
                 if id_col >= 0:
                     vals[id_col] = file_ids[side].get(vals[id_col], vals[id_col])
+                if delete_col >= 0:
+                    vals[delete_col] = delete_ids[side].get(vals[delete_col], vals[delete_col])
                 if vals and (table, vals[0]) in BY_DESIGN:
                     vals[1] = BY_DESIGN[(table, vals[0])]
                 out.append(tuple(vals))

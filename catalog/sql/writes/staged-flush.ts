@@ -14,6 +14,7 @@ import type { VerbContext } from "../../verbs/context.ts";
 import { mergeColumnStats, readColumnStats, readTableStats } from "../../verbs/ops/stats-support.ts";
 import type { Literal, RowOp } from "./parse.ts";
 import type { Relativize } from "./staged-compaction.ts";
+import { existingFileDeletes } from "./staged-deletes.ts";
 import type { StagedBatch, StagedRow } from "./staged-parse.ts";
 
 const num = (n: number): Literal => ({ k: "num", text: String(n) });
@@ -44,6 +45,8 @@ export interface FlushInput {
   /** Reads the premise (table stats), writes nothing. */
   probe: VerbContext;
   tableRelative: Relativize;
+  /** The lake's data path: replaced delete files are scheduled for deletion relative to it. */
+  dataPath: string;
   author: string | null;
   message: string | null;
   extraInfo: string | null;
@@ -151,15 +154,14 @@ export async function flushOps(input: FlushInput): Promise<{ ops: RowOp[]; after
     }
   }
   const deletes: Literal[][] = [];
-  for (const d of rows.delete_file) {
+  for (const d of rows.delete_file.filter((x) => !isNull(x.attached_local_file_id))) {
     if (
-      isNull(d.attached_local_file_id) ||
       !isNull(d.data_file_id) ||
       flag(d.overwrites_existing_delete) ||
       str(d.source, "source") !== "FLUSH"
     ) {
-      throw new Unsupported(
-        "staged delete files of existing data files (the flush of inlined deletes of Parquet files) are not translated yet",
+      throw new InvalidRequest(
+        "staged flush: a delete file attached to a new file names an existing data file or a source other than FLUSH",
       );
     }
     const t = int(d.table_id, "table_id");
@@ -184,6 +186,15 @@ export async function flushOps(input: FlushInput): Promise<{ ops: RowOp[]; after
       orNull(d.max_snapshot),
     ]);
   }
+  // The flush of inlined deletes of Parquet files: delete files of existing data files, after the new
+  // files' ids (docs/decisions/0265-staged-delete-files.md).
+  const existing = await existingFileDeletes({
+    rows: rows.delete_file.filter((x) => isNull(x.attached_local_file_id)),
+    snapshotId: S,
+    allocate: () => nextFileId++,
+    dataPath: input.dataPath,
+    tableRelative: input.tableRelative,
+  });
   ops.unshift({
     op: "insert",
     table: "ducklake_snapshot",
@@ -209,7 +220,11 @@ export async function flushOps(input: FlushInput): Promise<{ ops: RowOp[]; after
     ops.push({ op: "insert", table: "ducklake_file_column_stats", columns: null, rows: stats });
   if (deletes.length > 0)
     ops.push({ op: "insert", table: "ducklake_delete_file", columns: null, rows: deletes });
-  const changes = [...sizeByTable.keys()].map((t) => `inline_flush:${t}`).join(",");
+  ops.push(...existing.ops);
+  const changes = [
+    ...[...sizeByTable.keys()].map((t) => `inline_flush:${t}`),
+    ...existing.tables.map((t) => `deleted_from_table:${t}`),
+  ].join(",");
   const opt = (v: string | null): Literal => (v === null ? NULL : text(v));
   ops.push({
     op: "insert",

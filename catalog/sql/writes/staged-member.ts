@@ -36,8 +36,10 @@ import { StagedRowsMember } from "./member.ts";
 import type { Literal } from "./parse.ts";
 import { parseTupleText } from "./parse.ts";
 import { compactionOps, isCompaction } from "./staged-compaction.ts";
+import { replacedDeleteOps, rewritesDeletes } from "./staged-deletes.ts";
 import { flushOps, isFlush } from "./staged-flush.ts";
 import type { StagedBatch, StagedRow, StagedTable } from "./staged-parse.ts";
+import { isRewrite, rewriteOps } from "./staged-rewrite.ts";
 import { inlineValue } from "./translate.ts";
 
 /** Staged tables whose rows this translation does not carry yet: a batch using one is refused by name. */
@@ -181,6 +183,7 @@ export class StagedCommitMember implements SelfStagedMember {
           premise,
           probe,
           tableRelative: (t, path) => this.relativePath(probe, t, path, false),
+          dataPath: await this.dataPath(probe),
           author,
           message,
           extraInfo: extra,
@@ -192,9 +195,41 @@ export class StagedCommitMember implements SelfStagedMember {
           new Map(),
           after,
         ).stage(group, premise, env);
+      } else if (isRewrite(this.batch)) {
+        const probe = new VerbContext(group.child(), premise, env);
+        const ops = await rewriteOps({
+          batch: this.batch,
+          premise,
+          probe,
+          tableRelative: (t, path) => this.relativePath(probe, t, path, false),
+          author,
+          message,
+          extraInfo: extra,
+        });
+        staged = await new StagedRowsMember(ops, this.hashText(), this.idempotencyKey).stage(
+          group,
+          premise,
+          env,
+        );
       } else if (isCompaction(this.batch)) {
         const probe = new VerbContext(group.child(), premise, env);
         const ops = await compactionOps({
+          batch: this.batch,
+          premise,
+          dataPath: await this.dataPath(probe),
+          tableRelative: (t, path) => this.relativePath(probe, t, path, false),
+          author,
+          message,
+          extraInfo: extra,
+        });
+        staged = await new StagedRowsMember(ops, this.hashText(), this.idempotencyKey).stage(
+          group,
+          premise,
+          env,
+        );
+      } else if (this.batch.rows.delete_file.some(rewritesDeletes)) {
+        const probe = new VerbContext(group.child(), premise, env);
+        const ops = await replacedDeleteOps({
           batch: this.batch,
           premise,
           dataPath: await this.dataPath(probe),

@@ -101,6 +101,7 @@ function staged(
   rows: Partial<Record<StagedTable, Cell[][]>>,
   schemaVersion = 3,
   nextCatalogId = 4,
+  dataPath = DATA,
 ): string {
   const names = Object.keys(STAGED_TABLES) as StagedTable[];
   const out = names.map(
@@ -108,7 +109,7 @@ function staged(
   );
   out.push(...names.map((t) => `TRUNCATE ducklake_staged_${t}`));
   out.push(
-    `INSERT INTO ducklake_staged_commit VALUES (NULL, NULL, NULL, ${lit(base)}, ${lit(DATA)}, '/', ${nextCatalogId}, ${nextFileId})`,
+    `INSERT INTO ducklake_staged_commit VALUES (NULL, NULL, NULL, ${lit(base)}, ${lit(dataPath)}, '/', ${nextCatalogId}, ${nextFileId})`,
   );
   for (const t of names) {
     for (const r of rows[t] ?? [])
@@ -554,5 +555,253 @@ describe("a staged flush (ducklake_flush_inlined_data through ducklake_commit)",
     expect(r.ok ? "ok" : r.error.code).toBe("CommitConflict");
     if (!r.ok) expect(r.error.message).toMatch(/conflict/);
     expect(await allRows(lake, w.position)).toEqual(before);
+  });
+});
+
+/** A scenario of the client-side capture, step by step: its writes and the rows stock held after each. */
+interface FullStep extends Step {
+  rows: Record<string, Record<string, unknown>[]>;
+}
+function scenario(name: string): { dataPath: string; steps: FullStep[] } {
+  const s = (fixture as unknown as { scenarios: Record<string, { dataPath: string; steps: FullStep[] }> })
+    .scenarios[name];
+  if (!s) throw new Error(`fixture has no scenario ${name}`);
+  return s;
+}
+/** A lake holding the scenario's client-side writes up to and including `upTo`. */
+async function replayed(
+  tag: string,
+  name: string,
+  upTo: string,
+): Promise<{ lake: string; position: number }> {
+  const lake = lakeName(tag);
+  rigLake(lake);
+  let position = 0;
+  for (const step of scenario(name).steps) {
+    for (const w of step.writes) position = ok(await write(lake, w, { mayCreateLake: true })).position;
+    if (step.step === upTo) return { lake, position };
+  }
+  throw new Error(`scenario ${name} has no step ${upTo}`);
+}
+/** A staged delete file row (`ducklake_staged_delete_file`), absolute paths as DuckLake stages them. */
+function stagedDelete(d: {
+  dataPath: string;
+  dataFile: string;
+  file: string;
+  count: number;
+  size: number;
+  footer: number;
+  begin: number | null;
+  max: number | null;
+  source: "REGULAR" | "FLUSH";
+  replaces?: { id: number; file: string };
+}): Cell[] {
+  const at = (f: string) => `${d.dataPath}s/t/${f}`;
+  return [
+    2,
+    at(d.dataFile),
+    0,
+    at(d.file),
+    "parquet",
+    d.count,
+    d.size,
+    d.footer,
+    null,
+    d.begin,
+    d.max,
+    d.source,
+    d.replaces !== undefined,
+    d.replaces?.id ?? null,
+    d.replaces ? at(d.replaces.file) : null,
+    null,
+  ];
+}
+
+describe("staged delete files of existing data files (docs/decisions/0265-staged-delete-files.md)", () => {
+  const rw = scenario("rewrite");
+  const rwData = (rw.steps.find((x) => x.step === "insert_file")?.rows.ducklake_data_file?.[0]?.path ??
+    "") as string;
+  /** The second DELETE of the capture: its file replaces the first DELETE's (delete_file_id 1). */
+  const replacing = (count: number, replaces = 1) =>
+    staged(
+      4,
+      2,
+      {
+        delete_file: [
+          stagedDelete({
+            dataPath: rw.dataPath,
+            dataFile: rwData,
+            file: "ducklake-01a23218-5bf0-751f-b80d-ef47b9b37eb9-delete.parquet",
+            count,
+            size: 3009,
+            footer: 811,
+            begin: 4,
+            max: 5,
+            source: "REGULAR",
+            replaces: { id: replaces, file: "ducklake-01a23218-592b-7c03-8416-62670f4c99f8-delete.parquet" },
+          }),
+        ],
+      },
+      2,
+      3,
+      rw.dataPath,
+    );
+
+  it("a DELETE replacing a live delete file answers and lands as the client-side DELETE", async () => {
+    const client = await replayed("del-replace-client", "rewrite", "delete_file_2");
+    const server = await replayed("del-replace-staged", "rewrite", "delete_file");
+    const r = ok(await write(server.lake, replacing(371)));
+    expect(r.result).toEqual({ columns: ANSWER_COLUMNS, rows: [[5n, 2n, false]] });
+    expect(await allRows(server.lake, r.position)).toEqual(await allRows(client.lake, client.position));
+  });
+
+  it("a tampered replacing delete file (a delete file that is not live) writes nothing", async () => {
+    const { lake, position } = await replayed("del-replace-tampered", "rewrite", "delete_file");
+    const before = await allRows(lake, position);
+    const r = await write(lake, replacing(371, 7));
+    // The client-side translation's refusal: the scheduled file is no delete file the batch removed.
+    expect(r.ok ? "ok" : r.error.code).toBe("Unsupported");
+    const h = await rpc(lake).head(lake);
+    expect(h.ok && h.value.position).toBe(position);
+    expect(await allRows(lake, position)).toEqual(before);
+  });
+
+  /** The capture's `ducklake_rewrite_data_files` of table t: file 0 and its delete file 2 into file 3. */
+  const rewrite = (lastDelete: number) => {
+    const at = (f: string) => `${rw.dataPath}s/t/${f}`;
+    const col = (c: number, size: number, min: string, max: string): Cell[] => [
+      0,
+      2,
+      c,
+      size,
+      true,
+      1629,
+      true,
+      0,
+      true,
+      min,
+      true,
+      max,
+      false,
+      null,
+      true,
+      null,
+    ];
+    return staged(
+      5,
+      3,
+      {
+        data_file: [
+          [
+            0,
+            2,
+            0,
+            at("ducklake-01a23218-5ea8-73be-9bdd-1be954c393bc.parquet"),
+            false,
+            "parquet",
+            1629,
+            26749,
+            494,
+            null,
+            null,
+            null,
+            null,
+            null,
+            null,
+            0,
+          ],
+        ],
+        data_file_column_stats: [
+          col(1, 6548, "100", "1999"),
+          col(2, 6561, "x100", "x999"),
+          col(3, 6567, "1.00", "19.99"),
+        ],
+        compaction: [[0, 2, "rewrite_delete", null, 0]],
+        compaction_source: [
+          [
+            0,
+            0,
+            0,
+            at(rwData),
+            2000,
+            3,
+            null,
+            0,
+            lastDelete,
+            at("ducklake-01a23218-5bf0-751f-b80d-ef47b9b37eb9-delete.parquet"),
+            371,
+            null,
+          ],
+        ],
+      },
+      2,
+      3,
+      rw.dataPath,
+    );
+  };
+
+  it("a rewrite of a file's deletes answers and lands as the client-side rewrite", async () => {
+    const client = await replayed("rewrite-client", "rewrite", "rewrite");
+    const server = await replayed("rewrite-staged", "rewrite", "delete_file_2");
+    const r = ok(await write(server.lake, rewrite(2)));
+    expect(r.result).toEqual({ columns: ANSWER_COLUMNS, rows: [[6n, 2n, false]] });
+    expect(await allRows(server.lake, r.position)).toEqual(await allRows(client.lake, client.position));
+  });
+
+  it("a tampered rewrite (a delete file that is not the source's live one) writes nothing", async () => {
+    const { lake, position } = await replayed("rewrite-tampered", "rewrite", "delete_file_2");
+    const before = await allRows(lake, position);
+    const r = await write(lake, rewrite(1));
+    expect(r.ok ? "ok" : r.error.code).toBe("InvalidRequest");
+    const h = await rpc(lake).head(lake);
+    expect(h.ok && h.value.position).toBe(position);
+    expect(await allRows(lake, position)).toEqual(before);
+  });
+
+  const fd = scenario("flush_deletes");
+  const fdData = (fd.steps.find((x) => x.step === "insert_file")?.rows.ducklake_data_file?.[0]?.path ??
+    "") as string;
+  /** The flush of the capture's two inlined DELETEs (snapshots 4 and 5, four rows) into a delete file. */
+  const flushDeletes = (count: number) =>
+    staged(
+      5,
+      1,
+      {
+        delete_file: [
+          stagedDelete({
+            dataPath: fd.dataPath,
+            dataFile: fdData,
+            file: "ducklake-01a23218-76b8-70b4-8eed-8c989fe72d1e-delete.parquet",
+            count,
+            size: 1057,
+            footer: 807,
+            begin: 4,
+            max: 5,
+            source: "FLUSH",
+          }),
+        ],
+        flushed_inlined: [["ducklake_inlined_data_2_2", 2, 5]],
+      },
+      2,
+      3,
+      fd.dataPath,
+    );
+
+  it("a flush of inlined deletes of a Parquet file answers and lands as the client-side flush", async () => {
+    const client = await replayed("flush-del-client", "flush_deletes", "flush");
+    const server = await replayed("flush-del-staged", "flush_deletes", "delete_inlined_2");
+    const r = ok(await write(server.lake, flushDeletes(4)));
+    expect(r.result).toEqual({ columns: ANSWER_COLUMNS, rows: [[6n, 2n, true]] });
+    expect(await allRows(server.lake, r.position)).toEqual(await allRows(client.lake, client.position));
+  });
+
+  it("a tampered flush of inlined deletes (a count that is not the carried deletes') writes nothing", async () => {
+    const { lake, position } = await replayed("flush-del-tampered", "flush_deletes", "delete_inlined_2");
+    const before = await allRows(lake, position);
+    const r = await write(lake, flushDeletes(3));
+    expect(r.ok ? "ok" : r.error.code).toBe("InvalidRequest");
+    const h = await rpc(lake).head(lake);
+    expect(h.ok && h.value.position).toBe(position);
+    expect(await allRows(lake, position)).toEqual(before);
   });
 });

@@ -1,0 +1,202 @@
+/**
+ * Staged delete files of existing data files that DuckLake's commit writes as more than one new row: a
+ * DELETE whose file replaces the data file's live delete file (`overwrites_existing_delete`), and a flush
+ * of inlined deletes of Parquet files (`source = 'FLUSH'`, back-dated to the oldest carried delete). As the
+ * rows the client-side commit sends for them on the premise: the replaced delete file removed and
+ * scheduled for deletion, the new one with a file id from the premise's counter, `deleted_from_table:<t>`.
+ * Those rows go through the client-side translation (`translate.ts`), which owns how a replaced delete
+ * file and carried inlined deletes are stored and checked (docs/decisions/0245-quack-flush-inlined-deletes.md,
+ * docs/decisions/0265-staged-delete-files.md).
+ */
+import { InvalidRequest, Unsupported } from "../../errors.ts";
+import type { SnapshotRecord } from "../../records.ts";
+import type { Literal, RowOp } from "./parse.ts";
+import type { Relativize } from "./staged-compaction.ts";
+import type { StagedBatch, StagedRow, StagedTable } from "./staged-parse.ts";
+
+const num = (n: number): Literal => ({ k: "num", text: String(n) });
+const text = (v: string): Literal => ({ k: "str", v });
+const NULL: Literal = { k: "null" };
+const orNull = (l: Literal | undefined): Literal => l ?? NULL;
+
+function int(l: Literal | undefined, what: string): number {
+  const n = l?.k === "num" ? Number(l.text) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < 0) throw new InvalidRequest(`staged delete file: ${what} is not an id`);
+  return n;
+}
+function isNull(l: Literal | undefined): boolean {
+  return l === undefined || l.k === "null";
+}
+function str(l: Literal | undefined, what: string): string {
+  if (l?.k !== "str") throw new InvalidRequest(`staged delete file: ${what} is not a string`);
+  return l.v;
+}
+function flag(l: Literal | undefined): boolean {
+  return l?.k === "bool" && l.v;
+}
+
+/** True for a staged delete file this module translates (the plain DELETE's stays on the verbs). */
+export function rewritesDeletes(d: StagedRow): boolean {
+  return flag(d.overwrites_existing_delete) || (isNull(d.attached_local_file_id) && isFlushSource(d));
+}
+
+function isFlushSource(d: StagedRow): boolean {
+  return d.source?.k === "str" && d.source.v === "FLUSH";
+}
+
+export interface DeletesInput {
+  /** Staged delete files of existing data files (no `attached_local_file_id`). */
+  rows: readonly StagedRow[];
+  /** The commit's snapshot on the premise. */
+  snapshotId: number;
+  /** The next file id of the premise's counter, advanced per file. */
+  allocate: () => number;
+  /** The lake's data path: scheduled files are stored relative to it. */
+  dataPath: string;
+  tableRelative: Relativize;
+}
+
+export interface DeletesOps {
+  /** In the client-side batch's order: removals, their scheduling, the new delete files. */
+  ops: RowOp[];
+  /** Tables the delete files belong to, in staged order: `deleted_from_table:<t>`. */
+  tables: number[];
+}
+
+export async function existingFileDeletes(input: DeletesInput): Promise<DeletesOps> {
+  const removed: number[] = [];
+  const scheduled: Literal[][] = [];
+  const files: Literal[][] = [];
+  const tables: number[] = [];
+  // File ids in the order of the data files they delete from, as stock's commit allocates them (measured:
+  // a DELETE staging a new file for data file 1 before the replacing one of data file 0 numbers file 0's
+  // first; docs/decisions/0265-staged-delete-files.md).
+  const ordered = [...input.rows].sort(
+    (a, b) => int(a.data_file_id, "data_file_id") - int(b.data_file_id, "data_file_id"),
+  );
+  for (const d of ordered) {
+    if (!isNull(d.attached_local_file_id) || isNull(d.data_file_id)) {
+      throw new InvalidRequest("staged delete file: not a delete file of an existing data file");
+    }
+    const source = str(d.source, "source");
+    if (source !== "REGULAR" && source !== "FLUSH") {
+      throw new Unsupported(`staged delete files with source ${source} are not translated`);
+    }
+    const t = int(d.table_id, "table_id");
+    if (!tables.includes(t)) tables.push(t);
+    const overwrites = flag(d.overwrites_existing_delete);
+    if (overwrites) {
+      removed.push(int(d.overwrite_delete_file_id, "overwrite_delete_file_id"));
+      const p = str(d.overwrite_delete_file_path, "overwrite_delete_file_path");
+      const inside = p.startsWith(input.dataPath);
+      scheduled.push([
+        num(int(d.overwrite_delete_file_id, "overwrite_delete_file_id")),
+        text(inside ? p.slice(input.dataPath.length) : p),
+        { k: "bool", v: inside },
+        { k: "now" },
+      ]);
+    }
+    // A flush keeps the carried deletes' snapshots (begin and partial_max as staged, checked by the
+    // translation against the inlined deletes); a DELETE's file begins at the replaced one's begin and
+    // holds rows up to the commit's own snapshot, which is the premise's, not the one the client assumed.
+    const flush = source === "FLUSH";
+    if (!flush && overwrites && isNull(d.begin_snapshot)) {
+      throw new InvalidRequest("staged delete file: a replacing delete file without the replaced begin");
+    }
+    const begin = flush || overwrites ? int(d.begin_snapshot, "begin_snapshot") : input.snapshotId;
+    const partialMax = flush
+      ? num(int(d.max_snapshot, "max_snapshot"))
+      : overwrites
+        ? num(input.snapshotId)
+        : NULL;
+    const path = await input.tableRelative(t, str(d.file_name, "file_name"));
+    files.push([
+      num(input.allocate()),
+      num(t),
+      num(begin),
+      NULL,
+      num(int(d.data_file_id, "data_file_id")),
+      text(path.path),
+      { k: "bool", v: path.relative },
+      orNull(d.format),
+      orNull(d.delete_count),
+      orNull(d.file_size_bytes),
+      orNull(d.footer_size),
+      orNull(d.encryption_key),
+      partialMax,
+    ]);
+  }
+  const ops: RowOp[] = [];
+  if (removed.length > 0) {
+    ops.push({ op: "delete", table: "ducklake_delete_file", key: "delete_file_id", ids: removed });
+    ops.push({
+      op: "insert",
+      table: "ducklake_files_scheduled_for_deletion",
+      columns: null,
+      rows: scheduled,
+    });
+  }
+  if (files.length > 0) ops.push({ op: "insert", table: "ducklake_delete_file", columns: null, rows: files });
+  return { ops, tables };
+}
+
+export interface ReplacedDeletesInput {
+  batch: StagedBatch;
+  premise: SnapshotRecord;
+  dataPath: string;
+  tableRelative: Relativize;
+  author: string | null;
+  message: string | null;
+  extraInfo: string | null;
+}
+
+/**
+ * A DELETE whose delete files replace live ones: the snapshot, the delete files (replacing and new, in
+ * staged order) and `deleted_from_table:<t>`, as the client-side DELETE sends them. A batch that also
+ * stages other rows (an UPDATE's inlined rows, appended files) is not this shape and is refused by name.
+ */
+export async function replacedDeleteOps(input: ReplacedDeletesInput): Promise<RowOp[]> {
+  const { batch, premise } = input;
+  for (const [t, list] of Object.entries(batch.rows) as [StagedTable, StagedRow[]][]) {
+    if (t !== "commit" && t !== "delete_file" && list.length > 0) {
+      throw new Unsupported(
+        `a staged commit replacing delete files with ducklake_staged_${t} rows too is not translated yet (docs/decisions/0265-staged-delete-files.md)`,
+      );
+    }
+  }
+  const S = premise.snapshot_id + 1;
+  let nextFileId = premise.next_file_id;
+  const { ops, tables } = await existingFileDeletes({
+    rows: batch.rows.delete_file,
+    snapshotId: S,
+    allocate: () => nextFileId++,
+    dataPath: input.dataPath,
+    tableRelative: input.tableRelative,
+  });
+  const opt = (v: string | null): Literal => (v === null ? NULL : text(v));
+  return [
+    {
+      op: "insert",
+      table: "ducklake_snapshot",
+      columns: null,
+      rows: [
+        [num(S), { k: "now" }, num(premise.schema_version), num(premise.next_catalog_id), num(nextFileId)],
+      ],
+    },
+    ...ops,
+    {
+      op: "insert",
+      table: "ducklake_snapshot_changes",
+      columns: null,
+      rows: [
+        [
+          num(S),
+          text(tables.map((t) => `deleted_from_table:${t}`).join(",")),
+          opt(input.author),
+          opt(input.message),
+          opt(input.extraInfo),
+        ],
+      ],
+    },
+  ];
+}

@@ -9,25 +9,10 @@
 import { InvalidRequest, Unsupported } from "../../errors.ts";
 import type { SnapshotRecord } from "../../records.ts";
 import type { Literal, RowOp } from "./parse.ts";
+import { isNull, NULL, num, orNull, stagedReader, text } from "./staged-literals.ts";
 import type { StagedBatch, StagedRow } from "./staged-parse.ts";
 
-const num = (n: number): Literal => ({ k: "num", text: String(n) });
-const text = (v: string): Literal => ({ k: "str", v });
-const NULL: Literal = { k: "null" };
-const orNull = (l: Literal | undefined): Literal => l ?? NULL;
-
-function int(l: Literal | undefined, what: string): number {
-  const n = l?.k === "num" ? Number(l.text) : Number.NaN;
-  if (!Number.isSafeInteger(n) || n < 0) throw new InvalidRequest(`staged compaction: ${what} is not an id`);
-  return n;
-}
-function isNull(l: Literal | undefined): boolean {
-  return l === undefined || l.k === "null";
-}
-function str(l: Literal | undefined, what: string): string {
-  if (l?.k !== "str") throw new InvalidRequest(`staged compaction: ${what} is not a string`);
-  return l.v;
-}
+const { int, str } = stagedReader("staged compaction");
 
 /** Paths as DuckLake's commit stores them: relative to `dir` when inside it. */
 export type Relativize = (tableId: number, path: string) => Promise<{ path: string; relative: boolean }>;

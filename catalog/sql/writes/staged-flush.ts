@@ -15,29 +15,12 @@ import { mergeColumnStats, readColumnStats, readTableStats } from "../../verbs/o
 import type { Literal, RowOp } from "./parse.ts";
 import type { Relativize } from "./staged-compaction.ts";
 import { existingFileDeletes } from "./staged-deletes.ts";
+import { flag, isNull, NULL, num, orNull, stagedReader, text } from "./staged-literals.ts";
 import type { StagedBatch, StagedRow } from "./staged-parse.ts";
 
-const num = (n: number): Literal => ({ k: "num", text: String(n) });
-const text = (v: string): Literal => ({ k: "str", v });
-const NULL: Literal = { k: "null" };
-const orNull = (l: Literal | undefined): Literal => l ?? NULL;
-const INLINED_DATA = /^ducklake_inlined_data_(\d+)_(\d+)$/;
+const { int, str } = stagedReader("staged flush");
 
-function int(l: Literal | undefined, what: string): number {
-  const n = l?.k === "num" ? Number(l.text) : Number.NaN;
-  if (!Number.isSafeInteger(n) || n < 0) throw new InvalidRequest(`staged flush: ${what} is not an id`);
-  return n;
-}
-function isNull(l: Literal | undefined): boolean {
-  return l === undefined || l.k === "null";
-}
-function str(l: Literal | undefined, what: string): string {
-  if (l?.k !== "str") throw new InvalidRequest(`staged flush: ${what} is not a string`);
-  return l.v;
-}
-function flag(l: Literal | undefined): boolean {
-  return l?.k === "bool" && l.v;
-}
+const INLINED_DATA = /^ducklake_inlined_data_(\d+)_(\d+)$/;
 
 export interface FlushInput {
   batch: StagedBatch;

@@ -81,6 +81,10 @@ def check(edge_port, take_port, work):
             cons[side] = suite.connect()
             cons[side].execute(secrets[side])
             cons[side].execute(f"ATTACH '{attach[side]}' AS lake (DATA_PATH '{dirs[side]}')")
+            # Job 1 (on by default, docs/decisions/0323-maintenance-defaults.md) flushes a table's inlined rows
+            # once they pass data_inlining_row_limit (10), mid-run and on the edge only. A limit above the run's
+            # rows, set on both sides with DuckLake's own option, keeps the catalogs comparable row for row.
+            cons[side].execute(f"CALL lake.set_option('data_inlining_row_limit', {CLIENTS * COMMITS_PER_CLIENT * 4})")
             cons[side].execute("CREATE TABLE lake.t (w INTEGER, i INTEGER, s VARCHAR)")
         problems = run_clients(CLIENTS, COMMITS_PER_CLIENT, secrets["edge"], attach["edge"], dirs["edge"])
         if problems:

@@ -72,6 +72,7 @@ export async function startWrangler(port: number): Promise<DevServer> {
   child.stdout?.on("data", collect);
   child.stderr?.on("data", collect);
   child.once("exit", () => markReady(false));
+  // A deadline, not a wait: readiness is the "Ready on" line; this only bounds a server that never prints it.
   const timer = setTimeout(() => markReady(false), WRANGLER_START_TIMEOUT_MS);
   const url = `http://127.0.0.1:${port}`;
   const stop = async (): Promise<void> => {
@@ -86,6 +87,7 @@ export async function startWrangler(port: number): Promise<DevServer> {
         }
       };
       signal("SIGTERM");
+      // A bound, not a wait: the exit event ends this; SIGKILL only for a server that ignores SIGTERM.
       const killer = setTimeout(() => signal("SIGKILL"), WRANGLER_STOP_GRACE_MS);
       await exited;
       clearTimeout(killer);

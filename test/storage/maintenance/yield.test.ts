@@ -16,6 +16,8 @@ describe("memtable flush build", () => {
     const n = Math.ceil((4 * YIELD_EVERY_BYTES) / 1000);
     for (let i = 0; i < n; i++) tree.set(b(`k/${String(i).padStart(8, "0")}`), i % 10 === 0 ? null : value);
     const order: string[] = [];
+    // A probe, not a wait: a zero-delay macrotask queued before the build runs only if the build hands the
+    // event loop back part-way (a build that never yields would finish first).
     setTimeout(() => order.push("timer"), 0);
     const built = await buildL0Table({ tree }).then((t) => {
       order.push("built");

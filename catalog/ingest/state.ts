@@ -1,5 +1,5 @@
 /** Reading and writing the ingest subspace's small records through a staging layer or read view. */
-import type { Bytes, ReadView } from "../../storage/api.ts";
+import type { Bytes, ReadView, ScanRange } from "../../storage/api.ts";
 import { decodeValue, encodeValue, ValueKind, valueKindOf } from "../codec.ts";
 import { corruption } from "../errors.ts";
 import { hash53 } from "../keys.ts";
@@ -75,6 +75,11 @@ function decodeRun(value: Bytes): LogRecord[] {
   return run.records.map((r, i) => ({ ...r, seq: run.first + i }));
 }
 
+/** The key range of the log after `drained`: every stored run of the tail, and nothing drained. */
+export function tailRange(drained: number): ScanRange {
+  return { start: ingestKeys.record(drained + 1), prefix: ingestKeys.recordPrefix() };
+}
+
 /**
  * The tail: records after `drained`, in sequence order, at most `limit`. The records must be dense from
  * `drained + 1` (the single writer numbers them so, and trims keep runs after the watermark); a gap is
@@ -82,10 +87,7 @@ function decodeRun(value: Bytes): LogRecord[] {
  */
 export async function readTail(st: Readable, drained: number, limit: number): Promise<LogRecord[]> {
   const out: LogRecord[] = [];
-  for await (const kv of st.scan({
-    start: ingestKeys.record(drained + 1),
-    prefix: ingestKeys.recordPrefix(),
-  })) {
+  for await (const kv of st.scan(tailRange(drained))) {
     for (const r of decodeRun(kv.value)) {
       if (r.seq !== drained + 1 + out.length)
         throw corruption(`log record ${r.seq} found where ${drained + 1 + out.length} was expected`);
@@ -103,10 +105,7 @@ export async function readTail(st: Readable, drained: number, limit: number): Pr
  */
 export async function trimRecords(st: Staging, drained: number, through: number): Promise<void> {
   const runs: { key: Bytes; records: LogRecord[] }[] = [];
-  for await (const kv of st.scan({
-    start: ingestKeys.record(drained + 1),
-    prefix: ingestKeys.recordPrefix(),
-  })) {
+  for await (const kv of st.scan(tailRange(drained))) {
     const records = decodeRun(kv.value);
     runs.push({ key: kv.key, records });
     if ((records.at(-1)?.seq ?? 0) >= through) break;

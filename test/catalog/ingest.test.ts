@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Catalog, CommitRequest } from "../../catalog/index.ts";
 import { readIngestHead, readRows } from "../../catalog/index.ts";
 import { ingestKeys } from "../../catalog/ingest/keys.ts";
-import type { Store } from "../../storage/api.ts";
+import type { ReadView, Store } from "../../storage/api.ts";
 import { fresh, settle } from "./support.ts";
 
 const T = { schema: "main", name: "events" };
@@ -262,5 +262,38 @@ describe("packed log runs and the batch's shape memo (decision 0318)", () => {
     const refused = group.results[6];
     expect(refused && !refused.ok && refused.error.code).toBe("NotFound");
     expect(await rows(store)).toEqual([{ z: "new" }]);
+  });
+});
+
+describe("a lake + tail read's store round trips (decision 0318)", () => {
+  it("hints the tail's whole key range before it scans the tail", async () => {
+    const { store, catalog } = await setup("ing-tail-hint", false);
+    await commit(store, catalog, {
+      verbs: [{ op: "rows_write", table: T, ops: [{ op: "insert", row: { id: 1 } }] }],
+    });
+    await commit(store, catalog, { verbs: [{ op: "rows_flush" }] });
+    await commit(store, catalog, {
+      verbs: [{ op: "rows_write", table: T, ops: [{ op: "insert", row: { id: 2 } }] }],
+    });
+    const inner = store.snapshot();
+    const events: string[] = [];
+    const hex = (b: Uint8Array | undefined) => (b === undefined ? "-" : Buffer.from(b).toString("hex"));
+    const isLog = (b: Uint8Array | undefined) => hex(b).startsWith(hex(ingestKeys.recordPrefix()));
+    const view: ReadView = {
+      position: inner.position,
+      get: (k) => inner.get(k),
+      scan: (r) => {
+        if (isLog(r.prefix)) events.push(`scan ${hex(r.start)}`);
+        return inner.scan(r);
+      },
+      prefetch: async (ranges) => {
+        for (const r of ranges) if (isLog(r.prefix)) events.push(`prefetch ${hex(r.start)}`);
+      },
+    };
+    const r = await readRows(view, T, {});
+    expect(r.rows.map((x) => x.id)).toEqual([1, 2]);
+    // One hint of the tail from the watermark (record 2), then the scan it covers; drained history never.
+    const from = hex(ingestKeys.record(2));
+    expect(events).toEqual([`prefetch ${from}`, `scan ${from}`]);
   });
 });

@@ -2,7 +2,7 @@
  * `npm run bench -- ingest [--quick]`: row ingestion through the lake writer (durable-objects/writer.ts,
  * the code the Durable Object hosts) in Node against Miniflare's R2 through the fault bucket, with
  * injected PUT latency L. For each (L, path wal|lake, writers c, rows per request r): rows/s, ack p50/p99
- * and R2 PUTs per 1k rows, and where a commit's time went (mean queue / submit / durability ms, mean
+ * and R2 PUTs per 1k rows (and requests per PUT), and where a commit's time went (mean queue / submit / durability ms, mean
  * batch size, from the writer's metrics); the `wal` ÷ `lake` rows/s ratio per cell; then flush throughput
  * (rows/s into Parquet: the flusher's batches pass the inlining limit), flush lag (from the last
  * acknowledged append to the watermark covering it, an on-demand flush started at once), and lake + tail
@@ -104,6 +104,8 @@ async function cell(
     ackP50Ms: Math.round(quantile(latencies, 0.5)),
     ackP99Ms: Math.round(quantile(latencies, 0.99)),
     putsPer1kRows: Math.round((puts * 1000) / rows),
+    // Both paths share the pacer: how many acknowledged requests one PUT carried (decision 0319).
+    commitsPerPut: puts === 0 ? 0 : Math.round(((c * requests) / puts) * 10) / 10,
     queueMs: mean(m.latencyMs.queue),
     submitMs: mean(m.latencyMs.submit),
     durabilityMs: mean(m.latencyMs.durability),
@@ -127,15 +129,18 @@ async function flushAndReads(
       const ops = Array.from({ length: 100 }, () => ({ op: "insert" as const, row: { id: id++, v: "x" } }));
       await w.commit({ verbs: [{ op: "rows_write", table: T, ops }] });
     }
-    const view = await openLatest(inner, lake);
+    // Through the fault bucket (no latency on reads), so the read's GETs are counted.
+    const view = await openLatest(bucket, lake);
+    const g0 = bucket.count({ op: "get" });
     const s = performance.now();
-    const r = await readRows(view, T, {}, files);
+    const r = await readRows(view, T, {}, dataObjectReader(bucket, lake));
     out.push({
       L,
       case: "lake+tail read",
       tailRecords: tail,
       rows: r.rows.length,
       ms: Math.round(performance.now() - s),
+      gets: bucket.count({ op: "get" }) - g0,
     });
   }
   const dataPuts = () => bucket.count({ op: "put", prefix: `lakes/${lake}/data/`, outcome: "ok" });

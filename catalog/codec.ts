@@ -44,6 +44,8 @@ export const ValueKind = {
   ingestKeys: 0x63,
   ingestSettings: 0x64,
   ingestDeadLetter: 0x65,
+  /** A run of consecutive log records stored as one value (docs/decisions/0318-packed-log-runs.md). */
+  ingestRecordRun: 0x66,
   maintenanceHead: 0x70,
   maintenanceRun: 0x71,
   maintenanceFence: 0x72,
@@ -63,6 +65,12 @@ export function encodeValue(kind: ValueKind, record: unknown): Bytes {
   out[MAGIC.length + 1] = kind;
   out.set(body, HEADER);
   return out;
+}
+
+/** The kind byte of an encoded value, or undefined when it is not framed as a catalog value. */
+export function valueKindOf(bytes: Bytes): number | undefined {
+  if (bytes.length < HEADER || MAGIC.some((m, i) => bytes[i] !== m)) return undefined;
+  return bytes[MAGIC.length + 1];
 }
 
 export function decodeValue<T>(kind: ValueKind, bytes: Bytes, what: string): T {

@@ -22,7 +22,7 @@ export type { CommitResult, GroupOutcome, MemberResult } from "./commit/group.ts
 export type { GroupMember, SelfStagedMember } from "./commit/member.ts";
 export * from "./errors.ts";
 export { readDeadLetters } from "./ingest/dead-letter.ts";
-export { planLakeWrite, soleRowsWrite } from "./ingest/lake-write-plan.ts";
+export { planLakeWrite, plannableRowsWrites } from "./ingest/lake-write-plan.ts";
 export {
   MAX_DEAD_LETTERS,
   MAX_DEAD_LETTERS_PAGE,

@@ -24,10 +24,10 @@ import {
   type MemberResult,
   NotFound,
   openCatalog,
+  plannableRowsWrites,
   quoteName,
   readIngestHead,
   readIngestSettings,
-  soleRowsWrite,
 } from "../catalog/index.ts";
 import { MAX_FLUSH_ROWS_PER_STEP } from "../catalog/maintenance/flush-plan.ts";
 import { liveTableId } from "../catalog/maintenance/table-ref.ts";
@@ -289,17 +289,22 @@ export class Writer {
   async commit(request: unknown): Promise<CommitResult> {
     const parsed = parseRequest(request);
     // A `lake` row write above the inlining limit PUTs its Parquet first (docs/decisions/0316-lake-write-parquet.md).
-    if (soleRowsWrite(parsed) === undefined) return this.commitOne(parsed);
+    if (plannableRowsWrites(parsed) === undefined) return this.commitOne(parsed);
+    return this.commitPlanned(parsed, false);
+  }
+
+  /** A request of row writes only, through the lake-write plan (decisions 0316, 0319). */
+  private async commitPlanned(request: CommitRequest, alone: boolean): Promise<CommitResult> {
     const s = await this.ready();
     return commitLakeWrite(
       { lake: this.host.lake, bucket: this.host.bucket, now: this.host.now, view: () => s.store.snapshot() },
-      parsed,
-      (r) => this.commitOne(r),
+      request,
+      (r) => this.commitOne(r, alone),
     );
   }
 
-  private async commitOne(request: CommitRequest): Promise<CommitResult> {
-    const results = await this.run([request]);
+  private async commitOne(request: CommitRequest, alone = false): Promise<CommitResult> {
+    const results = await this.run([request], alone);
     const r = results[0];
     if (r === undefined) throw new Error("the batch returned no result for a member");
     if (!r.ok) throw new MemberFailed(r.error.code, r.error.message);
@@ -311,11 +316,11 @@ export class Writer {
    * writes; docs/decisions/0312-ingest-writer.md).
    */
   async transaction(request: unknown): Promise<CommitResult> {
-    const results = await this.run([parseRequest(request)], true);
-    const r = results[0];
-    if (r === undefined) throw new Error("the batch returned no result for a member");
-    if (!r.ok) throw new MemberFailed(r.error.code, r.error.message);
-    return r.value;
+    const parsed = parseRequest(request);
+    // A `lake` transaction PUTs the Parquet of each write above its table's inlining limit first
+    // (docs/decisions/0319-lake-transactions-parquet.md), then commits alone as ever.
+    if (plannableRowsWrites(parsed) === undefined) return this.commitOne(parsed, true);
+    return this.commitPlanned(parsed, true);
   }
 
   /**

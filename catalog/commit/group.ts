@@ -20,6 +20,7 @@ import { readHead, readSnapshot, readSnapshotsBetween } from "../head.ts";
 import { keys } from "../keys.ts";
 import type { SnapshotRecord } from "../records.ts";
 import { Staging } from "../staging.ts";
+import { ShapeMemo } from "../verbs/shape-memo.ts";
 import { backoffDelay, MAX_COMMIT_ATTEMPTS, sleep } from "./backoff.ts";
 import { lookupIdempotency, stampedIdempotency } from "./idempotency.ts";
 import {
@@ -127,13 +128,18 @@ async function attempt(
     const staged = new Map<number, StagedMember>();
     const errors = new Map<number, CodedError>();
     let current = premise;
+    // One memo of resolved table shapes per attempt (docs/decisions/0318-packed-log-runs.md), cleared
+    // after any member that may have changed what a table name resolves to.
+    const shapes = new ShapeMemo();
+    const memberEnv: GroupEnv = { ...env, shapes };
     for (const i of pending) {
       const req = members[i] as GroupMember;
       try {
         const s = isSelfStaged(req)
-          ? await req.stage(group, current, env)
-          : await stageMember(group, current, env, req);
+          ? await req.stage(group, current, memberEnv)
+          : await stageMember(group, current, memberEnv, req);
         s.layer.commitToParent();
+        if (isSelfStaged(req) || s.ctx?.schemaChanged === true) shapes.clear();
         if (s.snapshot) current = s.snapshot;
         staged.set(i, s);
       } catch (e) {

@@ -16,7 +16,7 @@ import { ingestKeys } from "./keys.ts";
 import { MAX_DEAD_LETTERS } from "./limits.ts";
 import { appendRecords } from "./log.ts";
 import type { DeadLetterRecord } from "./records.ts";
-import { readIngestHead, readTail, writeIngestHead } from "./state.ts";
+import { readIngestHead, readTail, trimRecords, writeIngestHead } from "./state.ts";
 
 /** Longest error text kept with a dead letter. */
 const MAX_DEAD_LETTER_MESSAGE = 2_000;
@@ -48,7 +48,7 @@ export async function rowsDeadLetter(ctx: VerbContext, v: VerbOf<"rows_dead_lett
     message: v.message.slice(0, MAX_DEAD_LETTER_MESSAGE),
   };
   ctx.st.put(ingestKeys.deadLetter(rec.seq), encodeValue(ValueKind.ingestDeadLetter, letter));
-  ctx.st.delete(ingestKeys.record(rec.seq));
+  await trimRecords(ctx.st, head.drained, rec.seq);
   writeIngestHead(ctx.st, { next_seq: head.next_seq, drained: rec.seq });
   return { drained: rec.seq, deadLettered: rec.seq };
 }

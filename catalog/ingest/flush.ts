@@ -28,6 +28,7 @@ import {
   readIngestTable,
   readKeyBucket,
   readTail,
+  trimRecords,
   writeIngestHead,
   writeKeyBucket,
 } from "./state.ts";
@@ -267,7 +268,7 @@ export async function flushLog(ctx: VerbContext, max: number, plan?: FlushBatchP
     deleted += r.deleted;
   }
   if (files.size > 0) throw new FlushPlanStale(`planned files name tables the batch does not hold`);
-  for (const r of records) ctx.st.delete(ingestKeys.record(r.seq));
+  await trimRecords(ctx.st, head.drained, last.seq);
   writeIngestHead(ctx.st, { next_seq: head.next_seq, drained: last.seq });
   return { drained: last.seq, records: records.length, inserted, deleted, stale: false };
 }

@@ -1,10 +1,11 @@
 /**
- * The writer's plan of a `lake` row write (docs/decisions/0316-lake-write-parquet.md): the write is one
- * DuckLake commit that drains the log through itself, and when a table's surviving rows of that batch
- * pass its inlining limit they go in a Parquet file the writer PUTs before the commit — exactly as a
- * flush batch does (`flush-plan.ts`, the one planner). Pure: the write is staged into a scratch overlay of
- * the writer's view (the verb's own `rowsWrite`, so validation and sequence numbers are the verb's), the
- * flush batch of this write's own records is planned over that overlay, and nothing is kept. The verb
+ * The writer's plan of a `lake` row write or transaction (docs/decisions/0316-lake-write-parquet.md,
+ * 0319-lake-transactions-parquet.md): the request is one DuckLake commit in which each write drains the
+ * log through itself, and when a write's surviving rows pass its table's inlining limit they go in a
+ * Parquet file the writer PUTs before the commit — exactly as a flush batch does (`flush-plan.ts`, the one
+ * planner). Pure: the writes are staged into a scratch overlay of the writer's view (the verb's own
+ * `rowsWrite`, so validation and sequence numbers are the verb's), the flush batch of each write's own
+ * records is planned over that overlay, and nothing is kept. The verb
  * drains the earlier records first, then this write's with the file, checking the file's row count and
  * the table's columns (`landIfLakePath`, `flushLog`); a difference (an ALTER in between) is
  * `FlushPlanStale` and the writer plans again.
@@ -29,48 +30,86 @@ export interface LakeWritePlan {
   request: CommitRequest;
 }
 
-/** The one `rows_write` of a request the lake-write plan applies to (a standalone write), if any. */
-export function soleRowsWrite(request: CommitRequest): VerbOf<"rows_write"> | undefined {
-  const [v, ...rest] = request.verbs;
-  return rest.length === 0 && v?.op === "rows_write" && v.lakePlan === undefined ? v : undefined;
+/**
+ * The `rows_write` verbs of a request the lake-write plan applies to: a request of row writes only (a
+ * standalone write, or a transaction over one or more tables, docs/decisions/0319-lake-transactions-parquet.md),
+ * none of them planned yet; undefined for anything else.
+ */
+export function plannableRowsWrites(request: CommitRequest): VerbOf<"rows_write">[] | undefined {
+  if (request.verbs.length === 0) return undefined;
+  const out: VerbOf<"rows_write">[] = [];
+  for (const v of request.verbs) {
+    if (v.op !== "rows_write" || v.lakePlan !== undefined) return undefined;
+    out.push(v);
+  }
+  return out;
 }
 
 /**
- * The plan, or null when the request needs none: not a `lake` write, a replay of an idempotency key, no
- * table above its inlining limit in the batch, or a write the verb will refuse anyway (it fails there,
- * with the verb's own error).
+ * The plan, or null when the request needs none: no `lake` write, a replay of an idempotency key, no
+ * write whose own rows pass its table's inlining limit, or a request the verbs will refuse anyway (it
+ * fails there, with the verb's own error). Each `lake` write of the request is planned over its own
+ * records, after the writes before it in the request were staged (as the verb will land them: one after
+ * another, each draining the log through itself).
  */
 export async function planLakeWrite(
   view: ReadView,
   request: CommitRequest,
   now: () => number,
 ): Promise<LakeWritePlan | null> {
-  const v = soleRowsWrite(request);
-  if (v === undefined) return null;
-  if ((v.writePath ?? (await readSettings(view)).write_path) !== "lake") return null;
+  const writes = plannableRowsWrites(request);
+  if (writes === undefined) return null;
+  const setting = writes.some((v) => v.writePath === undefined)
+    ? (await readSettings(view)).write_path
+    : undefined;
+  const isLake = (v: VerbOf<"rows_write">): boolean => (v.writePath ?? setting) === "lake";
+  if (!writes.some(isLake)) return null;
   const st = Staging.over(view);
   if (request.idempotencyKey !== undefined && (await lookupIdempotency(st, request.idempotencyKey)))
     return null;
   const premise = await readSnapshot(view, (await readHead(view)).snapshot_id);
   const ctx = new VerbContext(st, premise, { now, dataPath: "", uuid: () => "" });
-  let range: { first: number; last: number };
+  const ranges: { first: number; last: number }[] = [];
   try {
-    const a = await rowsWrite(ctx, { ...v, writePath: "wal" });
-    range = { first: Number(a.firstSeq), last: Number(a.lastSeq) };
+    for (const v of writes) {
+      const a = await rowsWrite(ctx, { ...v, writePath: "wal" });
+      ranges.push({ first: Number(a.firstSeq), last: Number(a.lastSeq) });
+    }
   } catch (e) {
     if (isMemberError(e)) return null;
     throw e;
   }
-  // Only this write's records: the verb drains the earlier ones first (inlined, as a flush batch would
-  // without a plan), so the file depends on this write alone and no other write can overtake the plan.
+  const objects: PlannedObject[] = [];
+  const verbs: CommitRequest["verbs"] = [];
+  for (const [i, v] of writes.entries()) {
+    const range = ranges[i];
+    const files = range && isLake(v) ? await ownFiles(st, view, now, range, objects) : [];
+    verbs.push(files.length > 0 ? { ...v, lakePlan: { files } } : v);
+  }
+  if (objects.length === 0) return null;
+  return { objects, request: { ...request, verbs } };
+}
+
+/**
+ * The files of one write's own records: the flush batch of exactly `range`, planned over the scratch
+ * overlay with the watermark set just before it. Only its own records: the verb drains the earlier ones
+ * first (inlined, as a flush batch would without a plan), so the file depends on this write alone and no
+ * other write can overtake the plan.
+ */
+async function ownFiles(
+  st: Staging,
+  view: ReadView,
+  now: () => number,
+  range: { first: number; last: number },
+  objects: PlannedObject[],
+): Promise<NonNullable<VerbOf<"rows_flush">["files"]>> {
   const head = await readIngestHead(st);
   writeIngestHead(st, { next_seq: head.next_seq, drained: range.first - 1 });
   const overlay: ReadView = { position: view.position, get: (k) => st.get(k), scan: (r) => st.scan(r) };
-  const batch = await planRowsFlush(overlay, now, MAX_FLUSH_RECORDS);
-  if (batch === null || batch.objects.length === 0 || batch.verb.through !== range.last) return null;
-  const lakePlan = { files: batch.verb.files ?? [] };
-  return {
-    objects: batch.objects,
-    request: { ...request, verbs: [{ ...v, lakePlan }] },
-  };
+  const count = range.last - range.first + 1;
+  if (count > MAX_FLUSH_RECORDS) return [];
+  const batch = await planRowsFlush(overlay, now, count);
+  if (batch === null || batch.objects.length === 0 || batch.verb.through !== range.last) return [];
+  objects.push(...batch.objects);
+  return batch.verb.files ?? [];
 }

@@ -16,11 +16,12 @@ import type { Assigned, VerbContext } from "../verbs/context.ts";
 import { canonicalRow, type TableShape, tableShape } from "../verbs/ops/inline.ts";
 import { readTableStats } from "../verbs/ops/stats-support.ts";
 import type { VerbOf } from "../verbs/schema.ts";
+import { resolveTableShape } from "../verbs/shape-memo.ts";
 import { flushLog } from "./flush.ts";
 import { writeIndexMarker } from "./key-index.ts";
 import { ingestKeys } from "./keys.ts";
 import { MAX_FLUSH_RECORDS, MAX_UNFLUSHED_RECORDS } from "./limits.ts";
-import type { LogRecord, WritePath } from "./records.ts";
+import type { IngestTableRecord, LogRecord, WritePath } from "./records.ts";
 import {
   readIngestHead,
   readIngestTable,
@@ -28,7 +29,7 @@ import {
   readTail,
   writeIngestHead,
   writeIngestTable,
-  writeRecord,
+  writeRecordRun,
   writeSettings,
 } from "./state.ts";
 
@@ -44,10 +45,11 @@ export async function appendRecords(
       `the lake's log holds ${pending} unflushed records and this write adds ${records.length}, above the limit of ${MAX_UNFLUSHED_RECORDS}; flush the lake (POST /flush) and resend`,
     );
   }
-  let seq = head.next_seq;
-  for (const r of records) writeRecord(ctx.st, { ...r, seq: seq++ });
-  writeIngestHead(ctx.st, { next_seq: seq, drained: head.drained });
-  return { first: head.next_seq, last: seq - 1 };
+  // One stored value for the whole append (docs/decisions/0318-packed-log-runs.md).
+  writeRecordRun(ctx.st, head.next_seq, records);
+  const next = head.next_seq + records.length;
+  writeIngestHead(ctx.st, { next_seq: next, drained: head.drained });
+  return { first: head.next_seq, last: next - 1 };
 }
 
 /** The key of a row or a key object, canonical, in key-column order; every key column must be non-null. */
@@ -121,11 +123,10 @@ function tooManyEarlier(n: number): InvalidRequest {
 }
 
 export async function rowsWrite(ctx: VerbContext, v: VerbOf<"rows_write">): Promise<Assigned> {
-  const table = await ctx.table(v.table);
+  // Resolved once per batch for a run of writes to one table (docs/decisions/0318-packed-log-runs.md).
+  const { table, shape } = await resolveTableShape(ctx, v.table);
   const t = table.table_id;
-  const shape = tableShape(t, await ctx.columns(t));
-  await ensureIngestTable(ctx, t);
-  const keyColumns = (await readIngestTable(ctx.st, t))?.key_columns ?? [];
+  const keyColumns = (await ensureIngestTable(ctx, t)).key_columns;
   const records: Omit<LogRecord, "seq">[] = v.ops.map((op, i) => {
     const path = `ops[${i}]`;
     if (op.op === "insert") {
@@ -176,7 +177,7 @@ export async function appendDropTombstone(ctx: VerbContext, table: TableRecord):
   const t = table.table_id;
   if (!(await readIngestTable(ctx.st, t))) return;
   const head = await readIngestHead(ctx.st);
-  writeRecord(ctx.st, { seq: head.next_seq, table_id: t, kind: "drop" });
+  writeRecordRun(ctx.st, head.next_seq, [{ table_id: t, kind: "drop" }]);
   writeIngestHead(ctx.st, { next_seq: head.next_seq + 1, drained: head.drained });
   ctx.st.delete(ingestKeys.table(t));
   for await (const kv of ctx.st.scan({ prefix: ingestKeys.keyIndexPrefix(t) })) ctx.st.delete(kv.key);
@@ -224,8 +225,11 @@ export async function setIngestSettings(
   return { flushIntervalMs: next.flush_interval_ms };
 }
 
-/** Marks a table as written through the log (so a later drop leaves a tombstone). */
-export async function ensureIngestTable(ctx: VerbContext, tableId: number): Promise<void> {
-  if (!(await readIngestTable(ctx.st, tableId)))
-    writeIngestTable(ctx.st, { table_id: tableId, key_columns: [] });
+/** Marks a table as written through the log (so a later drop leaves a tombstone); answers its state. */
+export async function ensureIngestTable(ctx: VerbContext, tableId: number): Promise<IngestTableRecord> {
+  const found = await readIngestTable(ctx.st, tableId);
+  if (found) return found;
+  const rec = { table_id: tableId, key_columns: [] };
+  writeIngestTable(ctx.st, rec);
+  return rec;
 }

@@ -14,7 +14,7 @@ import { indexComplete } from "./key-index.ts";
 import { MAX_UNFLUSHED_RECORDS } from "./limits.ts";
 import { fileRows, type LakeRow, lakeDataPath, ReadBudget, type RowFileSource } from "./read-files.ts";
 import type { RowValues } from "./records.ts";
-import { keyText, readIngestHead, readIngestTable, readKeyBucket, readTail } from "./state.ts";
+import { keyText, readIngestHead, readIngestTable, readKeyBucket, readTail, tailRange } from "./state.ts";
 
 /** Rows one read answers at most. */
 export const MAX_ROWS_PAGE = 100_000;
@@ -96,6 +96,9 @@ export async function readRows(
   const head = await readIngestHead(view);
   let watermark = head.drained;
   if (q.snapshot === undefined) {
+    // The tail's blocks in one round of GETs (at most PREFETCH_CONNECTIONS, bounded in bytes), not one
+    // dependent GET per block once the tail has left the writer's memtable (decision 0318).
+    await view.prefetch?.([tailRange(head.drained)]);
     const tail = await readTail(view, head.drained, MAX_UNFLUSHED_RECORDS);
     for (const r of tail) {
       watermark = r.seq;

@@ -1,6 +1,7 @@
 /** Reading and writing the ingest subspace's small records through a staging layer or read view. */
-import type { ReadView } from "../../storage/api.ts";
-import { decodeValue, encodeValue, ValueKind } from "../codec.ts";
+import type { Bytes, ReadView, ScanRange } from "../../storage/api.ts";
+import { decodeValue, encodeValue, ValueKind, valueKindOf } from "../codec.ts";
+import { corruption } from "../errors.ts";
 import { hash53 } from "../keys.ts";
 import type { InlineValue } from "../records.ts";
 import type { Staging } from "../staging.ts";
@@ -49,21 +50,77 @@ export function writeSettings(st: Staging, rec: IngestSettingsRecord): void {
   st.put(ingestKeys.settings(), encodeValue(ValueKind.ingestSettings, rec));
 }
 
-export function writeRecord(st: Staging, rec: LogRecord): void {
-  st.put(ingestKeys.record(rec.seq), encodeValue(ValueKind.ingestRecord, rec));
+/**
+ * A run of consecutive log records, stored as one value under the key of its first sequence number
+ * (docs/decisions/0318-packed-log-runs.md): one append writes one run, however many records it holds.
+ * Every stored run starts after the drained watermark — a trim that drains part of a run re-keys its
+ * rest — so a tail read starts its scan at `drained + 1` and never visits drained history.
+ */
+interface RecordRun {
+  first: number;
+  records: Omit<LogRecord, "seq">[];
 }
 
-/** The tail: records after `drained`, in sequence order, at most `limit`. */
+/** Writes `records` (without sequence numbers) as one run numbered from `first`. */
+export function writeRecordRun(st: Staging, first: number, records: readonly Omit<LogRecord, "seq">[]): void {
+  if (records.length === 0) return;
+  st.put(ingestKeys.record(first), encodeValue(ValueKind.ingestRecordRun, { first, records }));
+}
+
+/** One stored value of the log: a run, or a single record as builds before runs wrote them. */
+function decodeRun(value: Bytes): LogRecord[] {
+  if (valueKindOf(value) === ValueKind.ingestRecord)
+    return [decodeValue<LogRecord>(ValueKind.ingestRecord, value, "log record")];
+  const run = decodeValue<RecordRun>(ValueKind.ingestRecordRun, value, "log record run");
+  return run.records.map((r, i) => ({ ...r, seq: run.first + i }));
+}
+
+/** The key range of the log after `drained`: every stored run of the tail, and nothing drained. */
+export function tailRange(drained: number): ScanRange {
+  return { start: ingestKeys.record(drained + 1), prefix: ingestKeys.recordPrefix() };
+}
+
+/**
+ * The tail: records after `drained`, in sequence order, at most `limit`. The records must be dense from
+ * `drained + 1` (the single writer numbers them so, and trims keep runs after the watermark); a gap is
+ * Corruption rather than a silently shorter tail.
+ */
 export async function readTail(st: Readable, drained: number, limit: number): Promise<LogRecord[]> {
   const out: LogRecord[] = [];
-  for await (const kv of st.scan({
-    start: ingestKeys.record(drained + 1),
-    prefix: ingestKeys.recordPrefix(),
-  })) {
-    out.push(decodeValue<LogRecord>(ValueKind.ingestRecord, kv.value, "log record"));
-    if (out.length >= limit) break;
+  for await (const kv of st.scan(tailRange(drained))) {
+    for (const r of decodeRun(kv.value)) {
+      if (r.seq !== drained + 1 + out.length)
+        throw corruption(`log record ${r.seq} found where ${drained + 1 + out.length} was expected`);
+      out.push(r);
+      if (out.length >= limit) return out;
+    }
   }
   return out;
+}
+
+/**
+ * Removes the records `drained + 1 .. through` from the log (the flusher's trim, a dead letter's move):
+ * runs wholly inside are deleted, and the run holding `through` is re-keyed to `through + 1` with the
+ * records after it, all in the caller's batch.
+ */
+export async function trimRecords(st: Staging, drained: number, through: number): Promise<void> {
+  const runs: { key: Bytes; records: LogRecord[] }[] = [];
+  for await (const kv of st.scan(tailRange(drained))) {
+    const records = decodeRun(kv.value);
+    runs.push({ key: kv.key, records });
+    if ((records.at(-1)?.seq ?? 0) >= through) break;
+  }
+  for (const run of runs) {
+    st.delete(run.key);
+    const rest = run.records.filter((r) => r.seq > through);
+    const [next] = rest;
+    if (next !== undefined)
+      writeRecordRun(
+        st,
+        next.seq,
+        rest.map(({ seq: _seq, ...r }) => r),
+      );
+  }
 }
 
 /** The identity of a key: its canonical values as JSON (equal keys ⇔ equal texts). */

@@ -27,6 +27,7 @@ import type {
 } from "../records.ts";
 import type { Staging } from "../staging.ts";
 import type { ColumnRef, RelationRef, SchemaRef } from "./schema.ts";
+import type { ShapeMemo } from "./shape-memo.ts";
 
 /** Ids a verb hands back to its caller. */
 export type Assigned = Record<string, number | number[]>;
@@ -35,6 +36,8 @@ export interface VerbEnv {
   now: () => number;
   dataPath: string;
   uuid: () => string;
+  /** The batch's memo of resolved table shapes (verbs/shape-memo.ts); absent outside a group commit. */
+  shapes?: ShapeMemo;
 }
 
 export const MAIN_SCHEMA = "main";

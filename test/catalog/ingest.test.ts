@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { Catalog, CommitRequest } from "../../catalog/index.ts";
 import { readIngestHead, readRows } from "../../catalog/index.ts";
-import type { Store } from "../../storage/api.ts";
+import { ingestKeys } from "../../catalog/ingest/keys.ts";
+import type { ReadView, Store } from "../../storage/api.ts";
 import { fresh, settle } from "./support.ts";
 
 const T = { schema: "main", name: "events" };
@@ -191,5 +192,108 @@ describe("row ingestion log", () => {
       catalog.commit({ verbs: [{ op: "rows_write", table: T, ops: [{ op: "insert", row: { id: 1 } }] }] }),
     ).rejects.toThrow(/upsert/);
     expect(await readIngestHead(store.snapshot())).toEqual({ next_seq: 1, drained: 0 });
+  });
+});
+
+/** The log's stored values (runs of records, docs/decisions/0318-packed-log-runs.md), in key order. */
+async function logValues(store: Store): Promise<Uint8Array[]> {
+  const out: Uint8Array[] = [];
+  for await (const kv of store.snapshot().scan({ prefix: ingestKeys.recordPrefix() })) out.push(kv.key);
+  return out;
+}
+
+describe("packed log runs and the batch's shape memo (decision 0318)", () => {
+  it("an append of N records is one store value; a flush that drains part of a run re-keys its rest", async () => {
+    const { store, catalog } = await setup("ing-runs", false);
+    const group = await catalog.commitGroup([
+      {
+        verbs: [
+          {
+            op: "rows_write",
+            table: T,
+            ops: Array.from({ length: 100 }, (_, i) => ({ op: "insert" as const, row: { id: i } })),
+          },
+        ],
+      },
+      ...[100, 101, 102].map((id) => ({
+        verbs: [{ op: "rows_write" as const, table: T, ops: [{ op: "insert" as const, row: { id } }] }],
+      })),
+    ]);
+    await settle(store, group.durable);
+    expect(group.results.map((r) => r.ok && r.value.assigned[0]?.firstSeq)).toEqual([1, 101, 102, 103]);
+    // 103 records, 4 appends: 4 values, keyed by each append's first sequence number.
+    expect(await logValues(store)).toEqual([1, 101, 102, 103].map((s) => ingestKeys.record(s)));
+    const all = Array.from({ length: 103 }, (_, i) => i);
+    expect((await rows(store)).map((r) => r.id)).toEqual(all);
+    // Drain 30 of the first run: its other 70 records move to the key of record 31.
+    await commit(store, catalog, { verbs: [{ op: "rows_flush", maxRecords: 30 }] });
+    expect(await readIngestHead(store.snapshot())).toEqual({ next_seq: 104, drained: 30 });
+    expect(await logValues(store)).toEqual([31, 101, 102, 103].map((s) => ingestKeys.record(s)));
+    expect((await rows(store)).map((r) => r.id)).toEqual(all);
+    // Drain into the middle of the single-record runs, then the rest: the tail stays exact throughout.
+    await commit(store, catalog, { verbs: [{ op: "rows_flush", maxRecords: 71 }] });
+    expect(await logValues(store)).toEqual([102, 103].map((s) => ingestKeys.record(s)));
+    expect((await rows(store)).map((r) => r.id)).toEqual(all);
+    await commit(store, catalog, { verbs: [{ op: "rows_flush" }] });
+    expect(await logValues(store)).toEqual([]);
+    expect((await rows(store)).map((r) => r.id)).toEqual(all);
+  });
+
+  it("a member after a schema change in the same batch validates against the new shape", async () => {
+    const { store, catalog } = await setup("ing-memo", false);
+    const write = (row: Record<string, unknown>): CommitRequest => ({
+      verbs: [{ op: "rows_write", table: T, ops: [{ op: "insert", row }] }],
+    });
+    const group = await catalog.commitGroup([
+      write({ id: 1, v: "a" }),
+      { verbs: [{ op: "add_column", table: T, column: { name: "w", type: "int32" } }] },
+      write({ id: 2, w: 7 }),
+      { verbs: [{ op: "drop_table", table: T }] },
+      {
+        verbs: [
+          { op: "create_table", schema: "main", name: "events", columns: [{ name: "z", type: "varchar" }] },
+        ],
+      },
+      write({ z: "new" }),
+      write({ id: 3 }),
+    ]);
+    await settle(store, group.durable);
+    expect(group.results.map((r) => r.ok)).toEqual([true, true, true, true, true, true, false]);
+    const refused = group.results[6];
+    expect(refused && !refused.ok && refused.error.code).toBe("NotFound");
+    expect(await rows(store)).toEqual([{ z: "new" }]);
+  });
+});
+
+describe("a lake + tail read's store round trips (decision 0318)", () => {
+  it("hints the tail's whole key range before it scans the tail", async () => {
+    const { store, catalog } = await setup("ing-tail-hint", false);
+    await commit(store, catalog, {
+      verbs: [{ op: "rows_write", table: T, ops: [{ op: "insert", row: { id: 1 } }] }],
+    });
+    await commit(store, catalog, { verbs: [{ op: "rows_flush" }] });
+    await commit(store, catalog, {
+      verbs: [{ op: "rows_write", table: T, ops: [{ op: "insert", row: { id: 2 } }] }],
+    });
+    const inner = store.snapshot();
+    const events: string[] = [];
+    const hex = (b: Uint8Array | undefined) => (b === undefined ? "-" : Buffer.from(b).toString("hex"));
+    const isLog = (b: Uint8Array | undefined) => hex(b).startsWith(hex(ingestKeys.recordPrefix()));
+    const view: ReadView = {
+      position: inner.position,
+      get: (k) => inner.get(k),
+      scan: (r) => {
+        if (isLog(r.prefix)) events.push(`scan ${hex(r.start)}`);
+        return inner.scan(r);
+      },
+      prefetch: async (ranges) => {
+        for (const r of ranges) if (isLog(r.prefix)) events.push(`prefetch ${hex(r.start)}`);
+      },
+    };
+    const r = await readRows(view, T, {});
+    expect(r.rows.map((x) => x.id)).toEqual([1, 2]);
+    // One hint of the tail from the watermark (record 2), then the scan it covers; drained history never.
+    const from = hex(ingestKeys.record(2));
+    expect(events).toEqual([`prefetch ${from}`, `scan ${from}`]);
   });
 });

@@ -1,8 +1,10 @@
 /**
  * What a lake + tail read costs (issue 13: "a tail read cost bounded by the flush interval, not by the
- * log's history"): the log records the store yields to one `readRows` are counted through a counting
- * view. A read decodes each tail record once (twice the tail, twice the records), and after a flush it
- * reads only the records written since — the drained history, trimmed by the flush, is never visited.
+ * log's history"): the log values the store yields to one `readRows` are counted through a counting
+ * view. Each append is one stored run of records (docs/decisions/0318-packed-log-runs.md), so a read
+ * visits each of the tail's appends once (twice the appends, twice the values, whatever their size), and
+ * after a flush only the appends written since — the drained history, trimmed by the flush, is never
+ * visited.
  */
 import { describe, expect, it } from "vitest";
 import { readRows } from "../../catalog/index.ts";
@@ -20,7 +22,7 @@ function isRecord(key: Bytes): boolean {
   return key.length >= RECORDS.length && RECORDS.every((b, i) => key[i] === b);
 }
 
-/** A view that counts the log records (and record gets) the store hands to a reader. */
+/** A view that counts the log values (and log gets) the store hands to a reader. */
 function counting(view: ReadView): { view: ReadView; records: () => number } {
   let n = 0;
   return {
@@ -55,7 +57,7 @@ async function recordsRead(lake: string, snapshot?: number): Promise<{ records: 
 }
 
 describe("a lake + tail read's cost", () => {
-  it("is the tail's records, each read once, and not the log's history", async () => {
+  it("is the tail's appends, each read once, and not the log's history", async () => {
     const lake = lakeName("tail-cost");
     rigLake(lake);
     const s = stub(lake);
@@ -68,14 +70,15 @@ describe("a lake + tail read's cost", () => {
         ]),
       );
     for (let i = 0; i < 4; i++) await write(range(i * 50, 50));
-    expect(await recordsRead(lake)).toEqual({ records: 200, rows: 200 });
+    // Four appends of 50 records: four stored runs.
+    expect(await recordsRead(lake)).toEqual({ records: 4, rows: 200 });
     for (let i = 4; i < 8; i++) await write(range(i * 50, 50));
-    expect(await recordsRead(lake)).toEqual({ records: 400, rows: 400 });
-    // Flushed: the history is in the lake and trimmed from the log; a new tail of 10 costs 10 records.
+    expect(await recordsRead(lake)).toEqual({ records: 8, rows: 400 });
+    // Flushed: the history is in the lake and trimmed from the log; a new tail of one append costs one.
     const f = unwrap(await s.flushRows(lake));
     expect(f.pending).toBe(0);
     await write(range(1000, 10));
-    expect(await recordsRead(lake)).toEqual({ records: 10, rows: 410 });
+    expect(await recordsRead(lake)).toEqual({ records: 1, rows: 410 });
     // The lake-only view reads no log records at all.
     const snap = f.snapshots.at(-1) as number;
     expect(await recordsRead(lake, snap)).toEqual({ records: 0, rows: 400 });

@@ -14,6 +14,7 @@ import {
   isDucklakeTableName,
   listSnapshots,
   MAX_DUCKLAKE_PAGE_ROWS,
+  plannedRowIds,
   pruneFiles,
   type ScanPlan,
   type SnapshotInfo,
@@ -199,8 +200,15 @@ const PlannedFileSchema = z
     record_count: z.number().int(),
     file_size_bytes: z.number().int(),
     footer_size: z.number().int().nullable(),
-    row_id_start: z.number().int(),
-    row_id_end: z.number().int().openapi({ description: "exclusive" }),
+    row_id_start: z.number().int().nullable().openapi({
+      description:
+        "first row id of a file numbered from it; null when the file carries its own row ids (DuckLake's row_id_start NULL)",
+    }),
+    row_id_end: z.number().int().nullable().openapi({ description: "exclusive; null with row_id_start" }),
+    row_ids_in_file: z.boolean().openapi({
+      description:
+        "each row's id is the file's _ducklake_internal_row_id column (a rewritten or merged file): not contiguous",
+    }),
     partition_values: z.array(
       z.object({ partition_key_index: z.number().int(), partition_value: z.string().nullable() }),
     ),
@@ -325,8 +333,7 @@ function planFile(f: ScanPlan["files"][number]) {
     record_count: f.record_count,
     file_size_bytes: f.file_size_bytes,
     footer_size: f.footer_size,
-    row_id_start: f.row_id_start,
-    row_id_end: f.row_id_start + f.record_count,
+    ...plannedRowIds(f),
     partition_values: f.x_partition_values,
     column_stats: f.x_column_stats as unknown as Record<string, unknown>[],
     snapshot_filter: f.snapshot_filter,

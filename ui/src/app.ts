@@ -393,7 +393,7 @@ function Maintenance({ lake, names }: { lake: string; names: Map<number, string>
   const first = useLoad(`maintenance:${lake}`, () =>
     unwrap(
       api().GET("/v1/lakes/{lake}/maintenance", {
-        params: { path: { lake }, query: { limit: MAINTENANCE_PAGE } },
+        params: { path: { lake }, query: { limit: String(MAINTENANCE_PAGE) } },
       }),
     ),
   );
@@ -408,7 +408,7 @@ function Maintenance({ lake, names }: { lake: string; names: Map<number, string>
     try {
       const page = await unwrap(
         api().GET("/v1/lakes/{lake}/maintenance", {
-          params: { path: { lake }, query: { limit: MAINTENANCE_PAGE, before: next } },
+          params: { path: { lake }, query: { limit: String(MAINTENANCE_PAGE), before: next } },
         }),
       );
       setOlder({ runs: [...older.runs, ...page.runs], next: page.next, paged: true });

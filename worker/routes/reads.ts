@@ -27,6 +27,7 @@ import { type OpenedCut, openCut, respondRead } from "../cut.ts";
 import { notFound } from "../errors.ts";
 import { parseFilters } from "../filter-query.ts";
 import { requireScope } from "../middleware.ts";
+import { pageLimit } from "../page-limit.ts";
 import { bearerSecurity, LakeParamSchema, lakeRouteErrors } from "../schemas/common.ts";
 import { queryInt, selectorRuleText, selectorShape, selectorValid } from "../selector.ts";
 
@@ -74,13 +75,9 @@ const SummarySchema = z
   })
   .openapi("LakeSummary");
 
-const limitParam = z
-  .string()
-  .regex(/^\d{1,4}$/, "limit must be an integer from 1 to 1000")
-  .transform(Number)
-  .refine((n) => n >= 1 && n <= 1000, "limit must be from 1 to 1000")
-  .optional()
-  .openapi({ param: { name: "limit", in: "query" }, example: "100" });
+/** Snapshot and scan-plan pages: at most this many snapshots or data files. */
+const MAX_LIST_PAGE = 1000;
+const limitParam = pageLimit(MAX_LIST_PAGE, { example: "100" });
 
 const SelectorQuerySchema = z.object(selectorShape).refine(selectorValid, selectorRuleText);
 
@@ -263,17 +260,10 @@ const DucklakeParams = LakeParamSchema.extend({
     })
     .openapi({ param: { name: "table", in: "path" }, example: "ducklake_snapshot" }),
 });
-const pageLimitParam = z
-  .string()
-  .regex(/^\d{1,5}$/, `limit must be an integer from 1 to ${MAX_DUCKLAKE_PAGE_ROWS}`)
-  .transform(Number)
-  .refine((n) => n >= 1 && n <= MAX_DUCKLAKE_PAGE_ROWS, `limit must be from 1 to ${MAX_DUCKLAKE_PAGE_ROWS}`)
-  .optional()
-  .openapi({
-    param: { name: "limit", in: "query" },
-    description: `rows per page (default ${DEFAULT_DUCKLAKE_PAGE_ROWS})`,
-    example: "1000",
-  });
+const pageLimitParam = pageLimit(MAX_DUCKLAKE_PAGE_ROWS, {
+  description: `rows per page (default ${DEFAULT_DUCKLAKE_PAGE_ROWS})`,
+  example: "1000",
+});
 const cursorParam = z
   .string()
   .max(64)

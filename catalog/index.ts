@@ -49,7 +49,7 @@ export {
 } from "./reads/ducklake-dump.ts";
 export { DUCKLAKE_TABLES, ducklakeTable, type Row } from "./reads/ducklake-tables.ts";
 export { type FileTarget, fileTargets } from "./reads/file-targets.ts";
-export { type ScanPlan, tableFilesAt } from "./reads/files-at.ts";
+export { type PlannedRowIds, plannedRowIds, type ScanPlan, tableFilesAt } from "./reads/files-at.ts";
 export {
   type InlinedRow,
   type InlinedTable,

@@ -116,6 +116,16 @@ function relativeTo(dataPath: string, resolved: string, what: string): string {
   return resolved.slice(dataPath.length);
 }
 
+/**
+ * Whether the table has any data file record: one probe, so the plans skip a table without files before
+ * building its scan plan (a handful of reads and decodes per table; at a few thousand tables one writer
+ * pass took seconds). Ended files count too: the probe only rules out, never decides, candidacy.
+ */
+export async function hasDataFiles(view: ReadView, tableId: number): Promise<boolean> {
+  for await (const _ of view.scan({ prefix: keys.current(Kind.dataFile, tableId) })) return true;
+  return false;
+}
+
 /** The table's live files in DuckLake's candidate order, with what a compaction needs of each. */
 export async function tableCandidates(
   view: ReadView,

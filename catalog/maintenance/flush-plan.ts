@@ -132,6 +132,13 @@ async function planTable(
   dataPath: string,
   now: () => number,
 ): Promise<FlushPlan | null> {
+  // Most tables hold no more inlined rows than the threshold: count first (one probe, stopping past the
+  // threshold) and build the scan plan only for a table that flushes (test/catalog/maintenance-plan-cost.test.ts).
+  let inlined = 0;
+  for await (const _ of view.scan({ prefix: keys.inlineRowPrefix(tableId) })) {
+    if (++inlined > threshold) break;
+  }
+  if (inlined <= threshold) return null;
   const scan = await tableFilesAt(view, tableId);
   const cols = scan.columns;
   // Rows written before the newest column version have another shape: they are not this step's.

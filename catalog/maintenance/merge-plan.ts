@@ -21,6 +21,7 @@ import {
   DEFAULT_STEP_LIMITS,
   greedyRuns,
   groupKey,
+  hasDataFiles,
   inputRows,
   layoutColumns,
   readAll,
@@ -78,6 +79,8 @@ export async function eachTable(
   const refused: Refusal[] = [];
   for (const t of state.tables) {
     if (!autoCompact(state.options, t.table_id, t.schema_id)) continue;
+    // No data file, no candidates: the visitors would see an empty list (test/catalog/maintenance-plan-cost.test.ts).
+    if (!(await hasDataFiles(view, t.table_id))) continue;
     try {
       const c = await tableCandidates(view, t.table_id, state.options.global.data_path ?? "");
       await visit(c, (name) => tableOption(state.options, t.table_id, t.schema_id, name));

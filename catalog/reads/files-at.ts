@@ -19,6 +19,7 @@ import type {
   TableRecord,
 } from "../records.ts";
 import type { RelationRef } from "../verbs/schema.ts";
+import { shownRowIdStart } from "./ducklake-tables.ts";
 import { nameEntry } from "./names.ts";
 import { lookupRanges, tableRanges } from "./plan-prefetch.ts";
 import { scanAll, versionsAt, visibleAt } from "./versions.ts";
@@ -54,6 +55,31 @@ export interface ScanPlan {
     schema_version: number;
     values: InlineRowRecord["values"];
   }[];
+}
+
+/** A planned file's row ids, as DuckLake's metadata gives them to a reader. */
+export interface PlannedRowIds {
+  /** The first id of a file numbered from it; null when the file carries its own ids (DuckLake's NULL). */
+  row_id_start: number | null;
+  /** Exclusive end of that contiguous range (`row_id_start + record_count`); null with it. */
+  row_id_end: number | null;
+  /** Each row's id is its `_ducklake_internal_row_id` column: not contiguous, so no range is claimed. */
+  row_ids_in_file: boolean;
+}
+
+/**
+ * Where a reader finds a file's row ids. A file DuckLake registers with `row_id_start` NULL (a rewrite, or
+ * a merge of non-adjacent files) carries them and they may have gaps, so `start + count` would name ids it
+ * does not hold; the record's `row_id_start` there is only the lowest id, kept for this catalog's own
+ * readers (decision 0322).
+ */
+export function plannedRowIds(
+  f: Pick<DataFileRecord, "row_id_start" | "record_count" | "x_row_ids_in_file">,
+): PlannedRowIds {
+  const start = shownRowIdStart(f);
+  return start === null
+    ? { row_id_start: null, row_id_end: null, row_ids_in_file: true }
+    : { row_id_start: start, row_id_end: start + f.record_count, row_ids_in_file: false };
 }
 
 function join(base: string, rel: string): string {

@@ -393,7 +393,7 @@ function Maintenance({ lake, names }: { lake: string; names: Map<number, string>
   const first = useLoad(`maintenance:${lake}`, () =>
     unwrap(
       api().GET("/v1/lakes/{lake}/maintenance", {
-        params: { path: { lake }, query: { limit: MAINTENANCE_PAGE } },
+        params: { path: { lake }, query: { limit: String(MAINTENANCE_PAGE) } },
       }),
     ),
   );
@@ -408,7 +408,7 @@ function Maintenance({ lake, names }: { lake: string; names: Map<number, string>
     try {
       const page = await unwrap(
         api().GET("/v1/lakes/{lake}/maintenance", {
-          params: { path: { lake }, query: { limit: MAINTENANCE_PAGE, before: next } },
+          params: { path: { lake }, query: { limit: String(MAINTENANCE_PAGE), before: next } },
         }),
       );
       setOlder({ runs: [...older.runs, ...page.runs], next: page.next, paged: true });
@@ -555,7 +555,7 @@ function Table({ route }: { route: Route }) {
         ${(p?.files ?? []).map(
           (f) => html`<tr>
             <td>${f.data_file_id}</td><td><code>${f.path}</code></td><td>${f.record_count}</td><td>${fmtBytes(f.file_size_bytes)}</td>
-            <td>${f.row_id_start}–${f.row_id_end - 1}</td>
+            <td>${f.row_id_start === null || f.row_id_end === null ? html`<small title="a rewritten or merged file carries each row's id (_ducklake_internal_row_id)">in file</small>` : `${f.row_id_start}–${f.row_id_end - 1}`}</td>
             <td>${f.column_stats.map((st) => html`<div>${colName.get(Number(st.column_id)) ?? `#${text(st.column_id)}`}: ${text(st.min_value)} … ${text(st.max_value)}, nulls ${text(st.null_count)}</div>`)}</td>
             <td>${f.delete_file ? html`<code>${text(f.delete_file.path)}</code> (${text(f.delete_file.delete_count)} deleted)` : f.inlined_deleted_positions.length > 0 ? `${f.inlined_deleted_positions.length} inlined deletes` : "—"}</td>
             <td><button type="button" data-testid="preview-button" onClick=${() => setPreviewing(f.data_file_id)}>preview</button></td>

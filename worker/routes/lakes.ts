@@ -12,7 +12,12 @@ import { invalid } from "../errors.ts";
 import { lakeDataUrl } from "../file-checks.ts";
 import { callWriter } from "../lake-rpc.ts";
 import { requireScope } from "../middleware.ts";
+import { pageLimit } from "../page-limit.ts";
 import { bearerSecurity, ErrorEnvelopeSchema, LakeParamSchema, lakeRouteErrors } from "../schemas/common.ts";
+
+/** The lake list pages: at most this many names per page, this many when `limit` is not given. */
+const MAX_LAKES_PAGE = 100;
+const DEFAULT_LAKES_PAGE = 50;
 
 const CreateLakeSchema = z
   .object({
@@ -113,13 +118,7 @@ const listLakes = createRoute({
         .max(1024)
         .optional()
         .openapi({ param: { name: "cursor", in: "query" } }),
-      limit: z
-        .string()
-        .regex(/^\d{1,3}$/, "limit must be an integer from 1 to 100")
-        .transform(Number)
-        .refine((n) => n >= 1 && n <= 100, "limit must be from 1 to 100")
-        .optional()
-        .openapi({ param: { name: "limit", in: "query" }, example: "50" }),
+      limit: pageLimit(MAX_LAKES_PAGE, { example: "50" }),
     }),
   },
   responses: {
@@ -177,7 +176,7 @@ export function registerLakeRoutes(app: OpenAPIHono<AppEnv>): void {
     const grant = await authenticate(c.env, c.req.header("authorization"));
     const q = c.req.valid("query");
     const page = await listLakeNames(c.env.BUCKET, {
-      limit: q.limit ?? 50,
+      limit: q.limit ?? DEFAULT_LAKES_PAGE,
       ...(q.cursor !== undefined ? { cursor: q.cursor } : {}),
     });
     const visible = page.lakes.filter((name) => grant.lakes === "*" || grant.lakes.includes(name));

@@ -11,6 +11,7 @@ import type { AppEnv } from "../app-env.ts";
 import { openCut } from "../cut.ts";
 import { callWriter } from "../lake-rpc.ts";
 import { requireScope } from "../middleware.ts";
+import { pageLimit } from "../page-limit.ts";
 import { bearerSecurity, LakeParamSchema, lakeRouteErrors } from "../schemas/common.ts";
 
 const JobNameSchema = z.enum(JOB_NAMES as [JobName, ...JobName[]]).openapi("MaintenanceJob", {
@@ -102,7 +103,7 @@ const history = createRoute({
     params: LakeParamSchema,
     query: z.object({
       before: z.coerce.number().int().min(1).optional().openapi({ description: "a page's `next`" }),
-      limit: z.coerce.number().int().min(1).max(MAX_JOB_RUNS_PAGE).optional(),
+      limit: pageLimit(MAX_JOB_RUNS_PAGE, { description: "runs per page" }),
     }),
   },
   responses: {

@@ -74,15 +74,25 @@ const recipe = createRoute({
   },
 });
 
+/** The hosts DuckDB's Quack client reaches without SSL unless told otherwise (decision record 0204). */
 const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
 
-/** `quack:<host>:<port>` for the caller's Host header: local hosts keep their port, others use SSL on 443. */
-export function quackTarget(hostHeader: string): string {
+/**
+ * Where DuckDB must connect to reach this Worker as the caller did, and whether that needs an SSL override.
+ * The port is the Host header's, else the scheme's default (443 for https). DuckDB 1.5.5 uses SSL for
+ * every host except localhost, 127.0.0.1 and ::1, whatever the port, so a local host reached over https
+ * needs `META_DISABLE_SSL false` and any other host reached over plain http needs `META_DISABLE_SSL true`
+ * (decision record 0204).
+ */
+export function quackTarget(hostHeader: string, secure: boolean): { target: string; disableSsl?: boolean } {
   const m = /^(\[[^\]]+\]|[^:]+)(?::(\d{1,5}))?$/.exec(hostHeader.trim());
   const host = m?.[1] ?? "localhost";
-  const port = m?.[2];
-  if (LOCAL_HOSTS.has(host.toLowerCase())) return `quack:${host}:${port ?? "80"}`;
-  return `quack:${host}:443`;
+  const port = m?.[2] ?? (secure ? "443" : "80");
+  const local = LOCAL_HOSTS.has(host.toLowerCase());
+  const target = `quack:${host}:${port}`;
+  if (local && secure) return { target, disableSsl: false };
+  if (!local && !secure) return { target, disableSsl: true };
+  return { target };
 }
 
 /**
@@ -90,12 +100,18 @@ export function quackTarget(hostHeader: string): string {
  * after the port never reaches the server (DuckDB 1.5.5 ignores it on the wire) but DuckDB matches secret
  * scopes on it, so one host can carry one secret per lake (decision record 0202).
  */
-export function quackRecipe(lake: string, hostHeader: string): { secret: string; attach: string } {
-  const target = `${quackTarget(hostHeader)}/${lake}`;
+export function quackRecipe(
+  lake: string,
+  hostHeader: string,
+  secure: boolean,
+): { secret: string; attach: string } {
+  const { target: base, disableSsl } = quackTarget(hostHeader, secure);
+  const target = `${base}/${lake}`;
   const ident = lake.replace(/-/g, "_");
+  const options = disableSsl === undefined ? "" : ` (META_DISABLE_SSL ${disableSsl})`;
   return {
     secret: `CREATE SECRET ${ident}_quack (TYPE quack, TOKEN '${lake}:<token>', SCOPE '${target}');`,
-    attach: `ATTACH 'ducklake:${target}' AS ${ident};`,
+    attach: `ATTACH 'ducklake:${target}' AS ${ident}${options};`,
   };
 }
 
@@ -145,6 +161,7 @@ export function registerQuackRoutes(app: OpenAPIHono<AppEnv>): void {
 
   app.openapi(recipe, (c) => {
     const { lake } = c.req.valid("param");
-    return c.json(quackRecipe(lake, c.req.header("host") ?? new URL(c.req.url).host), 200);
+    const url = new URL(c.req.url);
+    return c.json(quackRecipe(lake, c.req.header("host") ?? url.host, url.protocol === "https:"), 200);
   });
 }

@@ -14,6 +14,7 @@ import {
   isDucklakeTableName,
   listSnapshots,
   MAX_DUCKLAKE_PAGE_ROWS,
+  plannedRowIds,
   pruneFiles,
   type ScanPlan,
   type SnapshotInfo,
@@ -26,6 +27,7 @@ import { type OpenedCut, openCut, respondRead } from "../cut.ts";
 import { notFound } from "../errors.ts";
 import { parseFilters } from "../filter-query.ts";
 import { requireScope } from "../middleware.ts";
+import { pageLimit } from "../page-limit.ts";
 import { bearerSecurity, LakeParamSchema, lakeRouteErrors } from "../schemas/common.ts";
 import { queryInt, selectorRuleText, selectorShape, selectorValid } from "../selector.ts";
 
@@ -73,13 +75,9 @@ const SummarySchema = z
   })
   .openapi("LakeSummary");
 
-const limitParam = z
-  .string()
-  .regex(/^\d{1,4}$/, "limit must be an integer from 1 to 1000")
-  .transform(Number)
-  .refine((n) => n >= 1 && n <= 1000, "limit must be from 1 to 1000")
-  .optional()
-  .openapi({ param: { name: "limit", in: "query" }, example: "100" });
+/** Snapshot and scan-plan pages: at most this many snapshots or data files. */
+const MAX_LIST_PAGE = 1000;
+const limitParam = pageLimit(MAX_LIST_PAGE, { example: "100" });
 
 const SelectorQuerySchema = z.object(selectorShape).refine(selectorValid, selectorRuleText);
 
@@ -199,8 +197,15 @@ const PlannedFileSchema = z
     record_count: z.number().int(),
     file_size_bytes: z.number().int(),
     footer_size: z.number().int().nullable(),
-    row_id_start: z.number().int(),
-    row_id_end: z.number().int().openapi({ description: "exclusive" }),
+    row_id_start: z.number().int().nullable().openapi({
+      description:
+        "first row id of a file numbered from it; null when the file carries its own row ids (DuckLake's row_id_start NULL)",
+    }),
+    row_id_end: z.number().int().nullable().openapi({ description: "exclusive; null with row_id_start" }),
+    row_ids_in_file: z.boolean().openapi({
+      description:
+        "each row's id is the file's _ducklake_internal_row_id column (a rewritten or merged file): not contiguous",
+    }),
     partition_values: z.array(
       z.object({ partition_key_index: z.number().int(), partition_value: z.string().nullable() }),
     ),
@@ -255,17 +260,10 @@ const DucklakeParams = LakeParamSchema.extend({
     })
     .openapi({ param: { name: "table", in: "path" }, example: "ducklake_snapshot" }),
 });
-const pageLimitParam = z
-  .string()
-  .regex(/^\d{1,5}$/, `limit must be an integer from 1 to ${MAX_DUCKLAKE_PAGE_ROWS}`)
-  .transform(Number)
-  .refine((n) => n >= 1 && n <= MAX_DUCKLAKE_PAGE_ROWS, `limit must be from 1 to ${MAX_DUCKLAKE_PAGE_ROWS}`)
-  .optional()
-  .openapi({
-    param: { name: "limit", in: "query" },
-    description: `rows per page (default ${DEFAULT_DUCKLAKE_PAGE_ROWS})`,
-    example: "1000",
-  });
+const pageLimitParam = pageLimit(MAX_DUCKLAKE_PAGE_ROWS, {
+  description: `rows per page (default ${DEFAULT_DUCKLAKE_PAGE_ROWS})`,
+  example: "1000",
+});
 const cursorParam = z
   .string()
   .max(64)
@@ -325,8 +323,7 @@ function planFile(f: ScanPlan["files"][number]) {
     record_count: f.record_count,
     file_size_bytes: f.file_size_bytes,
     footer_size: f.footer_size,
-    row_id_start: f.row_id_start,
-    row_id_end: f.row_id_start + f.record_count,
+    ...plannedRowIds(f),
     partition_values: f.x_partition_values,
     column_stats: f.x_column_stats as unknown as Record<string, unknown>[],
     snapshot_filter: f.snapshot_filter,

@@ -20,6 +20,7 @@ import { ApiError } from "../errors.ts";
 import { forwardWithKey } from "../forward.ts";
 import { callWriter } from "../lake-rpc.ts";
 import { requireScope } from "../middleware.ts";
+import { pageLimit } from "../page-limit.ts";
 import { bearerSecurity, ErrorEnvelopeSchema, LakeParamSchema, lakeRouteErrors } from "../schemas/common.ts";
 import { queryInt } from "../selector.ts";
 import { IdempotencyHeader } from "./commits.ts";
@@ -202,7 +203,7 @@ const readQuery = z.object({
       param: { name: "key", in: "query" },
       description: 'point read: the key as JSON, e.g. {"id":1}',
     }),
-  limit: queryInt("limit", `rows per page, 1..${MAX_ROWS_PAGE} (default ${MAX_ROWS_PAGE})`),
+  limit: pageLimit(MAX_ROWS_PAGE, { description: `rows per page (default ${MAX_ROWS_PAGE})` }),
   cursor: z
     .string()
     .regex(/^\d{1,15}$/, "cursor is the `next` of a previous page")
@@ -257,7 +258,7 @@ const deadLetters = createRoute({
     params: LakeParamSchema,
     query: z.object({
       after: queryInt("after", "sequence number to start after (the previous page's last)", "0"),
-      limit: queryInt("limit", `at most MAX_DEAD_LETTERS_PAGE (${MAX_DEAD_LETTERS_PAGE})`, "100"),
+      limit: pageLimit(MAX_DEAD_LETTERS_PAGE, { description: "dead letters per page", example: "100" }),
     }),
   },
   responses: {
@@ -528,9 +529,6 @@ export function registerRowRoutes(app: OpenAPIHono<AppEnv>): void {
     const { lake } = c.req.valid("param");
     const q = c.req.valid("query");
     const limit = q.limit ?? MAX_DEAD_LETTERS_PAGE;
-    if (limit < 1 || limit > MAX_DEAD_LETTERS_PAGE) {
-      throw new ApiError("InvalidRequest", `limit must be 1..${MAX_DEAD_LETTERS_PAGE}`);
-    }
     const opened = await openCut(c.env, lake, {});
     const got = await readDeadLetters(opened.view, q.after ?? 0, limit);
     c.header("cache-control", "no-store");

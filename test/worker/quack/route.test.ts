@@ -260,9 +260,30 @@ describe("GET /v1/lakes/{lake}/quack", () => {
         "CREATE SECRET sales_quack (TYPE quack, TOKEN 'sales:<token>', SCOPE 'quack:edge.test:443/sales');",
       attach: "ATTACH 'ducklake:quack:edge.test:443/sales' AS sales;",
     });
-    expect(quackRecipe("my-lake", "127.0.0.1:8787").attach).toBe(
+    expect(quackRecipe("my-lake", "127.0.0.1:8787", false).attach).toBe(
       "ATTACH 'ducklake:quack:127.0.0.1:8787/my-lake' AS my_lake;",
     );
     expect((await call("/v1/lakes/sales/quack", { token: null })).status).toBe(401);
+  });
+
+  it("keeps the caller's port and says when DuckDB's SSL default is wrong for the scheme (decision 0204)", () => {
+    // A non-local host on an explicit port keeps it (TLS on 8443 is still TLS).
+    expect(quackRecipe("shop", "edge.test:8443", true).attach).toBe(
+      "ATTACH 'ducklake:quack:edge.test:8443/shop' AS shop;",
+    );
+    // DuckDB uses plain HTTP only for localhost, 127.0.0.1 and ::1: over https they must force SSL ...
+    expect(quackRecipe("shop", "localhost:9443", true).attach).toBe(
+      "ATTACH 'ducklake:quack:localhost:9443/shop' AS shop (META_DISABLE_SSL false);",
+    );
+    expect(quackRecipe("shop", "127.0.0.1", true).attach).toBe(
+      "ATTACH 'ducklake:quack:127.0.0.1:443/shop' AS shop (META_DISABLE_SSL false);",
+    );
+    // ... and any other host reached over plain http must turn SSL off.
+    expect(quackRecipe("shop", "10.0.0.5:8787", false).attach).toBe(
+      "ATTACH 'ducklake:quack:10.0.0.5:8787/shop' AS shop (META_DISABLE_SSL true);",
+    );
+    expect(quackRecipe("shop", "localhost", false).secret).toBe(
+      "CREATE SECRET shop_quack (TYPE quack, TOKEN 'shop:<token>', SCOPE 'quack:localhost:80/shop');",
+    );
   });
 });

@@ -16,6 +16,7 @@ import {
 } from "../../catalog/maintenance/compaction-files.ts";
 import { type RunSizes, tieredRuns } from "../../catalog/maintenance/merge-tiers.ts";
 import { SCHEDULED_MERGE_GROWTH, SCHEDULED_MERGE_MIN_FILES } from "../../maintenance/registry.ts";
+import { seeded } from "../../storage/fault-bucket.ts";
 
 /** DuckLake's default `target_file_size` (512 MB): far above anything the model builds. */
 const TARGET = 512 * 1024 * 1024;
@@ -76,18 +77,6 @@ function simulate(choose: Choose, flushes: number, rowsOf: (i: number) => number
   return h;
 }
 
-/** Mulberry32: the model's flush sizes, reproducible from a seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * The bound: each rewrite of a row grows its file's rows `SCHEDULED_MERGE_GROWTH`-fold, from at least the
  * smallest flush, and no step holds more than `maxRows`; so a row is rewritten at most this many times.
@@ -122,7 +111,7 @@ describe("the alarm's merge choice (size tiers, decision 0333)", () => {
         fc.integer({ min: 1, max: 2 ** 31 - 1 }),
         fc.integer({ min: 1, max: 64 }),
         (seed, spread) => {
-          const rnd = prng(seed);
+          const rnd = seeded(seed);
           const h = simulate(tiered, 4_000, () => 11 + Math.floor(rnd() * spread));
           expect(h.rewrittenRows / h.appendedRows).toBeLessThanOrEqual(rewritesBound(11));
           expect(h.maxFiles).toBeLessThanOrEqual(

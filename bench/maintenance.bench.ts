@@ -14,7 +14,8 @@
  * runs the writer's background pass whenever the writer asked for one, and reports the plan and cold
  * read at several history lengths (the goal: ≤ 1 MB and ≤ 20 GETs at any length).
  *
- *     npm run bench -- maintenance [--quick] [only=jobs|defaults]    (N = 1,000 with --quick, else 10,000)
+ *     npm run bench -- maintenance [--quick] [only=jobs|defaults] [passes=N]
+ *     (N commits = 1,000 with --quick, else 10,000; passes: the defaults section's alarm passes, default 40)
  */
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { tableFilesAt } from "../catalog/index.ts";
@@ -328,18 +329,23 @@ async function jobsSection(inner: Bucket, commits: number, window: number): Prom
   return rows;
 }
 
-/** Alarm passes one defaults run takes (one every commits/ALARM_PASSES single-row commits). */
+/**
+ * Alarm passes one defaults run takes by default (one every commits/passes single-row commits); `passes=N`
+ * asks for more, so more flushes and merges happen at the same history length (decision 0333's figure).
+ */
 const ALARM_PASSES = 40;
+/** The most alarm passes `passes=N` may ask for (one per commit at most). */
+const MAX_ALARM_PASSES = 10_000;
 
 /**
  * A fresh lake at default settings: `commits` single-row commits to `t`, the writer's background pass (its
  * alarm) run every commits/ALARM_PASSES commits; the plan and cold read at four history lengths, and the
  * bytes the jobs PUT against the live data they leave (write amplification of the defaults).
  */
-async function defaultsSection(inner: Bucket, commits: number): Promise<Row[]> {
+async function defaultsSection(inner: Bucket, commits: number, alarmPasses: number): Promise<Row[]> {
   const lake = await openLake(inner, "defaults");
   const rows: Row[] = [];
-  const every = Math.max(1, Math.floor(commits / ALARM_PASSES));
+  const every = Math.max(1, Math.floor(commits / alarmPasses));
   const marks = new Set([commits / 4, commits / 2, (3 * commits) / 4, commits].map(Math.floor));
   let passes = 0;
   let passMs = 0;
@@ -389,11 +395,15 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
   const { bucket, dispose } = await localBucket();
   try {
     const only = opts.args.find((a) => a.startsWith("only="))?.slice(5);
+    const passesArg = opts.args.find((a) => a.startsWith("passes="))?.slice(7);
+    const passes = passesArg === undefined ? ALARM_PASSES : Number(passesArg);
+    if (!Number.isInteger(passes) || passes < 1 || passes > MAX_ALARM_PASSES)
+      throw new RangeError(`passes=${passesArg}: expected an integer from 1 to ${MAX_ALARM_PASSES}`);
     const rows = [
       ...(only === undefined || only === "jobs" ? await jobsSection(bucket, commits, window) : []),
-      ...(only === undefined || only === "defaults" ? await defaultsSection(bucket, commits) : []),
+      ...(only === undefined || only === "defaults" ? await defaultsSection(bucket, commits, passes) : []),
     ];
-    return { name: "maintenance", params: { commits, window, quick: opts.quick }, rows };
+    return { name: "maintenance", params: { commits, window, passes, quick: opts.quick }, rows };
   } finally {
     await drainWriters();
     await dispose();

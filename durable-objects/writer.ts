@@ -683,7 +683,10 @@ export class Writer {
         // A full flush step may have left rows behind: come back soon rather than at the idle delay.
         if (run.job === "flush_inlined" && run.error === null && run.rowsIn >= MAX_FLUSH_ROWS_PER_STEP)
           more = true;
-        if ((run.job === "expire_snapshots" || run.job === "delete_files") && run.error === null)
+        // Progress on due work is work done: a job-5 run that only found due items it had to leave (a
+        // referenced scheduled file, an orphan R2 calls too young) must wait the idle delay, not loop.
+        if (run.job === "expire_snapshots" && run.error === null) timedProgress = true;
+        if (run.job === "delete_files" && run.error === null && run.filesOut + (run.orphansDeleted ?? 0) > 0)
           timedProgress = true;
       }
     }

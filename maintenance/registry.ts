@@ -44,6 +44,14 @@ export interface JobContext {
  */
 export const SCHEDULED_MERGE_MIN_FILES = 16;
 
+/**
+ * When the alarm runs job 2, a merge step's rows are at least this many times its largest input's (size
+ * tiers, `catalog/maintenance/merge-tiers.ts`): every rewrite of a row grows its file fourfold, so a row is
+ * rewritten a bounded number of times however long the table's history (decision
+ * docs/decisions/0333-merge-size-tiers.md). A user's run keeps DuckLake's greedy choice.
+ */
+export const SCHEDULED_MERGE_GROWTH = 4;
+
 export type JobRunner = (ctx: JobContext) => Promise<JobRun[]>;
 
 export const JOB_RUNNERS: Partial<Record<JobName, JobRunner>> = {
@@ -65,7 +73,9 @@ export const JOB_RUNNERS: Partial<Record<JobName, JobRunner>> = {
       view: c.view,
       commit: c.commit,
       now: c.now,
-      ...(c.scheduled === true ? { minInputs: SCHEDULED_MERGE_MIN_FILES } : {}),
+      ...(c.scheduled === true
+        ? { minInputs: SCHEDULED_MERGE_MIN_FILES, growth: SCHEDULED_MERGE_GROWTH }
+        : {}),
     }),
   rewrite_deletes: (c) =>
     runRewriteJob({ lake: c.lake, bucket: c.bucket, view: c.view, commit: c.commit, now: c.now }),

@@ -1,9 +1,10 @@
 /**
- * When the writer's alarm must next run a pass for jobs that wait on time (4: retention, 5: grace), so an
- * idle lake still does its due work (decision docs/decisions/0324-maintenance-alarm.md). Answers the
+ * When the writer's alarm must next run a pass for jobs that wait on time (4: retention, 5: the grace of a
+ * scheduled file or of a marked orphan), so an idle lake still does its due work (decisions
+ * docs/decisions/0324-maintenance-alarm.md, docs/decisions/0331-orphan-grace-alarm.md). Answers the
  * earliest due time of the jobs the lake's settings switch on, or undefined when none waits.
  */
-import { nextDeleteAt, nextExpiryAt } from "../catalog/maintenance/due.ts";
+import { nextDeleteAt, nextExpiryAt, nextOrphanDeleteAt } from "../catalog/maintenance/due.ts";
 import { maintenanceSettings } from "../catalog/maintenance/settings.ts";
 import type { ReadView } from "../storage/api.ts";
 
@@ -17,6 +18,8 @@ export async function nextDueAt(view: ReadView, pinned: readonly number[]): Prom
   if (settings.enabled.delete_files) {
     const at = await nextDeleteAt(view, { graceMs: settings.deleteOlderThanMs });
     if (at !== null) due.push(at);
+    const orphanAt = await nextOrphanDeleteAt(view, { graceMs: settings.deleteOlderThanMs });
+    if (orphanAt !== null) due.push(orphanAt);
   }
   return due.length === 0 ? undefined : Math.min(...due);
 }

@@ -1,20 +1,28 @@
 /**
  * When jobs 4 and 5 next have work, from the catalog alone: the writer's alarm sleeps until then, so a
- * lake that stops committing still expires its old snapshots and deletes its scheduled files once their
- * retention or grace ends (decision docs/decisions/0324-maintenance-alarm.md). Jobs 1-3 need no time: only
- * a commit gives them work, and a commit arms the alarm itself.
+ * lake that stops committing still expires its old snapshots, deletes its scheduled files and collects its
+ * marked orphans once their retention or grace ends (decisions docs/decisions/0324-maintenance-alarm.md,
+ * docs/decisions/0331-orphan-grace-alarm.md). Jobs 1-3 need no time: only a commit gives them work, and a
+ * commit arms the alarm itself.
  */
 import type { ReadView } from "../../storage/api.ts";
 import { decodeValue, ValueKind } from "../codec.ts";
 import { readHead } from "../head.ts";
 import { Kind, keys } from "../keys.ts";
 import type { GcFileRecord, SnapshotRecord } from "../records.ts";
+import { earliestOrphanMark } from "./orphans.ts";
 
 /**
  * Scheduled-file rows one look examines for the earliest grace end. Past it the earliest seen is answered:
  * job 5 deletes at most a step's files per pass and re-arms while more are due, so a later row is reached.
  */
 export const MAX_SCHEDULED_FILES_EXAMINED = 10_000;
+
+/**
+ * Orphan-mark records one look examines for the earliest first sighting. Past it the earliest seen is
+ * answered: a pass deletes the due marks it finds and re-arms, so a later mark is reached in time.
+ */
+export const MAX_ORPHAN_MARKS_EXAMINED = 10_000;
 
 /**
  * When job 4 next has a snapshot to expire (ms since the epoch): the oldest snapshot that is neither the
@@ -46,4 +54,13 @@ export async function nextDeleteAt(view: ReadView, o: { graceMs: number }): Prom
     if (++seen >= MAX_SCHEDULED_FILES_EXAMINED) break;
   }
   return earliest;
+}
+
+/**
+ * When job 5 next has an orphan to collect (ms since the epoch): the earliest mark's first sighting plus
+ * the grace (decision 0330 counts the grace from the mark); null when nothing is marked.
+ */
+export async function nextOrphanDeleteAt(view: ReadView, o: { graceMs: number }): Promise<number | null> {
+  const first = await earliestOrphanMark(view, MAX_ORPHAN_MARKS_EXAMINED);
+  return first === null ? null : first + o.graceMs;
 }

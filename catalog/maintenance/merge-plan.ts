@@ -4,7 +4,8 @@
  * deletes (Parquet or inlined), grouped by schema version and partition, in begin snapshot / row id / file
  * id order, each run taking files while the total moves toward the target — and the merged file plus the
  * `merge_adjacent_files` verb that registers it. Runs are further bounded by a step's named limits
- * (`compaction-files.ts`), so a large group is merged over several steps. Pure: the host passes a reader
+ * (`compaction-files.ts`), so a large group is merged over several steps. The alarm's runs choose by size
+ * tiers instead (`merge-tiers.ts`, decision 0333). Pure: the host passes a reader
  * of the inputs' bytes, PUTs the planned object, then commits (decision docs/decisions/0322-compaction-output.md).
  */
 import type { ReadView } from "../../storage/api.ts";
@@ -33,6 +34,7 @@ import {
   writeCompacted,
 } from "./compaction-files.ts";
 import { autoCompact, type PlannedObject } from "./flush-plan.ts";
+import { type RunSizes, tieredRuns } from "./merge-tiers.ts";
 
 /** Most steps one pass of a compaction job plans (each is one commit; the next pass continues). */
 export const MAX_COMPACTION_STEPS_PER_PASS = 64;
@@ -56,6 +58,12 @@ export interface CompactionOptions {
    * asks for more (`SCHEDULED_MERGE_MIN_FILES`), so a growing table is not rewritten on every pass.
    */
   minInputs?: number;
+  /**
+   * When set (the alarm's run: `SCHEDULED_MERGE_GROWTH`), runs are chosen by size tiers instead of
+   * DuckLake's greedy walk: a step's rows are at least this many times its largest input's, so a file near
+   * its final size is not rewritten again and again (`merge-tiers.ts`, decision 0333).
+   */
+  growth?: number;
 }
 
 export interface PlannedCompaction {
@@ -95,6 +103,15 @@ export async function eachTable(
   return refused;
 }
 
+/** What the tiered choice reads of a candidate (its rows, its bytes, and the bytes a step reads for it). */
+function candidateSizes(c: Candidate): RunSizes {
+  return {
+    rows: c.file.record_count,
+    bytes: c.file.file_size_bytes,
+    inputBytes: c.file.file_size_bytes + (c.file.delete_file?.file_size_bytes ?? 0),
+  };
+}
+
 /** DuckLake's groups of a table's files, in candidate order within each group (first-seen group order). */
 export function groups(files: readonly Candidate[]): Candidate[][] {
   const by = new Map<string, Candidate[]>();
@@ -121,7 +138,11 @@ export async function planMerges(
     const small = t.candidates.filter((c) => c.file.file_size_bytes < target && c.deletedCount === 0);
     for (const g of groups(small)) {
       if (g.length < minInputs) continue;
-      for (const run of greedyRuns(g, target, (c) => c.file.file_size_bytes, limits)) {
+      const runs =
+        options.growth === undefined
+          ? greedyRuns(g, target, (c) => c.file.file_size_bytes, limits)
+          : tieredRuns(g, candidateSizes, { target, limits, minInputs, growth: options.growth });
+      for (const run of runs) {
         if (run.length < minInputs || steps.length >= max) continue;
         steps.push({
           tableId: t.tableId,

@@ -168,6 +168,21 @@ export async function dueOrphans(
   return out;
 }
 
+/**
+ * The earliest first sighting among the marks (writer's clock, ms), over at most `limit` mark records;
+ * null when none is marked. Read by the alarm's due time (`due.ts`) so an idle lake wakes when a grace ends.
+ */
+export async function earliestOrphanMark(view: ReadView, limit: number): Promise<number | null> {
+  let earliest: number | null = null;
+  let seen = 0;
+  for await (const kv of view.scan({ prefix: markPrefix() })) {
+    for (const m of decodeValue<MarkRecord>(ValueKind.maintenanceOrphan, kv.value, "orphan mark").paths)
+      if (earliest === null || m.first_seen < earliest) earliest = m.first_seen;
+    if (++seen >= limit) break;
+  }
+  return earliest;
+}
+
 /** Fences the due orphans (one head-preserving batch): from here on no commit can register them. */
 export async function fenceOrphans(
   store: Store,

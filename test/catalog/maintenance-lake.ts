@@ -20,7 +20,9 @@ import {
   layoutColumns,
   parquetFields,
   toParquetRow,
+  verbColumnStats,
 } from "../../catalog/parquet-layout.ts";
+import type { ColumnRecord } from "../../catalog/records.ts";
 import type { StoredValue } from "../../catalog/values/index.ts";
 import { readParquet, writeParquet } from "../../parquet/index.ts";
 import type { Bucket, Store } from "../../storage/api.ts";
@@ -73,39 +75,84 @@ async function fileBytes(b: Bucket, resolved: string): Promise<Uint8Array> {
   return new Uint8Array(await obj.arrayBuffer());
 }
 
+/** A file to PUT under table t's directory and the verb that registers it there. */
+export interface FileToRegister {
+  bytes: Uint8Array;
+  verb: Record<string, unknown>;
+}
+
+/**
+ * Table t's rows as one Parquet data file named `name` (beside the table, path relative to it) and its
+ * `register_data_file` verb, with the column stats stock DuckLake registers (`verbColumnStats`). One home
+ * for the catalog-level lakes here and the HTTP-fed lakes of `test/worker/http-lake.ts`.
+ */
+export function dataFileFor(
+  columns: readonly ColumnRecord[],
+  rows: readonly Record<string, StoredValue>[],
+  name: string,
+): FileToRegister {
+  const top = layoutColumns(columns);
+  const file = writeParquet(
+    parquetFields(columns),
+    rows.map((r) => toParquetRow(top, r)),
+  );
+  return {
+    bytes: file.bytes,
+    verb: {
+      op: "register_data_file",
+      table: { name: "t" },
+      file: {
+        path: name,
+        recordCount: rows.length,
+        fileSizeBytes: file.bytes.byteLength,
+        footerSize: file.footerSize,
+        columnStats: verbColumnStats(fileColumnStats(columns, file)),
+      },
+    },
+  };
+}
+
+/**
+ * A delete file named `name` marking `positions` (sorted, distinct) of table t's data file `fileId`, whose
+ * resolved path is `resolvedPath`, and its `register_delete_file` verb.
+ */
+export function deleteFileFor(
+  fileId: number,
+  resolvedPath: string,
+  positions: readonly number[],
+  name: string,
+): FileToRegister {
+  const del = writeParquet(
+    [
+      { name: "file_path", fieldId: 2147483646, type: { kind: "string" }, nullable: true },
+      { name: "pos", fieldId: 2147483645, type: { kind: "int", bits: 64, signed: true }, nullable: true },
+    ],
+    positions.map((p) => ({ file_path: resolvedPath, pos: BigInt(p) })),
+  );
+  return {
+    bytes: del.bytes,
+    verb: {
+      op: "register_delete_file",
+      table: { name: "t" },
+      dataFileId: fileId,
+      file: {
+        path: name,
+        deleteCount: positions.length,
+        fileSizeBytes: del.bytes.byteLength,
+        footerSize: del.footerSize,
+      },
+    },
+  };
+}
+
 let seq = 0;
 /** Appends `rows` (stored values by column name) to table t as one Parquet file; answers its data file id. */
 export async function appendFile(l: Lake, rows: Record<string, StoredValue>[]): Promise<number> {
   const plan = await tableFilesAt(l.store.snapshot(), { name: "t" });
-  const cols = plan.columns;
-  const top = layoutColumns(cols);
-  const file = writeParquet(
-    parquetFields(cols),
-    rows.map((r) => toParquetRow(top, r)),
-  );
   const name = `app-${++seq}-${Math.random().toString(36).slice(2, 8)}.parquet`;
-  await l.b.put(`lakes/${l.lake}/data/main/t/${name}`, file.bytes);
-  const r = await l.catalog.commit({
-    verbs: [
-      {
-        op: "register_data_file",
-        table: { name: "t" },
-        file: {
-          path: name,
-          recordCount: rows.length,
-          fileSizeBytes: file.bytes.byteLength,
-          footerSize: file.footerSize,
-          columnStats: fileColumnStats(cols, file).map((s) => ({
-            column: { id: s.column_id },
-            ...(s.value_count !== null ? { valueCount: s.value_count } : {}),
-            ...(s.null_count !== null ? { nullCount: s.null_count } : {}),
-            min: s.min_value,
-            max: s.max_value,
-          })),
-        },
-      },
-    ],
-  } as never);
+  const f = dataFileFor(plan.columns, rows, name);
+  await l.b.put(`lakes/${l.lake}/data/main/t/${name}`, f.bytes);
+  const r = await l.catalog.commit({ verbs: [f.verb] } as never);
   await settle(l.store, r.durable);
   return (r.assigned[0] as { dataFileId: number }).dataFileId;
 }
@@ -121,28 +168,10 @@ export async function deleteWithFile(l: Lake, fileId: number, positions: number[
     for (const r of old.rows) all.add(Number(r.pos));
   }
   const sorted = [...all].sort((a, b) => a - b);
-  const del = writeParquet(
-    [
-      { name: "file_path", fieldId: 2147483646, type: { kind: "string" }, nullable: true },
-      { name: "pos", fieldId: 2147483645, type: { kind: "int", bits: 64, signed: true }, nullable: true },
-    ],
-    sorted.map((p) => ({ file_path: f.resolved_path, pos: BigInt(p) })),
-  );
   const name = `del-${++seq}-${Math.random().toString(36).slice(2, 8)}-delete.parquet`;
-  await l.b.put(`lakes/${l.lake}/data/main/t/${name}`, del.bytes);
-  await commit(l, [
-    {
-      op: "register_delete_file",
-      table: { name: "t" },
-      dataFileId: fileId,
-      file: {
-        path: name,
-        deleteCount: sorted.length,
-        fileSizeBytes: del.bytes.byteLength,
-        footerSize: del.footerSize,
-      },
-    },
-  ]);
+  const d = deleteFileFor(fileId, f.resolved_path, sorted, name);
+  await l.b.put(`lakes/${l.lake}/data/main/t/${name}`, d.bytes);
+  await commit(l, [d.verb]);
 }
 
 /** Every visible row of table t at snapshot s as `row_id → values`, by DuckLake's reader rules. */

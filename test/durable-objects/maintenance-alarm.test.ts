@@ -91,6 +91,43 @@ describe("the alarm of an idle lake", () => {
     expect(await dueAt(lake)).toBeUndefined();
   });
 
+  it("wakes an evicted lake when a marked orphan's grace ends and deletes it (decision 0331)", async () => {
+    const lake = lakeName("mt-idle-orphan");
+    let skew = 0;
+    rigLake(lake, { now: () => Date.now() + skew });
+    const s = stub(lake);
+    unwrap(await s.createLake(lake, {}));
+    // No retention: only the orphan's grace waits on time.
+    unwrap(await s.commit(lake, [{ op: "set_option", name: "delete_older_than", value: "1 hour" }]));
+    unwrap(await s.commit(lake, createTable("t")));
+    // An object under the data prefix that no commit ever registered (a PUT whose commit never came).
+    await realBucket().put(objectKey(lake, "orphan.parquet"), new Uint8Array(101));
+    unwrap(await s.commit(lake, createTable("u")));
+
+    // The pass after the commits marks the orphan; its grace counts from this pass's clock.
+    const passFrom = Date.now() + skew;
+    expect(await runDurableObjectAlarm(s)).toBe(true);
+    const passTo = Date.now() + skew;
+    const due = await dueAt(lake);
+    expect(due).toBeGreaterThanOrEqual(passFrom + HOUR);
+    expect(due).toBeLessThanOrEqual(passTo + HOUR);
+    await expectArmedBy(lake, due as number, skew);
+
+    // A minute before the grace ends, the evicted lake's alarm keeps the orphan and the due time.
+    await evictDurableObject(stub(lake));
+    skew += HOUR - 60_000;
+    await runDurableObjectAlarm(stub(lake));
+    expect(await realBucket().head(objectKey(lake, "orphan.parquet"))).not.toBeNull();
+    expect(await dueAt(lake)).toBe(due);
+
+    // The grace over, no commit since: the alarm wakes the lake and the orphan is deleted.
+    await evictDurableObject(stub(lake));
+    skew += 2 * 60_000;
+    expect(await runDurableObjectAlarm(stub(lake))).toBe(true);
+    expect(await realBucket().head(objectKey(lake, "orphan.parquet"))).toBeNull();
+    expect(await dueAt(lake)).toBeUndefined();
+  });
+
   it("an idle lake with no retention set is not woken", async () => {
     const lake = lakeName("mt-idle-none");
     rigLake(lake);

@@ -293,8 +293,9 @@ SESSIONS = {
         "SELECT count(*) FROM lake.b",
         "CALL ducklake_cleanup_old_files('lake', cleanup_all => true)",
     ],
-    # Cleanup after a merge: the replaced files are removed by DuckDB, their schedule rows by the commit;
-    # then the orphan sweep lists every file the catalog still names (docs/decisions/0242).
+    # Cleanup after a merge: the replaced files are removed by DuckDB, their schedule rows by the commit
+    # (docs/decisions/0242). `ducklake_delete_orphaned_files` is refused on the edge (decision 0332): the
+    # edge-only check `orphan_listing_refused` in run.py.
     "cleanup-old-files": [
         ATTACH,
         "CREATE TABLE lake.b (i BIGINT)",
@@ -302,7 +303,6 @@ SESSIONS = {
         "INSERT INTO lake.b SELECT * FROM range(3000)",
         "CALL ducklake_merge_adjacent_files('lake')",
         "CALL ducklake_cleanup_old_files('lake', cleanup_all => true)",
-        "CALL ducklake_delete_orphaned_files('lake', cleanup_all => true)",
         "SELECT count(*), sum(i) FROM lake.b",
     ],
     # Nested values inlined (LIST, STRUCT, MAP, nested in each other, empty and NULL), read back.

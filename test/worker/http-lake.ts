@@ -7,12 +7,17 @@
  */
 import { env } from "cloudflare:workers";
 import { DUCKLAKE_TABLES, tableFilesAt } from "../../catalog/index.ts";
-import { fileColumnStats, layoutColumns, parquetFields, toParquetRow } from "../../catalog/parquet-layout.ts";
 import type { StoredValue } from "../../catalog/values/index.ts";
-import { readParquet, writeParquet } from "../../parquet/index.ts";
+import { readParquet } from "../../parquet/index.ts";
 import type { Bucket, ReadView } from "../../storage/api.ts";
 import { openLatest } from "../../storage/index.ts";
-import type { HistoryOps, Lake, Rows } from "../catalog/maintenance-lake.ts";
+import {
+  dataFileFor,
+  deleteFileFor,
+  type HistoryOps,
+  type Lake,
+  type Rows,
+} from "../catalog/maintenance-lake.ts";
 import { call } from "../support/http.ts";
 
 const output = (env as unknown as { TEST_OUTPUT: Fetcher }).TEST_OUTPUT;
@@ -44,34 +49,10 @@ export async function latest(lake: string): Promise<Lake> {
 let n = 0;
 export async function appendVia(lake: string, rows: Record<string, StoredValue>[]): Promise<number> {
   const plan = await tableFilesAt(await latestView(lake), { name: "t" });
-  const top = layoutColumns(plan.columns);
-  const file = writeParquet(
-    parquetFields(plan.columns),
-    rows.map((r) => toParquetRow(top, r)),
-  );
   const name = `app-${++n}.parquet`;
-  await b.put(`lakes/${lake}/data/main/t/${name}`, file.bytes);
-  const r = await commitVia(lake, {
-    verbs: [
-      {
-        op: "register_data_file",
-        table: { name: "t" },
-        file: {
-          path: name,
-          recordCount: rows.length,
-          fileSizeBytes: file.bytes.byteLength,
-          footerSize: file.footerSize,
-          columnStats: fileColumnStats(plan.columns, file).map((s) => ({
-            column: { id: s.column_id },
-            ...(s.value_count !== null ? { valueCount: s.value_count } : {}),
-            ...(s.null_count !== null ? { nullCount: s.null_count } : {}),
-            min: s.min_value,
-            max: s.max_value,
-          })),
-        },
-      },
-    ],
-  });
+  const f = dataFileFor(plan.columns, rows, name);
+  await b.put(`lakes/${lake}/data/main/t/${name}`, f.bytes);
+  const r = await commitVia(lake, { verbs: [f.verb] });
   return r.assigned[0]?.dataFileId as number;
 }
 
@@ -88,30 +69,10 @@ export async function deleteVia(lake: string, fileId: number, positions: number[
     for (const r of (await readParquet(new Uint8Array(await old.arrayBuffer()))).rows) all.add(Number(r.pos));
   }
   const sorted = [...all].sort((x, y) => x - y);
-  const del = writeParquet(
-    [
-      { name: "file_path", fieldId: 2147483646, type: { kind: "string" }, nullable: true },
-      { name: "pos", fieldId: 2147483645, type: { kind: "int", bits: 64, signed: true }, nullable: true },
-    ],
-    sorted.map((p) => ({ file_path: f.resolved_path, pos: BigInt(p) })),
-  );
   const name = `del-${++n}-delete.parquet`;
-  await b.put(`lakes/${lake}/data/main/t/${name}`, del.bytes);
-  await commitVia(lake, {
-    verbs: [
-      {
-        op: "register_delete_file",
-        table: { name: "t" },
-        dataFileId: fileId,
-        file: {
-          path: name,
-          deleteCount: sorted.length,
-          fileSizeBytes: del.bytes.byteLength,
-          footerSize: del.footerSize,
-        },
-      },
-    ],
-  });
+  const d = deleteFileFor(fileId, f.resolved_path, sorted, name);
+  await b.put(`lakes/${lake}/data/main/t/${name}`, d.bytes);
+  await commitVia(lake, { verbs: [d.verb] });
 }
 
 /** The random-history operations (`randomHistory`) on a lake behind the routes. */

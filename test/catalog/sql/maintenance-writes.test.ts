@@ -3,14 +3,15 @@
  * row-equality replay of `writes.test.ts`: nested literals parse to nested values (and a bound on depth),
  * the flush's lone pre-commit DELETE only counts, a flush batch whose file does not hold the flushed rows
  * writes nothing, expire_snapshots never removes the head or a snapshot a live checkpoint pins (the whole
- * request refused, nothing written), and the orphan listing, the rewrite's per-file stats and the
- * `versions => [...]` snapshot read answer from the catalog's rows.
+ * request refused, nothing written), the orphan listing is refused (decision 0332), and the rewrite's
+ * per-file stats and the `versions => [...]` snapshot read answer from the catalog's rows.
  * Decisions: docs/decisions/0240-quack-flush-inlined-data.md, 0241-quack-expire-snapshots.md,
  * 0242-quack-cleanup-and-orphans.md, 0243-quack-rewrite-data-files.md, 0244-quack-nested-literals.md.
  */
 import { describe, expect, it } from "vitest";
-import { InvalidRequest } from "../../../catalog/errors.ts";
+import { InvalidRequest, Unsupported } from "../../../catalog/errors.ts";
 import { ducklakeTable, inlinedTablesAt } from "../../../catalog/index.ts";
+import { ORPHAN_LISTING_REFUSED } from "../../../catalog/sql/files/cleanup.ts";
 import { answerRead, splitStatements } from "../../../catalog/sql/index.ts";
 import type { SqlWriteAnswer, SqlWriteRequest } from "../../../catalog/sql/writes/contract.ts";
 import { MAX_NESTED_DEPTH, parseWrite } from "../../../catalog/sql/writes/parse.ts";
@@ -18,6 +19,7 @@ import type { Envelope } from "../../../durable-objects/envelope.ts";
 import type { HeadAnswer } from "../../../durable-objects/writer.ts";
 import type { CheckpointInfo } from "../../../storage/api.ts";
 import { openLatest } from "../../../storage/index.ts";
+import { dataObjectKey } from "../../../storage/keys.ts";
 import { lakeName, realBucket, rigLake, stub } from "../../durable-objects/support.ts";
 import fixture from "../../fixtures/quack/writes.json";
 
@@ -307,7 +309,7 @@ describe("expiry of dropped tables and unseen files", () => {
 });
 
 describe("maintenance listings", () => {
-  it("the orphan listing names every catalog file and every scheduled one; the rewrite reads per-file stats", async () => {
+  it("the orphan listing is refused (an in-flight commit's upload is never offered); the rewrite reads per-file stats", async () => {
     const { lake, position } = await replay("listings", "maintenance", [
       "attach_new",
       "create_schema",
@@ -316,21 +318,21 @@ describe("maintenance listings", () => {
       "insert_file_2",
       "merge",
     ]);
+    // The upload of a commit still in flight: under the data prefix, named by no catalog row yet. A
+    // listing of the catalog's files cannot name it, and DuckDB deletes every object the listing leaves
+    // out, so the listing is refused whole (decision 0332) and no object is offered at all.
+    await realBucket().put(dataObjectKey(lake, "main/t/in-flight.parquet"), new Uint8Array(16));
     const view = await openLatest(realBucket(), lake, { after: position });
     const [orphans] = splitStatements(
       `SELECT REPLACE( CASE WHEN NOT file_relative THEN file_path ELSE CASE WHEN NOT table_relative THEN table_path || file_path ELSE CASE WHEN NOT schema_relative THEN schema_path || table_path || file_path ELSE '/d/' || schema_path || table_path || file_path END END END, '/', '/' ) AS full_path FROM (SELECT s.path AS schema_path, t.path AS table_path, file_path, s.path_is_relative AS schema_relative, t.path_is_relative AS table_relative, file_relative FROM ( SELECT f.path AS file_path, f.path_is_relative AS file_relative, table_id FROM "main".ducklake_data_file f UNION ALL SELECT f.path AS file_path, f.path_is_relative AS file_relative, table_id FROM "main".ducklake_delete_file f ) AS f JOIN "main".ducklake_table t ON f.table_id = t.table_id JOIN "main".ducklake_schema s ON t.schema_id = s.schema_id) AS r UNION ALL SELECT REPLACE( CASE WHEN NOT f.path_is_relative THEN f.path ELSE '/e/' || f.path END , '/', '/' ) AS full_path FROM "main".ducklake_files_scheduled_for_deletion f`,
     );
-    const got = await answerRead({ view, memo: new Map() }, orphans as NonNullable<typeof orphans>);
-    expect(got.columns.map((c) => c.name)).toEqual(["full_path"]);
-    const files = await ducklakeTable(view, "ducklake_data_file");
-    const scheduled = await ducklakeTable(view, "ducklake_files_scheduled_for_deletion");
-    expect(got.rows.length).toBe(files.length + scheduled.length);
-    expect(scheduled.length).toBeGreaterThan(0);
-    const paths = got.rows.map((r) => r[0] as string);
-    for (const f of files)
-      expect(paths.some((p) => p.startsWith("/d/") && p.endsWith(String(f.path)))).toBe(true);
-    for (const f of scheduled) expect(paths).toContain(`/e/${String(f.path)}`);
+    const refused = answerRead({ view, memo: new Map() }, orphans as NonNullable<typeof orphans>);
+    await expect(refused).rejects.toBeInstanceOf(Unsupported);
+    await expect(refused).rejects.toThrow(ORPHAN_LISTING_REFUSED);
+    expect(ORPHAN_LISTING_REFUSED).toContain("delete_files");
+    expect(await realBucket().head(dataObjectKey(lake, "main/t/in-flight.parquet"))).not.toBeNull();
 
+    const files = await ducklakeTable(view, "ducklake_data_file");
     const tableId = Number(files[0]?.table_id);
     const [stats] = splitStatements(
       `SELECT data.data_file_id, data.record_count, data.file_size_bytes, stats.column_id, stats.value_count, stats.null_count, stats.min_value, stats.max_value, stats.contains_nan, stats.extra_stats FROM "main".ducklake_data_file data LEFT JOIN "main".ducklake_file_column_stats stats ON stats.data_file_id = data.data_file_id WHERE data.table_id = ${tableId} AND 99 >= data.begin_snapshot AND (99 < data.end_snapshot OR data.end_snapshot IS NULL) ORDER BY data.data_file_id`,

@@ -11,8 +11,12 @@ import { CodedError } from "../storage/errors.ts";
 import type { JobRun } from "./history.ts";
 import type { JobContext } from "./registry.ts";
 
-/** Steps one run takes before it yields (the alarm's next pass continues). */
-export const MAX_EXPIRE_STEPS_PER_RUN = 16;
+/**
+ * Steps one run takes before it yields (the alarm's next pass continues). Steps are small so that the
+ * appenders' commits interleave between them (decision docs/decisions/0325-paced-maintenance.md); 64 of
+ * them expire as many snapshots per run (16,384) as 16 steps of 1,024 did.
+ */
+export const MAX_EXPIRE_STEPS_PER_RUN = 64;
 
 export async function runExpireJob(ctx: JobContext): Promise<JobRun[]> {
   const olderThanMs = ctx.settings.expireOlderThanMs;

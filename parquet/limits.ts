@@ -12,4 +12,4 @@ export const MAX_READ_BYTES = 64 * 1024 * 1024;
  * group, and a paced read of the file decodes one at a time (decision
  * docs/decisions/0325-paced-maintenance.md).
  */
-export const PACED_ROWS_PER_ROW_GROUP = 4096;
+export const PACED_ROWS_PER_ROW_GROUP = 2048;

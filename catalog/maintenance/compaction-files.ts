@@ -11,7 +11,7 @@ import {
   type ParquetRow,
   readParquet,
   type WrittenFile,
-  writeParquet,
+  writeParquetPaced,
 } from "../../parquet/index.ts";
 import type { ReadView } from "../../storage/api.ts";
 import { ValueKind } from "../codec.ts";
@@ -33,6 +33,7 @@ import { scanAll } from "../reads/versions.ts";
 import type { ColumnRecord, InlineFileDeleteRecord, SchemaVersionRecord } from "../records.ts";
 import type { DataFileSpec } from "../verbs/schema.ts";
 import { ROW_ID_FIELD_ID, SNAPSHOT_ID_FIELD_ID } from "./flush-plan.ts";
+import { MAINTENANCE_ROWS_PER_ROW_GROUP, type Pacer } from "./pace.ts";
 
 /** DuckLake's default `target_file_size` (512 MiB; the size bound of its merge candidates). */
 export const DUCKLAKE_DEFAULT_TARGET_FILE_SIZE = 536_870_912;
@@ -235,15 +236,17 @@ export interface CompactedRow {
  * The rows of one input file that survive `deleted` (positions), in file order, re-laid under `top`: each
  * value goes through the layout (file value → stored value → Parquet value) matched by field id, and the
  * row keeps its id (the file's `_ducklake_internal_row_id`, else row_id_start + position) and snapshot
- * (the file's `_ducklake_internal_snapshot_id`, else its begin snapshot).
+ * (the file's `_ducklake_internal_snapshot_id`, else its begin snapshot). Decoded one row group and
+ * re-laid MAINTENANCE_ROWS_PER_PAUSE rows per stretch (decision 0325).
  */
 export async function inputRows(
   top: readonly LayoutColumn[],
   c: Candidate,
   bytes: Uint8Array,
   deleted: ReadonlySet<number>,
+  pacer: Pacer,
 ): Promise<CompactedRow[]> {
-  const read = await readParquet(bytes);
+  const read = await readParquet(bytes, { pause: pacer.pause });
   if (read.rowCount !== c.file.record_count) {
     throw new Corruption(
       `data file ${c.file.data_file_id} holds ${read.rowCount} rows but the catalog registered ${c.file.record_count}`,
@@ -263,8 +266,9 @@ export async function inputRows(
     i += subtreeSize(read.schema, i);
   }
   const out: CompactedRow[] = [];
-  read.rows.forEach((row, pos) => {
-    if (deleted.has(pos)) return;
+  for (const [pos, row] of read.rows.entries()) {
+    await pacer.tick();
+    if (deleted.has(pos)) continue;
     const values: ParquetRow = {};
     for (const col of top) {
       const name = byField.get(col.column.column_id) ?? col.column.column_name;
@@ -277,7 +281,7 @@ export async function inputRows(
       rowId: typeof rid === "bigint" ? rid : BigInt(c.file.row_id_start + pos),
       snapshotId: typeof sid === "bigint" ? sid : BigInt(c.file.begin_snapshot),
     });
-  });
+  }
   return out;
 }
 
@@ -313,21 +317,23 @@ export async function readAll(
 }
 
 /** Positions a delete file marks (every row of a live delete file applies at the head). */
-export async function deletePositions(bytes: Uint8Array): Promise<number[]> {
-  return (await readParquet(bytes)).rows.map((r) => Number(r.pos));
+export async function deletePositions(bytes: Uint8Array, pacer: Pacer): Promise<number[]> {
+  return (await readParquet(bytes, { pause: pacer.pause })).rows.map((r) => Number(r.pos));
 }
 
 /**
  * The compacted file: the user columns (field id = column id), then `_ducklake_internal_row_id` and/or
  * `_ducklake_internal_snapshot_id` as DuckLake writes them, and the verb's file spec with the stats
- * stock DuckLake registers (the internal columns get none).
+ * stock DuckLake registers (the internal columns get none). Laid out and encoded in paced stretches
+ * (decision 0325).
  */
-export function writeCompacted(
+export async function writeCompacted(
   cols: readonly ColumnRecord[],
   rows: readonly CompactedRow[],
   internal: { rowId: boolean; snapshotId: boolean },
   name: string,
-): { file: WrittenFile; spec: DataFileSpec } {
+  pacer: Pacer,
+): Promise<{ file: WrittenFile; spec: DataFileSpec }> {
   const fields: ParquetField[] = [...parquetFields(cols)];
   if (internal.rowId)
     fields.push({ name: "_ducklake_internal_row_id", fieldId: ROW_ID_FIELD_ID, type: INT64, nullable: true });
@@ -338,12 +344,19 @@ export function writeCompacted(
       type: INT64,
       nullable: true,
     });
-  const prows: ParquetRow[] = rows.map((r) => ({
-    ...r.values,
-    ...(internal.rowId ? { _ducklake_internal_row_id: r.rowId } : {}),
-    ...(internal.snapshotId ? { _ducklake_internal_snapshot_id: r.snapshotId } : {}),
-  }));
-  const file = writeParquet(fields, prows);
+  const prows: ParquetRow[] = [];
+  for (const r of rows) {
+    prows.push({
+      ...r.values,
+      ...(internal.rowId ? { _ducklake_internal_row_id: r.rowId } : {}),
+      ...(internal.snapshotId ? { _ducklake_internal_snapshot_id: r.snapshotId } : {}),
+    });
+    await pacer.tick();
+  }
+  const file = await writeParquetPaced(fields, prows, {
+    pause: pacer.pause,
+    rowGroupSize: MAINTENANCE_ROWS_PER_ROW_GROUP,
+  });
   const stats = fileColumnStats(cols, file);
   return {
     file,

@@ -28,12 +28,17 @@ import type {
 import { fencePath } from "./cleanup.ts";
 import { dataPathOf, scheduledPath } from "./paths.ts";
 
+/*
+ * A step runs in the writer's submission slot, so no appender's commit runs until it ends: these bounds
+ * are what one step holds the appenders up for (decision docs/decisions/0325-paced-maintenance.md; the
+ * run takes more steps, MAX_EXPIRE_STEPS_PER_RUN in maintenance/expire.ts, with commits between them).
+ */
 /** Snapshots one step expires (oldest first); a longer backlog takes further steps. */
-export const MAX_EXPIRED_SNAPSHOTS_PER_STEP = 1000;
+export const MAX_EXPIRED_SNAPSHOTS_PER_STEP = 256;
 /** File versions one step removes and schedules. */
-export const MAX_FILES_SCHEDULED_PER_STEP = 1000;
+export const MAX_FILES_SCHEDULED_PER_STEP = 256;
 /** History entries one step examines before it stops (and reports more to do). */
-export const MAX_HISTORY_EXAMINED_PER_STEP = 20_000;
+export const MAX_HISTORY_EXAMINED_PER_STEP = 4096;
 /** Conflict retries of one step (the writer is single; only a racing batch conflicts). */
 const STEP_ATTEMPTS = 10;
 

@@ -32,6 +32,7 @@ import {
   writeCompacted,
 } from "./compaction-files.ts";
 import { autoCompact, type PlannedObject } from "./flush-plan.ts";
+import { noPause, Pacer, type Pause } from "./pace.ts";
 
 /** Most steps one pass of a compaction job plans (each is one commit; the next pass continues). */
 export const MAX_COMPACTION_STEPS_PER_PASS = 64;
@@ -155,7 +156,9 @@ export async function buildMerge(
   step: CompactionStep,
   read: ReadObject,
   now: () => number,
+  pause: Pause = noPause,
 ): Promise<PlannedCompaction> {
+  const pacer = new Pacer(pause);
   const top = layoutColumns(step.columns);
   const rows: CompactedRow[] = [];
   const bytes = await readAll(
@@ -163,14 +166,15 @@ export async function buildMerge(
     read,
   );
   for (const [i, c] of step.inputs.entries()) {
-    for (const r of await inputRows(top, c, bytes[i] as Uint8Array, new Set())) rows.push(r);
+    for (const r of await inputRows(top, c, bytes[i] as Uint8Array, new Set(), pacer)) rows.push(r);
   }
   const name = outputName(step, now);
-  const { file, spec } = writeCompacted(
+  const { file, spec } = await writeCompacted(
     step.columns,
     rows,
     { rowId: !inputsAdjacent(step.inputs), snapshotId: true },
     name.path,
+    pacer,
   );
   const verb: VerbOf<"merge_adjacent_files"> = {
     op: "merge_adjacent_files",

@@ -136,7 +136,10 @@ function refusals(job: JobName, refused: Refusal[], now: () => number): JobRun[]
  * concurrent delete or drop reports the CommitConflict; the next pass plans from the new state.
  */
 export async function runMergeJob(deps: MergeDeps): Promise<JobRun[]> {
-  const { steps, refused } = await planMerges(deps.view(), deps);
+  const { steps, refused } = await planMerges(deps.view(), {
+    ...deps,
+    pause: deps.pause ?? yieldToEventLoop,
+  });
   const runs = refusals("merge_adjacent", refused, deps.now);
   for (const step of steps) runs.push(await runStep(deps, "merge_adjacent", step, buildMerge));
   return runs;
@@ -144,7 +147,10 @@ export async function runMergeJob(deps: MergeDeps): Promise<JobRun[]> {
 
 /** One pass of job 3, as `runMergeJob`. */
 export async function runRewriteJob(deps: RewriteDeps): Promise<JobRun[]> {
-  const { steps, refused } = await planRewrites(deps.view(), deps);
+  const { steps, refused } = await planRewrites(deps.view(), {
+    ...deps,
+    pause: deps.pause ?? yieldToEventLoop,
+  });
   const runs = refusals("rewrite_deletes", refused, deps.now);
   for (const step of steps) runs.push(await runStep(deps, "rewrite_deletes", step, buildRewrite));
   return runs;

@@ -14,7 +14,7 @@ import {
   writeParquetPaced,
 } from "../../parquet/index.ts";
 import type { ReadView } from "../../storage/api.ts";
-import { ValueKind } from "../codec.ts";
+import { decodeValue, ValueKind } from "../codec.ts";
 import { Corruption, InvalidRequest } from "../errors.ts";
 import { dataPathPrefix, joinPath } from "../file-paths.ts";
 import { Kind, keys } from "../keys.ts";
@@ -33,7 +33,7 @@ import { scanAll } from "../reads/versions.ts";
 import type { ColumnRecord, InlineFileDeleteRecord, SchemaVersionRecord } from "../records.ts";
 import type { DataFileSpec } from "../verbs/schema.ts";
 import { ROW_ID_FIELD_ID, SNAPSHOT_ID_FIELD_ID } from "./flush-plan.ts";
-import { MAINTENANCE_ROWS_PER_ROW_GROUP, type Pacer } from "./pace.ts";
+import { MAINTENANCE_ROWS_PER_ROW_GROUP, noPause, Pacer } from "./pace.ts";
 
 /** DuckLake's default `target_file_size` (512 MiB; the size bound of its merge candidates). */
 export const DUCKLAKE_DEFAULT_TARGET_FILE_SIZE = 536_870_912;
@@ -122,6 +122,7 @@ export async function tableCandidates(
   view: ReadView,
   tableId: number,
   globalDataPath: string,
+  pacer: Pacer = new Pacer(noPause),
 ): Promise<TableCandidates> {
   const dataPath = dataPathPrefix(globalDataPath);
   const plan = await tableFilesAt(view, tableId);
@@ -140,12 +141,18 @@ export async function tableCandidates(
     for (const v of versions) if (v.begin_snapshot <= s) sv = v.schema_version;
     return sv;
   };
-  const inlined = await scanAll<InlineFileDeleteRecord>(
-    view,
-    keys.inlineFileDeletePrefix(tableId),
-    ValueKind.inlineFileDelete,
-    "inlined delete",
-  );
+  // A deleted-heavy table holds as many inlined deletes as rows: read them in paced stretches (0325).
+  const inlined: InlineFileDeleteRecord[] = [];
+  for await (const kv of view.scan({ prefix: keys.inlineFileDeletePrefix(tableId) })) {
+    inlined.push(decodeValue<InlineFileDeleteRecord>(ValueKind.inlineFileDelete, kv.value, "inlined delete"));
+    await pacer.tick();
+  }
+  const inlinedByFile = new Map<number, number[]>();
+  for (const d of inlined) {
+    const list = inlinedByFile.get(d.file_id);
+    if (list) list.push(d.row_id);
+    else inlinedByFile.set(d.file_id, [d.row_id]);
+  }
   const candidates: Candidate[] = [];
   for (const f of plan.files) {
     if (f.end_snapshot !== null) continue;
@@ -158,7 +165,7 @@ export async function tableCandidates(
       if (e instanceof InvalidRequest) continue;
       throw e;
     }
-    const inl = inlined.filter((d) => d.file_id === f.data_file_id).map((d) => d.row_id);
+    const inl = inlinedByFile.get(f.data_file_id) ?? [];
     candidates.push({
       file: f,
       schemaVersion: versionAt(f.begin_snapshot),

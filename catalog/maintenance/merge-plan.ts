@@ -51,6 +51,8 @@ export interface CompactionOptions {
   targetFileSize?: number;
   limits?: StepLimits;
   maxSteps?: number;
+  /** The yield between a plan's bounded stretches (decision 0325); default none. */
+  pause?: Pause;
   /**
    * A step merges at least this many files (default 2, as DuckLake's `merge_adjacent_files`). The alarm
    * asks for more (`SCHEDULED_MERGE_MIN_FILES`), so a growing table is not rewritten on every pass.
@@ -73,14 +75,17 @@ export type Refusal = { tableId: number; error: CodedError };
 /** Per table that DuckLake's `auto_compact` leaves to maintenance: its candidates and resolved options. */
 export async function eachTable(
   view: ReadView,
+  pause: Pause | undefined,
   visit: (t: TableCandidates, option: (name: string) => string | undefined) => Promise<void>,
 ): Promise<Refusal[]> {
+  // The candidates' scans pause between bounded stretches (decision 0325).
+  const pacer = new Pacer(pause ?? noPause);
   const state = await catalogAt(view);
   const refused: Refusal[] = [];
   for (const t of state.tables) {
     if (!autoCompact(state.options, t.table_id, t.schema_id)) continue;
     try {
-      const c = await tableCandidates(view, t.table_id, state.options.global.data_path ?? "");
+      const c = await tableCandidates(view, t.table_id, state.options.global.data_path ?? "", pacer);
       await visit(c, (name) => tableOption(state.options, t.table_id, t.schema_id, name));
     } catch (e) {
       if (e instanceof CodedError && (e.code === "Unsupported" || e.code === "InvalidRequest")) {
@@ -114,7 +119,7 @@ export async function planMerges(
   const max = options.maxSteps ?? MAX_COMPACTION_STEPS_PER_PASS;
   const limits = options.limits ?? DEFAULT_STEP_LIMITS;
   const minInputs = Math.max(2, options.minInputs ?? 2);
-  const refused = await eachTable(view, async (t, option) => {
+  const refused = await eachTable(view, options.pause, async (t, option) => {
     const target = options.targetFileSize ?? targetFileSize(option("target_file_size"));
     const small = t.candidates.filter((c) => c.file.file_size_bytes < target && c.deletedCount === 0);
     for (const g of groups(small)) {

@@ -60,7 +60,7 @@ export async function planRewrites(
   const steps: CompactionStep[] = [];
   const max = options.maxSteps ?? MAX_COMPACTION_STEPS_PER_PASS;
   const limits = options.limits ?? DEFAULT_STEP_LIMITS;
-  const refused = await eachTable(view, async (t, option) => {
+  const refused = await eachTable(view, options.pause, async (t, option) => {
     const target = options.targetFileSize ?? targetFileSize(option("target_file_size"));
     const min = options.deleteThreshold ?? threshold(option("rewrite_delete_threshold"));
     const heavy = t.candidates.filter((c) => c.deletedCount > 0 && ratio(c) >= min);

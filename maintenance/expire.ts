@@ -36,11 +36,20 @@ export async function runExpireJob(ctx: JobContext): Promise<JobRun[]> {
   };
   try {
     const pinned = await ctx.pinnedSnapshots();
+    // Each step starts after the last snapshot the previous one decided (same pins, same run).
+    let after: number | undefined;
     for (let step = 0; step < MAX_EXPIRE_STEPS_PER_RUN; step++) {
+      const from = after;
       const r = await ctx.exclusive(async (store) => {
-        const s = await expireSnapshotsStep(store, { now: ctx.now(), olderThanMs, pinned });
+        const s = await expireSnapshotsStep(store, {
+          now: ctx.now(),
+          olderThanMs,
+          pinned,
+          ...(from !== undefined ? { after: from } : {}),
+        });
         return { value: s, durable: s.durable };
       });
+      if (r.through !== null) after = r.through;
       run.snapshotsExpired = (run.snapshotsExpired ?? 0) + r.expired.length;
       run.filesOut += r.filesScheduled;
       if (!r.more) break;

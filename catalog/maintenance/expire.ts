@@ -66,10 +66,18 @@ export interface ExpireOptions {
   pinned: readonly number[];
   /** Expire exactly these (DuckLake's `versions =>`), whatever their age; the head and pins stay. */
   versions?: readonly number[];
+  /**
+   * Start after this snapshot id: an earlier step of the same run expired or kept every snapshot up to
+   * it, with the same pins (`ExpireStep.through`). Without it, each step would walk the tombstones of
+   * every snapshot the run already expired, so a step's cost would grow with the run (decision 0325).
+   */
+  after?: number;
 }
 
 export interface ExpireStep {
   expired: number[];
+  /** The highest snapshot id this step decided (expired or kept): the next step's `after`. */
+  through: number | null;
   filesScheduled: number;
   tablesRemoved: number;
   /** True when a bound stopped the step: run another. */
@@ -113,16 +121,25 @@ async function stepOnce(
   const only = o.versions === undefined ? undefined : new Set(o.versions);
   const expiring = new Set<number>();
   let more = false;
-  for await (const kv of tx.scan({ prefix: keys.snapshotPrefix() })) {
+  let through: number | null = null;
+  const range =
+    o.after === undefined
+      ? { prefix: keys.snapshotPrefix() }
+      : { start: keys.snapshot(o.after + 1), end: keys.snapshot(head.snapshot_id) };
+  for await (const kv of tx.scan(range)) {
     const s = decodeValue<SnapshotRecord>(ValueKind.snapshot, kv.value, "snapshot");
     if (s.snapshot_id >= head.snapshot_id) break;
     if (only === undefined && s.snapshot_time >= cutoffMicros) break;
-    if (pinned.has(s.snapshot_id) || (only !== undefined && !only.has(s.snapshot_id))) continue;
+    if (pinned.has(s.snapshot_id) || (only !== undefined && !only.has(s.snapshot_id))) {
+      through = s.snapshot_id;
+      continue;
+    }
     if (expiring.size >= MAX_EXPIRED_SNAPSHOTS_PER_STEP) {
       more = true;
       break;
     }
     expiring.add(s.snapshot_id);
+    through = s.snapshot_id;
   }
   for (const id of expiring) tx.delete(keys.snapshot(id));
 
@@ -198,7 +215,7 @@ async function stepOnce(
   if (budget.left <= 0) more = true;
   const wrote = expiring.size > 0 || filesScheduled > 0 || tablesRemoved > 0;
   if (wrote) tx.put(keys.head(), encodeValue(ValueKind.head, { ...head, batch_count: head.batch_count + 1 }));
-  return { expired: [...expiring], filesScheduled, tablesRemoved, more, wrote };
+  return { expired: [...expiring], through, filesScheduled, tablesRemoved, more, wrote };
 }
 
 /** A data or delete file version of the table still in history (not removed by this step). */
@@ -227,6 +244,7 @@ export async function expireSnapshotsStep(store: Store, options: ExpireOptions):
       committed = true;
       return {
         expired: r.expired,
+        through: r.through,
         filesScheduled: r.filesScheduled,
         tablesRemoved: r.tablesRemoved,
         more: r.more,

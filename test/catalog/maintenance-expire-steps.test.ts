@@ -38,10 +38,13 @@ describe("bounded expiry steps", () => {
     // Every snapshot but the head is older than the cutoff (now + 1 h, retention 1 ms).
     const options = { now: Date.now() + 3_600_000, olderThanMs: 1, pinned: [] };
     const sizes: number[] = [];
+    // As the job runs it: each step starts after the last snapshot the previous step decided.
+    let after: number | undefined;
     for (let step = 0; step < 4; step++) {
-      const r = await expireSnapshotsStep(store, options);
+      const r = await expireSnapshotsStep(store, { ...options, ...(after !== undefined ? { after } : {}) });
       await settle(store, r.durable);
       sizes.push(r.expired.length);
+      if (r.through !== null) after = r.through;
       if (!r.more && r.expired.length === 0) break;
     }
     for (const n of sizes) expect(n).toBeLessThanOrEqual(MAX_EXPIRED_SNAPSHOTS_PER_STEP);

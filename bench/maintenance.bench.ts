@@ -14,8 +14,9 @@
  * runs the writer's background pass whenever the writer asked for one, and reports the plan and cold
  * read at several history lengths (the goal: ≤ 1 MB and ≤ 20 GETs at any length).
  *
- *     npm run bench -- maintenance [--quick] [only=jobs|defaults] [passes=N]
+ *     npm run bench -- maintenance [--quick] [only=jobs|defaults] [passes=N] [probe=1]
  *     (N commits = 1,000 with --quick, else 10,000; passes: the defaults section's alarm passes, default 40)
+ * `probe=1` profiles each timed job and prints the functions on the stack during its longest stalls.
  */
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { tableFilesAt } from "../catalog/index.ts";
@@ -32,6 +33,7 @@ import { walPrefix } from "../storage/keys.ts";
 import { sstPrefix } from "../storage/sst/key.ts";
 import { localBucket } from "./harness.ts";
 import type { BenchOptions, BenchResult, Row } from "./report.ts";
+import { probeStalls, type Stall } from "./stall-probe.ts";
 
 const COLUMNS = [
   { name: "id", type: "int64" },
@@ -56,6 +58,9 @@ interface Lake {
 }
 
 let lakeSeq = 0;
+/** `probe=1`: profile each timed job and print its longest event-loop stalls (bench/stall-probe.ts). */
+let probe = false;
+const stalls: { job: JobName; stalls: Stall[] }[] = [];
 const writers: Writer[] = [];
 
 /**
@@ -177,12 +182,20 @@ async function timedJob(
   const t0 = performance.now();
   let ms = 0;
   loop.enable();
-  const running = lake.writer.runMaintenance({ jobs: [job] }).then((r) => {
-    ms = performance.now() - t0;
-    return r;
-  });
-  windows.during.push(...(await appendWindow(lake, seq, 0, running)));
-  const runs = await running;
+  const jobAndAppender = async () => {
+    const running = lake.writer.runMaintenance({ jobs: [job] }).then((r) => {
+      ms = performance.now() - t0;
+      return r;
+    });
+    windows.during.push(...(await appendWindow(lake, seq, 0, running)));
+    return running;
+  };
+  let runs: StoredJobRun[];
+  if (probe) {
+    const probed = await probeStalls(jobAndAppender);
+    runs = probed.value;
+    stalls.push({ job, stalls: probed.stalls });
+  } else runs = await jobAndAppender();
   loop.disable();
   windows.loopMaxMs = Math.round(loop.max / 1e6);
   const bytesPut = lake.bucket.bytesPut({ prefix: dataPrefix(lake), outcome: "ok" }) - putsBefore;
@@ -399,10 +412,15 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
     const passes = passesArg === undefined ? ALARM_PASSES : Number(passesArg);
     if (!Number.isInteger(passes) || passes < 1 || passes > MAX_ALARM_PASSES)
       throw new RangeError(`passes=${passesArg}: expected an integer from 1 to ${MAX_ALARM_PASSES}`);
+    probe = opts.args.includes("probe=1");
     const rows = [
       ...(only === undefined || only === "jobs" ? await jobsSection(bucket, commits, window) : []),
       ...(only === undefined || only === "defaults" ? await defaultsSection(bucket, commits, passes) : []),
     ];
+    for (const { job, stalls: list } of stalls) {
+      console.log(`\nlongest event-loop stalls during ${job}:`);
+      for (const st of list) console.log(`  ${st.ms} ms\n    ${st.frames.join("\n    ")}`);
+    }
     return { name: "maintenance", params: { commits, window, passes, quick: opts.quick }, rows };
   } finally {
     await drainWriters();

@@ -17,11 +17,13 @@ import {
   type ReadObject,
   type Refusal,
 } from "../catalog/maintenance/merge-plan.ts";
+import type { Pause } from "../catalog/maintenance/pace.ts";
 import { buildRewrite, planRewrites, type RewriteOptions } from "../catalog/maintenance/rewrite-plan.ts";
 import type { CommitRequest } from "../catalog/verbs/schema.ts";
 import type { Bucket, ReadView } from "../storage/api.ts";
 import { CodedError } from "../storage/errors.ts";
 import { dataObjectKey } from "../storage/keys.ts";
+import { yieldToEventLoop } from "../storage/maintenance.ts";
 import type { JobName, JobRun } from "./history.ts";
 
 export interface CompactionDeps {
@@ -32,6 +34,11 @@ export interface CompactionDeps {
   /** Commits through the writer (coalescer → group commit → durable); answers the minted snapshot. */
   commit: (request: CommitRequest) => Promise<{ snapshotId: number | null }>;
   now: () => number;
+  /**
+   * The yield a step awaits between its bounded stretches (default: a macrotask turn of the event loop, so
+   * the appenders' commits run between them; decision docs/decisions/0325-paced-maintenance.md).
+   */
+  pause?: Pause;
 }
 
 export type MergeDeps = CompactionDeps & CompactionOptions;
@@ -70,7 +77,7 @@ async function runStep(
   deps: CompactionDeps,
   job: JobName,
   step: CompactionStep,
-  build: (s: CompactionStep, read: ReadObject, now: () => number) => Promise<PlannedCompaction>,
+  build: (s: CompactionStep, read: ReadObject, now: () => number, pause: Pause) => Promise<PlannedCompaction>,
 ): Promise<JobRun> {
   const startedAt = deps.now();
   const run: JobRun = {
@@ -89,7 +96,7 @@ async function runStep(
   };
   const r = reader(deps);
   try {
-    const planned = await build(step, r.read, deps.now);
+    const planned = await build(step, r.read, deps.now, deps.pause ?? yieldToEventLoop);
     run.bytesIn = r.bytes();
     for (const o of planned.objects) {
       const key = dataObjectKey(deps.lake, o.relativeToDataPath);
@@ -129,7 +136,10 @@ function refusals(job: JobName, refused: Refusal[], now: () => number): JobRun[]
  * concurrent delete or drop reports the CommitConflict; the next pass plans from the new state.
  */
 export async function runMergeJob(deps: MergeDeps): Promise<JobRun[]> {
-  const { steps, refused } = await planMerges(deps.view(), deps);
+  const { steps, refused } = await planMerges(deps.view(), {
+    ...deps,
+    pause: deps.pause ?? yieldToEventLoop,
+  });
   const runs = refusals("merge_adjacent", refused, deps.now);
   for (const step of steps) runs.push(await runStep(deps, "merge_adjacent", step, buildMerge));
   return runs;
@@ -137,7 +147,10 @@ export async function runMergeJob(deps: MergeDeps): Promise<JobRun[]> {
 
 /** One pass of job 3, as `runMergeJob`. */
 export async function runRewriteJob(deps: RewriteDeps): Promise<JobRun[]> {
-  const { steps, refused } = await planRewrites(deps.view(), deps);
+  const { steps, refused } = await planRewrites(deps.view(), {
+    ...deps,
+    pause: deps.pause ?? yieldToEventLoop,
+  });
   const runs = refusals("rewrite_deletes", refused, deps.now);
   for (const step of steps) runs.push(await runStep(deps, "rewrite_deletes", step, buildRewrite));
   return runs;

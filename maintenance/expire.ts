@@ -11,8 +11,12 @@ import { CodedError } from "../storage/errors.ts";
 import type { JobRun } from "./history.ts";
 import type { JobContext } from "./registry.ts";
 
-/** Steps one run takes before it yields (the alarm's next pass continues). */
-export const MAX_EXPIRE_STEPS_PER_RUN = 16;
+/**
+ * Steps one run takes before it yields (the alarm's next pass continues). Steps are small so that the
+ * appenders' commits interleave between them (decision docs/decisions/0325-paced-maintenance.md); 64 of
+ * them expire as many snapshots per run (16,384) as 16 steps of 1,024 did.
+ */
+export const MAX_EXPIRE_STEPS_PER_RUN = 64;
 
 export async function runExpireJob(ctx: JobContext): Promise<JobRun[]> {
   const olderThanMs = ctx.settings.expireOlderThanMs;
@@ -32,11 +36,20 @@ export async function runExpireJob(ctx: JobContext): Promise<JobRun[]> {
   };
   try {
     const pinned = await ctx.pinnedSnapshots();
+    // Each step starts after the last snapshot the previous one decided (same pins, same run).
+    let after: number | undefined;
     for (let step = 0; step < MAX_EXPIRE_STEPS_PER_RUN; step++) {
+      const from = after;
       const r = await ctx.exclusive(async (store) => {
-        const s = await expireSnapshotsStep(store, { now: ctx.now(), olderThanMs, pinned });
+        const s = await expireSnapshotsStep(store, {
+          now: ctx.now(),
+          olderThanMs,
+          pinned,
+          ...(from !== undefined ? { after: from } : {}),
+        });
         return { value: s, durable: s.durable };
       });
+      if (r.through !== null) after = r.through;
       run.snapshotsExpired = (run.snapshotsExpired ?? 0) + r.expired.length;
       run.filesOut += r.filesScheduled;
       if (!r.more) break;

@@ -7,10 +7,12 @@
  * the next run plans again from the catalog, so running twice is harmless (decision 0321).
  */
 import { type FlushPlan, planFlushes } from "../catalog/maintenance/flush-plan.ts";
+import type { Pause } from "../catalog/maintenance/pace.ts";
 import type { CommitRequest } from "../catalog/verbs/schema.ts";
 import type { Bucket, ReadView } from "../storage/api.ts";
 import { CodedError } from "../storage/errors.ts";
 import { dataObjectKey } from "../storage/keys.ts";
+import { yieldToEventLoop } from "../storage/maintenance.ts";
 import type { JobRun } from "./history.ts";
 
 export interface FlushDeps {
@@ -26,6 +28,11 @@ export interface FlushDeps {
   maxRowsPerStep?: number;
   /** Only this table (a run asked for one table). */
   tableId?: number;
+  /**
+   * The yield the plan awaits between its bounded stretches (default: a macrotask turn of the event loop,
+   * so the appenders' commits run between them; decision docs/decisions/0325-paced-maintenance.md).
+   */
+  pause?: Pause;
 }
 
 /** A PUT of a planned file found another object under its name (uuid names make this a broken invariant). */
@@ -77,6 +84,7 @@ export async function runFlushJob(deps: FlushDeps): Promise<JobRun[]> {
     ...(deps.maxRowsPerStep !== undefined ? { maxRows: deps.maxRowsPerStep } : {}),
     now: deps.now,
     ...(deps.tableId !== undefined ? { tableId: deps.tableId } : {}),
+    pause: deps.pause ?? yieldToEventLoop,
   });
   const runs: JobRun[] = refused.map((r) => ({
     job: "flush_inlined",

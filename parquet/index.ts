@@ -12,7 +12,7 @@ export {
   readParquetFooter,
 } from "./footer.ts";
 export * from "./limits.ts";
-export { type ReadFile, readParquet } from "./read.ts";
+export { type ReadFile, type ReadOptions, readParquet } from "./read.ts";
 export { compareCodePoints } from "./stats.ts";
 export * from "./types.ts";
-export { type WriteOptions, writeParquet } from "./write.ts";
+export { type PacedWriteOptions, type WriteOptions, writeParquet, writeParquetPaced } from "./write.ts";

@@ -81,7 +81,15 @@ function exact(node: Node, v: unknown): ParquetValue {
   return out;
 }
 
-export async function readParquet(bytes: Uint8Array): Promise<ReadFile> {
+export interface ReadOptions {
+  /**
+   * Awaited after each row group is decoded, so a file of many row groups never holds the event loop for
+   * more than one (decision docs/decisions/0325-paced-maintenance.md). Omitted: the file is decoded in one go.
+   */
+  pause?: () => Promise<void>;
+}
+
+export async function readParquet(bytes: Uint8Array, options: ReadOptions = {}): Promise<ReadFile> {
   if (bytes.byteLength > MAX_READ_BYTES) {
     throw new ParquetInvalid(
       `a ${bytes.byteLength}-byte file exceeds the ${MAX_READ_BYTES} bytes read whole`,
@@ -104,27 +112,42 @@ export async function readParquet(bytes: Uint8Array): Promise<ReadFile> {
     return rest as SchemaElement;
   });
   const tree = schemaTree(original);
-  const raw = await parquetReadObjects({
-    file: buffer,
-    metadata: { ...metadata, schema },
-    rowFormat: "object",
-    // Unannotated BYTE_ARRAY is a blob: keep bytes; annotated text decodes strictly below.
-    utf8: false,
-    parsers: {
-      stringFromBytes: (b: Uint8Array) =>
-        new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(b),
-      timestampFromMilliseconds: (x: bigint) => x,
-      timestampFromMicroseconds: (x: bigint) => x,
-      timestampFromNanoseconds: (x: bigint) => x,
-      dateFromDays: (d: number) => d,
-      jsonFromBytes: (b: Uint8Array) => new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(b),
-      uuidFromBytes: uuidString,
-    },
-  });
-  const rows = raw.map((r) => {
+  const readRange = (range: { rowStart?: number; rowEnd?: number }) =>
+    parquetReadObjects({
+      file: buffer,
+      metadata: { ...metadata, schema },
+      rowFormat: "object",
+      ...range,
+      // Unannotated BYTE_ARRAY is a blob: keep bytes; annotated text decodes strictly below.
+      utf8: false,
+      parsers: {
+        stringFromBytes: (b: Uint8Array) =>
+          new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(b),
+        timestampFromMilliseconds: (x: bigint) => x,
+        timestampFromMicroseconds: (x: bigint) => x,
+        timestampFromNanoseconds: (x: bigint) => x,
+        dateFromDays: (d: number) => d,
+        jsonFromBytes: (b: Uint8Array) =>
+          new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(b),
+        uuidFromBytes: uuidString,
+      },
+    });
+  const exactRow = (r: Record<string, unknown>): ParquetRow => {
     const out: ParquetRow = {};
     for (const c of tree.children) out[c.el.name] = exact(c, r[c.el.name]);
     return out;
-  });
+  };
+  const rows: ParquetRow[] = [];
+  if (options.pause === undefined) {
+    for (const r of await readRange({})) rows.push(exactRow(r));
+  } else {
+    let rowStart = 0;
+    for (const rg of metadata.row_groups) {
+      const rowEnd = rowStart + Number(rg.num_rows);
+      if (rowEnd > rowStart) for (const r of await readRange({ rowStart, rowEnd })) rows.push(exactRow(r));
+      rowStart = rowEnd;
+      await options.pause();
+    }
+  }
   return { rowCount: Number(metadata.num_rows), footerSize, schema: original, rows };
 }

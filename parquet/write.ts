@@ -5,9 +5,9 @@
  * bytes, row count, footer size, and per-leaf stats with compressed sizes.
  */
 import { parquetMetadata } from "hyparquet";
-import { type ColumnSource, parquetWriteBuffer } from "hyparquet-writer";
+import { ByteWriter, type ColumnSource, ParquetWriter, parquetWriteBuffer } from "hyparquet-writer";
 import { ParquetInvalid } from "./errors.ts";
-import { MAX_ROWS_PER_FILE, ROWS_PER_ROW_GROUP } from "./limits.ts";
+import { MAX_ROWS_PER_FILE, PACED_ROWS_PER_ROW_GROUP, ROWS_PER_ROW_GROUP } from "./limits.ts";
 import { schemaElements } from "./schema.ts";
 import { type LeafAccumulator, leavesOf, observe } from "./stats.ts";
 import type { LeafStats, ParquetField, ParquetRow, ParquetType, ParquetValue, WrittenFile } from "./types.ts";
@@ -103,42 +103,46 @@ function toWriterValue(type: ParquetType, v: ParquetValue): unknown {
   }
 }
 
-export function writeParquet(
-  fields: readonly ParquetField[],
-  rows: readonly ParquetRow[],
-  options: WriteOptions = {},
-): WrittenFile {
+/** Checks a file's shape before any row is read: at least one column, names unique, rows bounded. */
+function checkShape(fields: readonly ParquetField[], rowCount: number): void {
   if (fields.length === 0) throw new ParquetInvalid("a Parquet file needs at least one column");
-  if (rows.length > MAX_ROWS_PER_FILE) {
-    throw new ParquetInvalid(`${rows.length} rows exceed the ${MAX_ROWS_PER_FILE} rows one file may hold`);
+  if (rowCount > MAX_ROWS_PER_FILE) {
+    throw new ParquetInvalid(`${rowCount} rows exceed the ${MAX_ROWS_PER_FILE} rows one file may hold`);
   }
   const names = new Set<string>();
   for (const f of fields) {
     if (names.has(f.name)) throw new ParquetInvalid(`column ${JSON.stringify(f.name)} appears twice`);
     names.add(f.name);
   }
-  const accs = fields.map((f) => leavesOf(f));
-  const columns: unknown[][] = fields.map(() => new Array<unknown>(rows.length));
-  rows.forEach((row, r) => {
+}
+
+/**
+ * Validates rows [from, to), feeds them to the leaf accumulators and answers them as hyparquet-writer's
+ * column data (one array per field, `to - from` long).
+ */
+function layRows(
+  fields: readonly ParquetField[],
+  accs: LeafAccumulator[][],
+  rows: readonly ParquetRow[],
+  from: number,
+  to: number,
+): ColumnSource[] {
+  const columns: unknown[][] = fields.map(() => new Array<unknown>(to - from));
+  for (let r = from; r < to; r++) {
+    const row = rows[r] as ParquetRow;
     fields.forEach((f, c) => {
       const v = row[f.name] ?? null;
       checkValue(f, v, `row ${r}, column ${f.name}`);
-      const leafAccs = accs[c] ?? [];
-      observeField(f.type, v, leafAccs, { i: 0 });
+      observeField(f.type, v, accs[c] ?? [], { i: 0 });
       const col = columns[c];
-      if (col) col[r] = toWriterValue(f.type, v);
+      if (col) col[r - from] = toWriterValue(f.type, v);
     });
-  });
-  const columnData = fields.map(
-    (f, c) => ({ name: f.name, data: columns[c] ?? [] }) as unknown as ColumnSource,
-  );
-  const buffer = parquetWriteBuffer({
-    schema: schemaElements(fields),
-    columnData,
-    rowGroupSize: options.rowGroupSize ?? ROWS_PER_ROW_GROUP,
-    createdBy: options.createdBy ?? "ducklake-edge",
-    statisticsTruncateLength: Number.POSITIVE_INFINITY,
-  });
+  }
+  return fields.map((f, c) => ({ name: f.name, data: columns[c] ?? [] }) as unknown as ColumnSource);
+}
+
+/** The written file: its bytes, footer size and per-leaf stats (compressed sizes from its footer). */
+function describe(buffer: ArrayBuffer, accs: LeafAccumulator[][], rowCount: number): WrittenFile {
   const bytes = new Uint8Array(buffer);
   const tail = new DataView(buffer, buffer.byteLength - 8, 4);
   const footerSize = tail.getUint32(0, true);
@@ -165,5 +169,71 @@ export function writeParquet(
     if (a.fieldId !== undefined) s.fieldId = a.fieldId;
     return s;
   });
-  return { bytes, rowCount: rows.length, footerSize, leaves };
+  return { bytes, rowCount, footerSize, leaves };
+}
+
+const CREATED_BY = "ducklake-edge";
+
+export function writeParquet(
+  fields: readonly ParquetField[],
+  rows: readonly ParquetRow[],
+  options: WriteOptions = {},
+): WrittenFile {
+  checkShape(fields, rows.length);
+  const accs = fields.map((f) => leavesOf(f));
+  const columnData = layRows(fields, accs, rows, 0, rows.length);
+  const buffer = parquetWriteBuffer({
+    schema: schemaElements(fields),
+    columnData,
+    rowGroupSize: options.rowGroupSize ?? ROWS_PER_ROW_GROUP,
+    createdBy: options.createdBy ?? CREATED_BY,
+    statisticsTruncateLength: Number.POSITIVE_INFINITY,
+  });
+  return describe(buffer, accs, rows.length);
+}
+
+export interface PacedWriteOptions {
+  /**
+   * Rows per row group, which is also the most rows validated, laid out and encoded between two pauses
+   * (default PACED_ROWS_PER_ROW_GROUP).
+   */
+  rowGroupSize?: number;
+  createdBy?: string;
+  /** Awaited after every row group: the caller's yield to its event loop (decision 0325). */
+  pause: () => Promise<void>;
+}
+
+/**
+ * `writeParquet` in pieces: one row group at a time (validate, accumulate stats, encode its column
+ * chunks), awaiting `pause` after each, so a large file never holds the event loop for more than one row
+ * group's work (decision docs/decisions/0325-paced-maintenance.md). With the same `rowGroupSize` the bytes
+ * equal `writeParquet`'s exactly: the same writer writes the same row groups and the same footer.
+ */
+export async function writeParquetPaced(
+  fields: readonly ParquetField[],
+  rows: readonly ParquetRow[],
+  options: PacedWriteOptions,
+): Promise<WrittenFile> {
+  checkShape(fields, rows.length);
+  const groupRows = options.rowGroupSize ?? PACED_ROWS_PER_ROW_GROUP;
+  if (!Number.isInteger(groupRows) || groupRows < 1) {
+    throw new ParquetInvalid(`row group size ${groupRows} is not a positive integer`);
+  }
+  const accs = fields.map((f) => leavesOf(f));
+  const out = new ByteWriter();
+  const pq = new ParquetWriter({
+    writer: out,
+    schema: schemaElements(fields),
+    createdBy: options.createdBy ?? CREATED_BY,
+    statisticsTruncateLength: Number.POSITIVE_INFINITY,
+  });
+  for (let from = 0; from < rows.length; from += groupRows) {
+    const to = Math.min(rows.length, from + groupRows);
+    const written = pq.write({ columnData: layRows(fields, accs, rows, from, to), rowGroupSize: groupRows });
+    if (written) await written;
+    await options.pause();
+  }
+  const finished = pq.finish();
+  if (finished) await finished;
+  return describe(out.getBuffer(), accs, rows.length);
 }

@@ -11,10 +11,10 @@ import {
   type ParquetRow,
   readParquet,
   type WrittenFile,
-  writeParquet,
+  writeParquetPaced,
 } from "../../parquet/index.ts";
 import type { ReadView } from "../../storage/api.ts";
-import { ValueKind } from "../codec.ts";
+import { decodeValue, ValueKind } from "../codec.ts";
 import { Corruption, InvalidRequest } from "../errors.ts";
 import { dataPathPrefix, joinPath } from "../file-paths.ts";
 import { Kind, keys } from "../keys.ts";
@@ -33,6 +33,7 @@ import { scanAll } from "../reads/versions.ts";
 import type { ColumnRecord, InlineFileDeleteRecord, SchemaVersionRecord } from "../records.ts";
 import type { DataFileSpec } from "../verbs/schema.ts";
 import { ROW_ID_FIELD_ID, SNAPSHOT_ID_FIELD_ID } from "./flush-plan.ts";
+import { MAINTENANCE_ROWS_PER_ROW_GROUP, noPause, Pacer } from "./pace.ts";
 
 /** DuckLake's default `target_file_size` (512 MiB; the size bound of its merge candidates). */
 export const DUCKLAKE_DEFAULT_TARGET_FILE_SIZE = 536_870_912;
@@ -131,6 +132,7 @@ export async function tableCandidates(
   view: ReadView,
   tableId: number,
   globalDataPath: string,
+  pacer: Pacer = new Pacer(noPause),
 ): Promise<TableCandidates> {
   const dataPath = dataPathPrefix(globalDataPath);
   const plan = await tableFilesAt(view, tableId);
@@ -149,12 +151,18 @@ export async function tableCandidates(
     for (const v of versions) if (v.begin_snapshot <= s) sv = v.schema_version;
     return sv;
   };
-  const inlined = await scanAll<InlineFileDeleteRecord>(
-    view,
-    keys.inlineFileDeletePrefix(tableId),
-    ValueKind.inlineFileDelete,
-    "inlined delete",
-  );
+  // A deleted-heavy table holds as many inlined deletes as rows: read them in paced stretches (0325).
+  const inlined: InlineFileDeleteRecord[] = [];
+  for await (const kv of view.scan({ prefix: keys.inlineFileDeletePrefix(tableId) })) {
+    inlined.push(decodeValue<InlineFileDeleteRecord>(ValueKind.inlineFileDelete, kv.value, "inlined delete"));
+    await pacer.tick();
+  }
+  const inlinedByFile = new Map<number, number[]>();
+  for (const d of inlined) {
+    const list = inlinedByFile.get(d.file_id);
+    if (list) list.push(d.row_id);
+    else inlinedByFile.set(d.file_id, [d.row_id]);
+  }
   const candidates: Candidate[] = [];
   for (const f of plan.files) {
     if (f.end_snapshot !== null) continue;
@@ -167,7 +175,7 @@ export async function tableCandidates(
       if (e instanceof InvalidRequest) continue;
       throw e;
     }
-    const inl = inlined.filter((d) => d.file_id === f.data_file_id).map((d) => d.row_id);
+    const inl = inlinedByFile.get(f.data_file_id) ?? [];
     candidates.push({
       file: f,
       schemaVersion: versionAt(f.begin_snapshot),
@@ -245,15 +253,17 @@ export interface CompactedRow {
  * The rows of one input file that survive `deleted` (positions), in file order, re-laid under `top`: each
  * value goes through the layout (file value → stored value → Parquet value) matched by field id, and the
  * row keeps its id (the file's `_ducklake_internal_row_id`, else row_id_start + position) and snapshot
- * (the file's `_ducklake_internal_snapshot_id`, else its begin snapshot).
+ * (the file's `_ducklake_internal_snapshot_id`, else its begin snapshot). Decoded one row group and
+ * re-laid MAINTENANCE_ROWS_PER_PAUSE rows per stretch (decision 0325).
  */
 export async function inputRows(
   top: readonly LayoutColumn[],
   c: Candidate,
   bytes: Uint8Array,
   deleted: ReadonlySet<number>,
+  pacer: Pacer,
 ): Promise<CompactedRow[]> {
-  const read = await readParquet(bytes);
+  const read = await readParquet(bytes, { pause: pacer.pause });
   if (read.rowCount !== c.file.record_count) {
     throw new Corruption(
       `data file ${c.file.data_file_id} holds ${read.rowCount} rows but the catalog registered ${c.file.record_count}`,
@@ -273,8 +283,9 @@ export async function inputRows(
     i += subtreeSize(read.schema, i);
   }
   const out: CompactedRow[] = [];
-  read.rows.forEach((row, pos) => {
-    if (deleted.has(pos)) return;
+  for (const [pos, row] of read.rows.entries()) {
+    await pacer.tick();
+    if (deleted.has(pos)) continue;
     const values: ParquetRow = {};
     for (const col of top) {
       const name = byField.get(col.column.column_id) ?? col.column.column_name;
@@ -287,7 +298,7 @@ export async function inputRows(
       rowId: typeof rid === "bigint" ? rid : BigInt(c.file.row_id_start + pos),
       snapshotId: typeof sid === "bigint" ? sid : BigInt(c.file.begin_snapshot),
     });
-  });
+  }
   return out;
 }
 
@@ -323,21 +334,23 @@ export async function readAll(
 }
 
 /** Positions a delete file marks (every row of a live delete file applies at the head). */
-export async function deletePositions(bytes: Uint8Array): Promise<number[]> {
-  return (await readParquet(bytes)).rows.map((r) => Number(r.pos));
+export async function deletePositions(bytes: Uint8Array, pacer: Pacer): Promise<number[]> {
+  return (await readParquet(bytes, { pause: pacer.pause })).rows.map((r) => Number(r.pos));
 }
 
 /**
  * The compacted file: the user columns (field id = column id), then `_ducklake_internal_row_id` and/or
  * `_ducklake_internal_snapshot_id` as DuckLake writes them, and the verb's file spec with the stats
- * stock DuckLake registers (the internal columns get none).
+ * stock DuckLake registers (the internal columns get none). Laid out and encoded in paced stretches
+ * (decision 0325).
  */
-export function writeCompacted(
+export async function writeCompacted(
   cols: readonly ColumnRecord[],
   rows: readonly CompactedRow[],
   internal: { rowId: boolean; snapshotId: boolean },
   name: string,
-): { file: WrittenFile; spec: DataFileSpec } {
+  pacer: Pacer,
+): Promise<{ file: WrittenFile; spec: DataFileSpec }> {
   const fields: ParquetField[] = [...parquetFields(cols)];
   if (internal.rowId)
     fields.push({ name: "_ducklake_internal_row_id", fieldId: ROW_ID_FIELD_ID, type: INT64, nullable: true });
@@ -348,12 +361,19 @@ export function writeCompacted(
       type: INT64,
       nullable: true,
     });
-  const prows: ParquetRow[] = rows.map((r) => ({
-    ...r.values,
-    ...(internal.rowId ? { _ducklake_internal_row_id: r.rowId } : {}),
-    ...(internal.snapshotId ? { _ducklake_internal_snapshot_id: r.snapshotId } : {}),
-  }));
-  const file = writeParquet(fields, prows);
+  const prows: ParquetRow[] = [];
+  for (const r of rows) {
+    prows.push({
+      ...r.values,
+      ...(internal.rowId ? { _ducklake_internal_row_id: r.rowId } : {}),
+      ...(internal.snapshotId ? { _ducklake_internal_snapshot_id: r.snapshotId } : {}),
+    });
+    await pacer.tick();
+  }
+  const file = await writeParquetPaced(fields, prows, {
+    pause: pacer.pause,
+    rowGroupSize: MAINTENANCE_ROWS_PER_ROW_GROUP,
+  });
   const stats = fileColumnStats(cols, file);
   return {
     file,

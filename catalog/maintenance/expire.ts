@@ -28,12 +28,17 @@ import type {
 import { fencePath } from "./cleanup.ts";
 import { dataPathOf, scheduledPath } from "./paths.ts";
 
+/*
+ * A step runs in the writer's submission slot, so no appender's commit runs until it ends: these bounds
+ * are what one step holds the appenders up for (decision docs/decisions/0325-paced-maintenance.md; the
+ * run takes more steps, MAX_EXPIRE_STEPS_PER_RUN in maintenance/expire.ts, with commits between them).
+ */
 /** Snapshots one step expires (oldest first); a longer backlog takes further steps. */
-export const MAX_EXPIRED_SNAPSHOTS_PER_STEP = 1000;
+export const MAX_EXPIRED_SNAPSHOTS_PER_STEP = 256;
 /** File versions one step removes and schedules. */
-export const MAX_FILES_SCHEDULED_PER_STEP = 1000;
+export const MAX_FILES_SCHEDULED_PER_STEP = 256;
 /** History entries one step examines before it stops (and reports more to do). */
-export const MAX_HISTORY_EXAMINED_PER_STEP = 20_000;
+export const MAX_HISTORY_EXAMINED_PER_STEP = 4096;
 /** Conflict retries of one step (the writer is single; only a racing batch conflicts). */
 const STEP_ATTEMPTS = 10;
 
@@ -61,10 +66,18 @@ export interface ExpireOptions {
   pinned: readonly number[];
   /** Expire exactly these (DuckLake's `versions =>`), whatever their age; the head and pins stay. */
   versions?: readonly number[];
+  /**
+   * Start after this snapshot id: an earlier step of the same run expired or kept every snapshot up to
+   * it, with the same pins (`ExpireStep.through`). Without it, each step would walk the tombstones of
+   * every snapshot the run already expired, so a step's cost would grow with the run (decision 0325).
+   */
+  after?: number;
 }
 
 export interface ExpireStep {
   expired: number[];
+  /** The highest snapshot id this step decided (expired or kept): the next step's `after`. */
+  through: number | null;
   filesScheduled: number;
   tablesRemoved: number;
   /** True when a bound stopped the step: run another. */
@@ -108,16 +121,25 @@ async function stepOnce(
   const only = o.versions === undefined ? undefined : new Set(o.versions);
   const expiring = new Set<number>();
   let more = false;
-  for await (const kv of tx.scan({ prefix: keys.snapshotPrefix() })) {
+  let through: number | null = null;
+  const range =
+    o.after === undefined
+      ? { prefix: keys.snapshotPrefix() }
+      : { start: keys.snapshot(o.after + 1), end: keys.snapshot(head.snapshot_id) };
+  for await (const kv of tx.scan(range)) {
     const s = decodeValue<SnapshotRecord>(ValueKind.snapshot, kv.value, "snapshot");
     if (s.snapshot_id >= head.snapshot_id) break;
     if (only === undefined && s.snapshot_time >= cutoffMicros) break;
-    if (pinned.has(s.snapshot_id) || (only !== undefined && !only.has(s.snapshot_id))) continue;
+    if (pinned.has(s.snapshot_id) || (only !== undefined && !only.has(s.snapshot_id))) {
+      through = s.snapshot_id;
+      continue;
+    }
     if (expiring.size >= MAX_EXPIRED_SNAPSHOTS_PER_STEP) {
       more = true;
       break;
     }
     expiring.add(s.snapshot_id);
+    through = s.snapshot_id;
   }
   for (const id of expiring) tx.delete(keys.snapshot(id));
 
@@ -193,7 +215,7 @@ async function stepOnce(
   if (budget.left <= 0) more = true;
   const wrote = expiring.size > 0 || filesScheduled > 0 || tablesRemoved > 0;
   if (wrote) tx.put(keys.head(), encodeValue(ValueKind.head, { ...head, batch_count: head.batch_count + 1 }));
-  return { expired: [...expiring], filesScheduled, tablesRemoved, more, wrote };
+  return { expired: [...expiring], through, filesScheduled, tablesRemoved, more, wrote };
 }
 
 /** A data or delete file version of the table still in history (not removed by this step). */
@@ -222,6 +244,7 @@ export async function expireSnapshotsStep(store: Store, options: ExpireOptions):
       committed = true;
       return {
         expired: r.expired,
+        through: r.through,
         filesScheduled: r.filesScheduled,
         tablesRemoved: r.tablesRemoved,
         more: r.more,

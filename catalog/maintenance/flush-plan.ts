@@ -6,7 +6,7 @@
  * Pure: reads a ReadView, returns bytes and a commit request; the host PUTs the files, then commits
  * (decision docs/decisions/0321-maintenance-flush.md).
  */
-import { type ParquetField, type ParquetRow, writeParquet } from "../../parquet/index.ts";
+import { type ParquetField, type ParquetRow, writeParquetPaced } from "../../parquet/index.ts";
 import type { ReadView } from "../../storage/api.ts";
 import { decodeValue, ValueKind } from "../codec.ts";
 import { CodedError, InvalidRequest } from "../errors.ts";
@@ -24,9 +24,14 @@ import { tableFilesAt } from "../reads/files-at.ts";
 import type { InlineRowRecord } from "../records.ts";
 import { uuidv7 } from "../uuid.ts";
 import type { CommitRequest, VerbOf } from "../verbs/schema.ts";
+import { MAINTENANCE_ROWS_PER_ROW_GROUP, noPause, Pacer, type Pause } from "./pace.ts";
 
-/** Most inlined rows one flush step reads and writes (bounds the step's memory; more rows ⇒ more steps). */
-export const MAX_FLUSH_ROWS_PER_STEP = 50_000;
+/**
+ * Most inlined rows one flush step reads and writes (bounds the step's memory; more rows ⇒ more steps,
+ * and the writer schedules the next pass at once). It also bounds the step's commit, one atomic batch
+ * that reads and deletes every inlined row it moves while appenders wait (decision 0325: 50,000 before).
+ */
+export const MAX_FLUSH_ROWS_PER_STEP = 16_384;
 /** DuckLake's default `data_inlining_row_limit` (measured with stock DuckLake 1.5.5: 10 rows inline, 11 do not). */
 export const DUCKLAKE_DEFAULT_INLINING_ROW_LIMIT = 10;
 
@@ -91,7 +96,7 @@ export function autoCompact(
  */
 export async function planFlushes(
   view: ReadView,
-  options: { threshold?: number; maxRows?: number; now?: () => number; tableId?: number } = {},
+  options: { threshold?: number; maxRows?: number; now?: () => number; tableId?: number; pause?: Pause } = {},
 ): Promise<{ plans: FlushPlan[]; refused: { tableId: number; error: CodedError }[] }> {
   const state = await catalogAt(view);
   const dataPath = dataPathPrefix(state.options.global.data_path ?? "");
@@ -110,6 +115,7 @@ export async function planFlushes(
         options.maxRows ?? MAX_FLUSH_ROWS_PER_STEP,
         dataPath,
         options.now ?? Date.now,
+        new Pacer(options.pause ?? noPause),
       );
     } catch (e) {
       // A type the layout does not write yet, or a table outside the data path: that table stays inlined.
@@ -131,6 +137,7 @@ async function planTable(
   maxRows: number,
   dataPath: string,
   now: () => number,
+  pacer: Pacer,
 ): Promise<FlushPlan | null> {
   // Most tables hold no more inlined rows than the threshold: count first (one probe, stopping past the
   // threshold) and build the scan plan only for a table that flushes (test/catalog/maintenance-plan-cost.test.ts).
@@ -148,6 +155,7 @@ async function planTable(
   let runEnded = false;
   for await (const kv of view.scan({ prefix: keys.inlineRowPrefix(tableId) })) {
     held++;
+    await pacer.tick();
     if (!runEnded) {
       const r = decodeValue<InlineRowRecord>(ValueKind.inlineRow, kv.value, "inlined row");
       const prev = rows.at(-1);
@@ -171,12 +179,17 @@ async function planTable(
     { name: "_ducklake_internal_row_id", fieldId: ROW_ID_FIELD_ID, type: INT64, nullable: true },
     { name: "_ducklake_internal_snapshot_id", fieldId: SNAPSHOT_ID_FIELD_ID, type: INT64, nullable: true },
   ];
-  const prows: ParquetRow[] = rows.map((r) => ({
-    ...toParquetRow(top, r.values),
-    _ducklake_internal_row_id: BigInt(r.row_id),
-    _ducklake_internal_snapshot_id: BigInt(r.begin_snapshot),
-  }));
-  const file = writeParquet(fields, prows);
+  const prows: ParquetRow[] = [];
+  for (const r of rows) {
+    prows.push({
+      ...toParquetRow(top, r.values),
+      _ducklake_internal_row_id: BigInt(r.row_id),
+      _ducklake_internal_snapshot_id: BigInt(r.begin_snapshot),
+    });
+    await pacer.tick();
+  }
+  const paced = { pause: pacer.pause, rowGroupSize: MAINTENANCE_ROWS_PER_ROW_GROUP };
+  const file = await writeParquetPaced(fields, prows, paced);
   const name = `ducklake-${uuidv7(now())}.parquet`;
   const stats = fileColumnStats(cols, file);
   const objects: PlannedObject[] = [
@@ -201,7 +214,7 @@ async function planTable(
     .map((r, pos) => ({ pos, end: r.end_snapshot }))
     .filter((d): d is { pos: number; end: number } => d.end !== null);
   if (deleted.length > 0) {
-    const del = writeParquet(
+    const del = await writeParquetPaced(
       [
         { name: "file_path", fieldId: DELETE_FILE_PATH_FIELD_ID, type: { kind: "string" }, nullable: true },
         { name: "pos", fieldId: DELETE_POS_FIELD_ID, type: INT64, nullable: true },
@@ -217,6 +230,7 @@ async function planTable(
         pos: BigInt(d.pos),
         _ducklake_internal_snapshot_id: BigInt(d.end),
       })),
+      paced,
     );
     const delName = `ducklake-${uuidv7(now())}-delete.parquet`;
     objects.push({

@@ -35,6 +35,7 @@ import {
 } from "./compaction-files.ts";
 import { autoCompact, type PlannedObject } from "./flush-plan.ts";
 import { type RunSizes, tieredRuns } from "./merge-tiers.ts";
+import { noPause, Pacer, type Pause } from "./pace.ts";
 
 /** Most steps one pass of a compaction job plans (each is one commit; the next pass continues). */
 export const MAX_COMPACTION_STEPS_PER_PASS = 64;
@@ -53,6 +54,8 @@ export interface CompactionOptions {
   targetFileSize?: number;
   limits?: StepLimits;
   maxSteps?: number;
+  /** The yield between a plan's bounded stretches (decision 0325); default none. */
+  pause?: Pause;
   /**
    * A step merges at least this many files (default 2, as DuckLake's `merge_adjacent_files`). The alarm
    * asks for more (`SCHEDULED_MERGE_MIN_FILES`), so a growing table is not rewritten on every pass.
@@ -81,8 +84,11 @@ export type Refusal = { tableId: number; error: CodedError };
 /** Per table that DuckLake's `auto_compact` leaves to maintenance: its candidates and resolved options. */
 export async function eachTable(
   view: ReadView,
+  pause: Pause | undefined,
   visit: (t: TableCandidates, option: (name: string) => string | undefined) => Promise<void>,
 ): Promise<Refusal[]> {
+  // The candidates' scans pause between bounded stretches (decision 0325).
+  const pacer = new Pacer(pause ?? noPause);
   const state = await catalogAt(view);
   const refused: Refusal[] = [];
   for (const t of state.tables) {
@@ -90,7 +96,7 @@ export async function eachTable(
     // No data file, no candidates: the visitors would see an empty list (test/catalog/maintenance-plan-cost.test.ts).
     if (!(await hasDataFiles(view, t.table_id))) continue;
     try {
-      const c = await tableCandidates(view, t.table_id, state.options.global.data_path ?? "");
+      const c = await tableCandidates(view, t.table_id, state.options.global.data_path ?? "", pacer);
       await visit(c, (name) => tableOption(state.options, t.table_id, t.schema_id, name));
     } catch (e) {
       if (e instanceof CodedError && (e.code === "Unsupported" || e.code === "InvalidRequest")) {
@@ -133,7 +139,7 @@ export async function planMerges(
   const max = options.maxSteps ?? MAX_COMPACTION_STEPS_PER_PASS;
   const limits = options.limits ?? DEFAULT_STEP_LIMITS;
   const minInputs = Math.max(2, options.minInputs ?? 2);
-  const refused = await eachTable(view, async (t, option) => {
+  const refused = await eachTable(view, options.pause, async (t, option) => {
     const target = options.targetFileSize ?? targetFileSize(option("target_file_size"));
     const small = t.candidates.filter((c) => c.file.file_size_bytes < target && c.deletedCount === 0);
     for (const g of groups(small)) {
@@ -179,7 +185,9 @@ export async function buildMerge(
   step: CompactionStep,
   read: ReadObject,
   now: () => number,
+  pause: Pause = noPause,
 ): Promise<PlannedCompaction> {
+  const pacer = new Pacer(pause);
   const top = layoutColumns(step.columns);
   const rows: CompactedRow[] = [];
   const bytes = await readAll(
@@ -187,14 +195,15 @@ export async function buildMerge(
     read,
   );
   for (const [i, c] of step.inputs.entries()) {
-    for (const r of await inputRows(top, c, bytes[i] as Uint8Array, new Set())) rows.push(r);
+    for (const r of await inputRows(top, c, bytes[i] as Uint8Array, new Set(), pacer)) rows.push(r);
   }
   const name = outputName(step, now);
-  const { file, spec } = writeCompacted(
+  const { file, spec } = await writeCompacted(
     step.columns,
     rows,
     { rowId: !inputsAdjacent(step.inputs), snapshotId: true },
     name.path,
+    pacer,
   );
   const verb: VerbOf<"merge_adjacent_files"> = {
     op: "merge_adjacent_files",

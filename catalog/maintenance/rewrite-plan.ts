@@ -34,6 +34,7 @@ import {
   type ReadObject,
   type Refusal,
 } from "./merge-plan.ts";
+import { noPause, Pacer, type Pause } from "./pace.ts";
 
 export interface RewriteOptions extends CompactionOptions {
   /** Overrides the table's `rewrite_delete_threshold` (a fraction in [0, 1]). */
@@ -59,7 +60,7 @@ export async function planRewrites(
   const steps: CompactionStep[] = [];
   const max = options.maxSteps ?? MAX_COMPACTION_STEPS_PER_PASS;
   const limits = options.limits ?? DEFAULT_STEP_LIMITS;
-  const refused = await eachTable(view, async (t, option) => {
+  const refused = await eachTable(view, options.pause, async (t, option) => {
     const target = options.targetFileSize ?? targetFileSize(option("target_file_size"));
     const min = options.deleteThreshold ?? threshold(option("rewrite_delete_threshold"));
     const heavy = t.candidates.filter((c) => c.deletedCount > 0 && ratio(c) >= min);
@@ -84,7 +85,9 @@ export async function buildRewrite(
   step: CompactionStep,
   read: ReadObject,
   now: () => number,
+  pause: Pause = noPause,
 ): Promise<PlannedCompaction> {
+  const pacer = new Pacer(pause);
   const top = layoutColumns(step.columns);
   const rows: CompactedRow[] = [];
   const paths = step.inputs.flatMap((c) =>
@@ -98,8 +101,8 @@ export async function buildRewrite(
     const data = bytes[k++] as Uint8Array;
     const deleted = new Set(c.inlinedDeleted);
     if (c.deleteRelativeToDataPath !== null)
-      for (const p of await deletePositions(bytes[k++] as Uint8Array)) deleted.add(p);
-    for (const r of await inputRows(top, c, data, deleted)) rows.push(r);
+      for (const p of await deletePositions(bytes[k++] as Uint8Array, pacer)) deleted.add(p);
+    for (const r of await inputRows(top, c, data, deleted, pacer)) rows.push(r);
   }
   const verb: VerbOf<"rewrite_data_files"> = {
     op: "rewrite_data_files",
@@ -110,7 +113,13 @@ export async function buildRewrite(
   let bytesOut = 0;
   if (rows.length > 0) {
     const name = outputName(step, now);
-    const { file, spec } = writeCompacted(step.columns, rows, { rowId: true, snapshotId: false }, name.path);
+    const { file, spec } = await writeCompacted(
+      step.columns,
+      rows,
+      { rowId: true, snapshotId: false },
+      name.path,
+      pacer,
+    );
     verb.file = spec;
     let lowest = Number.POSITIVE_INFINITY;
     for (const r of rows) lowest = Math.min(lowest, Number(r.rowId));

@@ -1,13 +1,13 @@
 /**
- * Writes `<dir>/flush.parquet`: three rows of a table (a INTEGER, s VARCHAR) laid out as job 1 writes a
- * flush (catalog/parquet-layout.ts + the internal row/snapshot id columns of catalog/maintenance/flush-plan.ts),
+ * Writes `<dir>/flush.parquet`: three rows of a table (a INTEGER, s VARCHAR) laid out and paced (three row
+ * groups) as job 1 writes a flush (catalog/parquet-layout.ts + the internal row/snapshot id columns of catalog/maintenance/flush-plan.ts),
  * for tools/maintenance/flush-check.py to swap into a stock DuckLake's own flush. Run: npx tsx tools/maintenance/flush-file.ts DIR
  */
 import { writeFileSync } from "node:fs";
 import { ROW_ID_FIELD_ID, SNAPSHOT_ID_FIELD_ID } from "../../catalog/maintenance/flush-plan.ts";
 import { layoutColumns, parquetFields, toParquetRow } from "../../catalog/parquet-layout.ts";
 import type { ColumnRecord } from "../../catalog/records.ts";
-import { writeParquet } from "../../parquet/index.ts";
+import { writeParquetPaced } from "../../parquet/index.ts";
 
 const col = (id: number, name: string, type: string): ColumnRecord => ({
   column_id: id,
@@ -26,7 +26,8 @@ const col = (id: number, name: string, type: string): ColumnRecord => ({
 });
 const cols = [col(1, "a", "int32"), col(2, "s", "varchar")];
 const INT64 = { kind: "int", bits: 64, signed: true } as const;
-const file = writeParquet(
+// Paced as job 1 writes (decision 0325), in row groups of one row so the stock reader crosses row groups.
+const file = await writeParquetPaced(
   [
     ...parquetFields(cols),
     { name: "_ducklake_internal_row_id", fieldId: ROW_ID_FIELD_ID, type: INT64, nullable: true },
@@ -38,5 +39,6 @@ const file = writeParquet(
     _ducklake_internal_row_id: BigInt(i),
     _ducklake_internal_snapshot_id: BigInt(i + 2),
   })),
+  { rowGroupSize: 1, pause: () => new Promise((resolve) => setTimeout(resolve, 0)) },
 );
 writeFileSync(`${process.argv[2] ?? "."}/flush.parquet`, file.bytes);

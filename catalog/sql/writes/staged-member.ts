@@ -36,19 +36,14 @@ import { StagedRowsMember } from "./member.ts";
 import type { Literal } from "./parse.ts";
 import { parseTupleText } from "./parse.ts";
 import { compactionOps, isCompaction } from "./staged-compaction.ts";
-import { replacedDeleteOps, rewritesDeletes } from "./staged-deletes.ts";
+import { isDeleteRewrite, replacedDeleteOps } from "./staged-deletes.ts";
 import { flushOps, isFlush } from "./staged-flush.ts";
 import type { StagedBatch, StagedRow, StagedTable } from "./staged-parse.ts";
 import { isRewrite, rewriteOps } from "./staged-rewrite.ts";
 import { inlineValue } from "./translate.ts";
 
 /** Staged tables whose rows this translation does not carry yet: a batch using one is refused by name. */
-const UNTRANSLATED: readonly StagedTable[] = [
-  "dropped_file",
-  "tables_deleted_from",
-  "name_map",
-  "name_map_entry",
-];
+const UNTRANSLATED: readonly StagedTable[] = ["name_map", "name_map_entry"];
 
 /** Inlined rows of one table that keep the row ids of the versions they replace. */
 interface Preserved {
@@ -227,7 +222,7 @@ export class StagedCommitMember implements SelfStagedMember {
           premise,
           env,
         );
-      } else if (this.batch.rows.delete_file.some(rewritesDeletes)) {
+      } else if (isDeleteRewrite(this.batch)) {
         const probe = new VerbContext(group.child(), premise, env);
         const ops = await replacedDeleteOps({
           batch: this.batch,

@@ -941,10 +941,10 @@ describe("staged rewrites of some files and dropped files (docs/decisions/0247, 
     await expectRefused(lake, position, rewriteSome({ source: 1 }), "InvalidRequest");
   });
 
-  /** The capture's DELETE dropping data file 0 (it has a delete file) and writing one for data file 1. */
-  const dropSteps = { before: "delete_file", after: "drop_file" };
+  /** The capture's DELETE of every row of the rewritten file: it drops that file whole. */
+  const dropSteps = { before: "rewrite", after: "drop_file" };
   const dropping = (tamper: { dropped?: number } = {}) =>
-    stagedOf("drop_file", dropSteps, (after, S, abs) => {
+    stagedOf("rewrite_some", dropSteps, (after, S, abs) => {
       const files = after.ducklake_data_file ?? [];
       const dropped = files.filter((f) => f.end_snapshot === S);
       const fresh = (after.ducklake_delete_file ?? []).filter((d) => d.begin_snapshot === S);
@@ -973,11 +973,11 @@ describe("staged rewrites of some files and dropped files (docs/decisions/0247, 
     });
 
   it("a staged DELETE dropping a whole file answers and lands as the client-side DELETE", async () => {
-    await expectLandsAsClient("drop", "drop_file", dropSteps, dropping(), [6n, 2n, false]);
+    await expectLandsAsClient("drop", "rewrite_some", dropSteps, dropping(), [8n, 2n, false]);
   });
 
   it("a tampered staged drop (a data file that is not live) writes nothing", async () => {
-    const { lake, position } = await replayed("drop-tampered", "drop_file", dropSteps.before);
+    const { lake, position } = await replayed("drop-tampered", "rewrite_some", dropSteps.before);
     await expectRefused(lake, position, dropping({ dropped: 9 }), "NotFound");
   });
 });

@@ -91,14 +91,6 @@ const TRANSLATED: Record<string, string[]> = {
     "delete_file",
     "delete_file_2",
     "rewrite",
-  ],
-  drop_file: [
-    "attach_new",
-    "create_schema",
-    "create_table",
-    "insert_file",
-    "insert_file_2",
-    "delete_file",
     "drop_file",
   ],
   flush_deletes: [

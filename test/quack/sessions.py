@@ -233,7 +233,8 @@ SESSIONS = {
         "SELECT count(*) FROM lake.p WHERE k = 1 AND i > 3000",
     ],
     # A DELETE covering every live row of a file drops the file whole (docs/decisions/0248-quack-dropped-files.md):
-    # one without deletes, one with a delete file, in the same commit as a delete file of another file.
+    # one without deletes, one with a delete file, in the same commit as a delete file of another file; then
+    # one in the same commit as inlined deletes.
     "dropped-files": [
         ATTACH,
         "CREATE TABLE lake.b (i BIGINT)",
@@ -248,7 +249,11 @@ SESSIONS = {
         "SELECT count(*), sum(i) FROM lake.b AT (VERSION => 5)",
         "SELECT count(*), sum(i) FROM lake.b AT (VERSION => 6)",
         "INSERT INTO lake.b VALUES (42)",
+        "INSERT INTO lake.b SELECT * FROM range(10000, 13000)",
+        # A drop beside an inlined delete of inlined rows and one of a Parquet file's rows.
+        "DELETE FROM lake.b WHERE (i >= 6000 AND i < 8000) OR i = 42 OR i = 12000",
         "SELECT count(*), sum(i) FROM lake.b",
+        "SELECT count(*), sum(i) FROM lake.b AT (VERSION => 8)",
     ],
     # A rename keeps the table's id and uuid: a new ducklake_table row version under the same id.
     "rename-table": [

@@ -130,10 +130,20 @@ export interface ReplacedDeletesInput extends CommitText {
   tableRelative: Relativize;
 }
 
-/** True for a staged DELETE this module translates: it replaces a live delete file or drops whole files. */
+/**
+ * True for a staged DELETE this module translates: it replaces a live delete file, or drops whole files
+ * with nothing else staged but delete files. A DELETE dropping files beside inlined deletes or rows stays
+ * on the verbs, which drop the files after the other changes (`staged-member.ts`).
+ */
 export function isDeleteRewrite(batch: StagedBatch): boolean {
-  return batch.rows.delete_file.some(rewritesDeletes) || batch.rows.dropped_file.length > 0;
+  if (batch.rows.delete_file.some(rewritesDeletes)) return true;
+  if (batch.rows.dropped_file.length === 0) return false;
+  return (Object.entries(batch.rows) as [StagedTable, StagedRow[]][]).every(
+    ([t, list]) => list.length === 0 || ONLY_DELETES.includes(t),
+  );
 }
+
+const ONLY_DELETES: readonly StagedTable[] = ["commit", "delete_file", "dropped_file", "tables_deleted_from"];
 
 /**
  * A DELETE whose delete files replace live ones, or that covers every live row of some data files (stock

@@ -50,6 +50,7 @@ import type {
 import { columnTree, parseValue } from "../../values/index.ts";
 import { applyVerb } from "../../verbs/apply.ts";
 import type { VerbContext } from "../../verbs/context.ts";
+import { dropDataFile, tableOfDroppedFile } from "../../verbs/ops/files.ts";
 import {
   readColumnStats,
   readTableStats,
@@ -1816,24 +1817,9 @@ export class Translator {
     const tables = parseChangesMade(strOrNull(this.changes.changes_made, "changes_made")).deletedFromTable;
     let n = 0;
     for (const id of new Set(ids)) {
-      let found: DataFileRecord | undefined;
-      for (const t of tables) {
-        found = await this.ctx.read<DataFileRecord>(
-          keys.current(Kind.dataFile, t, id),
-          ValueKind.dataFile,
-          "data file",
-        );
-        if (found) break;
-      }
-      if (!found) {
-        throw new NotFound(
-          `data file ${id} is not a live file of a table this commit deletes from (or was removed)`,
-        );
-      }
-      await this.liveTable(found.table_id);
-      this.ctx.endVersion(Kind.dataFile, [found.table_id, id], ValueKind.dataFile, found);
-      this.ctx.deletedDataFileIds.add(id);
-      this.touched.add(found.table_id);
+      const t = await tableOfDroppedFile(this.ctx, tables, id);
+      await dropDataFile(this.ctx, await this.liveTable(t), id);
+      this.touched.add(t);
       n++;
     }
     return n;

@@ -460,8 +460,9 @@ FILE_IDS_BY_CONTENT = ("flush-after-alter", "rewrite-partitioned")
 # Sessions in which stock's server-side commit (`run.py --server-commit`) numbers one DELETE's delete files in
 # no fixed order: a DELETE writing a new delete file for one data file and a replacing one for another got
 # ids (3, 4) in one run and (4, 3) in the next (measured 2026-12-01, docs/decisions/0265-staged-delete-files.md).
-# For these `ducklake_delete_file` is compared with each side's delete_file_ids renumbered by the rows' content.
-DELETE_FILE_IDS_BY_CONTENT = ("rewrite-data-files", "rewrite-partitioned")
+# For these `ducklake_delete_file` is compared with each side's delete_file_ids renumbered by the rows' content
+# (`rewrite-some-files`: its first DELETE writes delete files for data files 0 and 2, numbered 3, 4 or 4, 3).
+DELETE_FILE_IDS_BY_CONTENT = ("rewrite-data-files", "rewrite-partitioned", "rewrite-some-files")
 
 # Sessions whose stock catalog is not a valid oracle for some tables: stock runs a commit batch
 # non-atomically, so concurrent commits race on `ducklake_table_stats` (measured: duplicated rows with a

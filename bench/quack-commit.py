@@ -53,14 +53,22 @@ READY_TIMEOUT_S = 600
 CLIENT_TIMEOUT_S = 300
 # Between the last `ready` and the window's opening: every client has read its line.
 OPEN_MARGIN_S = 1.0
+# The clients' DuckDB `threads` (0: DuckDB's default, one per core). With more than one, a stock client's
+# main thread busy-waits while a worker thread holds a Quack read in flight (measured: ~10 ms CPU per commit
+# with 1 thread against 150-470 ms with 2, for the same three 1 s reads), so on one machine the clients'
+# spin takes cores from the server under test in proportion to its read latency
+# (docs/decisions/0268-quack-client-cpu.md). `QUACK_BENCH_CLIENT_THREADS=1` measures without it.
+CLIENT_THREADS = int(os.environ.get("QUACK_BENCH_CLIENT_THREADS", "0"))
 
 CLIENT = r"""
 import json, sys, time
 sys.path.insert(0, sys.argv[1])
 import run as suite
-secret, attach, data, me = sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
+secret, attach, data, me, threads = sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), int(sys.argv[6])
 con = suite.connect()
 con.execute("SET enable_progress_bar = false")  # its output would be read as the gate's line
+if threads > 0:
+    con.execute(f"SET threads = {threads}")
 con.execute(secret)
 con.execute(f"ATTACH '{attach}' AS lake (DATA_PATH '{data}')")
 print("ready", flush=True)
@@ -69,6 +77,7 @@ while time.time() < start:
     time.sleep(0.005)
 ok, failed, lat, errors, done = 0, 0, [], [], []
 i = 0
+con.execute("CALL enable_logging('Quack')")  # every Quack round trip of the run, with its wait
 cpu0 = time.process_time()
 while time.time() < end:
     t0 = time.perf_counter()
@@ -82,8 +91,15 @@ while time.time() < end:
         if len(errors) < 3:
             errors.append(str(e)[:300])
     i += 1
-print(json.dumps({"ok": ok, "failed": failed, "lat": lat, "errors": errors, "cpu_s": time.process_time() - cpu0,
-                  "done": done}))
+cpu_s = time.process_time() - cpu0
+con.execute("CALL disable_logging()")
+# The round trips by kind: the commit (the staged batch, or a client-side batch) and every other one (reads).
+trips = con.execute(
+    "SELECT query LIKE '%ducklake_staged_%' OR query ILIKE 'INSERT%' OR query ILIKE 'UPDATE%' "
+    "OR query ILIKE 'DELETE%' AS is_commit, count(*), coalesce(sum(duration_ms), 0) "
+    "FROM duckdb_logs_parsed('Quack') WHERE message_type = 'PREPARE_REQUEST' GROUP BY ALL").fetchall()
+print(json.dumps({"ok": ok, "failed": failed, "lat": lat, "errors": errors, "cpu_s": cpu_s, "done": done,
+                  "trips": {("commit" if c else "read"): [int(n), float(ms)] for c, n, ms in trips}}))
 """
 
 
@@ -156,12 +172,13 @@ def worker_requests(log_path, start, end):
 
 def run_clients(n, secret, attach, data, on_open, warmup, duration):
     procs = [subprocess.Popen(["timeout", str(READY_TIMEOUT_S + CLIENT_TIMEOUT_S), sys.executable, "-c", CLIENT,
-                               os.path.join(HERE, "..", "test", "quack"), secret, attach, data, str(k)],
+                               os.path.join(HERE, "..", "test", "quack"), secret, attach, data, str(k), str(CLIENT_THREADS)],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                               start_new_session=True)
              for k in range(n)]
     suite.STARTED.extend(procs)
     ok, failed, lat, errors, cpu, in_window = 0, 0, [], [], 0.0, 0
+    trips = {"read": [0, 0.0], "commit": [0, 0.0]}
     t0 = time.time()
     alive = [p for p in procs if p.stdout.readline() == "ready\n"]  # the gate: every client attached
     attach_s = time.time() - t0
@@ -194,8 +211,12 @@ def run_clients(n, secret, attach, data, on_open, warmup, duration):
         errors += r["errors"]
         cpu += r["cpu_s"]
         in_window += sum(1 for t in r["done"] if opens <= t <= end)
+        for kind, (count, ms) in r["trips"].items():
+            trips[kind][0] += count
+            trips[kind][1] += ms
     window["client_cpu_s"] = cpu
     window["in_window"] = in_window
+    window["trips"] = trips
     return ok, failed, lat, errors, window
 
 
@@ -274,6 +295,11 @@ def main():
                 row["server CPU ms/commit"] = round(server_cpu * 1000 / per, 1)
                 row["machine busy %"] = round(busy * 100)
                 row["all attached after s"] = round(w["attach_s"], 1)
+                # The client's side of each commit's cycle (whole run): its round trips by kind and their waits.
+                reads, commit_trips = w["trips"]["read"], w["trips"]["commit"]
+                row["client reads/commit"] = round(reads[0] / max(ok, 1), 2)
+                row["client read wait ms/commit"] = round(reads[1] / max(ok, 1), 1)
+                row["client commit wait ms/commit"] = round(commit_trips[1] / max(ok, 1), 1)
                 if before is not None:
                     after = w["after"]
                     if after["since"] != before["since"]:  # the writer restarted: its counters began at zero
@@ -306,7 +332,7 @@ def main():
                     take.release(stock[1])
     finally:
         suite.stop_all()
-    print(json.dumps({"duration_s": DURATION_S, "rows": rows}))
+    print(json.dumps({"duration_s": DURATION_S, "client_threads": CLIENT_THREADS, "rows": rows}))
 
 
 if __name__ == "__main__":

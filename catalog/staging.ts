@@ -70,6 +70,11 @@ export class Staging {
     return v;
   }
 
+  /** Whether this layer itself (not a parent) staged a write of `key`: what this member changed. */
+  stagedHere(key: Bytes): boolean {
+    return this.writes.has(keyString(key));
+  }
+
   put(key: Bytes, value: Bytes): void {
     this.writes.set(keyString(key), value);
   }

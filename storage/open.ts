@@ -4,9 +4,9 @@
  *   2. otherwise mint epoch + 1 in manifest version + 1, put-if-absent (skipped by the held-epoch shortcut);
  *   3. replay the WAL tail after the manifest's replay point (listed and fetched while step 1 runs:
  *      tail-prefetch.ts);
- *   4. put an empty fence segment at the next id. It is also the publish segment of step 2's manifest. If it
- *      collides with a segment an older writer just wrote, replay that one (it may hold acknowledged
- *      commits) and fence the next id.
+ *   4. put an empty fence segment at the next id (started beside the tail GETs once the listing names the
+ *      ids). It is also the publish segment of step 2's manifest. If it collides with a segment an older
+ *      writer just wrote, replay that one (it may hold acknowledged commits) and fence the next id.
  * Any older writer's next segment or manifest PUT then collides and it becomes Fenced.
  */
 import type { Bucket, OpenWriter, WriterOptions } from "./api.ts";
@@ -18,12 +18,12 @@ import { layersFromManifest, lazyTables, PREFETCH_TABLES_MAX } from "./layers.ts
 import { encodeManifest, MANIFEST_FORMAT_VERSION, type Manifest } from "./manifest.ts";
 import { prefetchLayers, WRITER_WAKE_PREFETCH_BYTES_MAX } from "./prefetch.ts";
 import { putOnce } from "./put-once.ts";
-import { newestManifest, RECOVERY_CONCURRENCY, replaySegment, startReplay } from "./recovery.ts";
+import { newestManifest, replaySegment, startReplay } from "./recovery.ts";
 import { type RetryPolicy, retryPolicy } from "./retry.ts";
 import { decodeSegment, encodedSegmentSize, encodeSegment, type Segment, segmentSummary } from "./segment.ts";
 import { ReadCounters } from "./sst/counters.ts";
 import { DEFAULT_CACHE_BYTES, LakeStore } from "./store.ts";
-import { prefetchTail, type TailPrefetch, tailAfter } from "./tail-prefetch.ts";
+import { prefetchTail, settled, type TailPrefetch, tailIds, tailSegments } from "./tail-prefetch.ts";
 
 /** How many consecutive fence collisions an open tolerates before reporting the lake as contended. */
 const MAX_FENCE_COLLISIONS = 64;
@@ -51,14 +51,16 @@ export const openWriter: OpenWriter = async (bucket, lake, options: WriterOption
   // The WAL is listed and its tail fetched while the manifest is read (tail-prefetch.ts), with one
   // connection of the six left to the manifest GET. A failed speculation is not an error (the tail is
   // then read the ordinary way after the manifest); a failed open waits for it, so nothing stays in flight.
-  const prefetched = prefetchTail(bucket, lake, policy, RECOVERY_CONCURRENCY - 1).catch((e: unknown) =>
+  const prefetched = prefetchTail(bucket, lake, policy).catch((e: unknown) =>
     e instanceof LakeDeleted ? Promise.reject(e) : undefined,
   );
   prefetched.catch(() => {});
+  const inFlight: Promise<unknown>[] = [];
   try {
-    return await openAfterPrefetch(bucket, lake, options, policy, prefetched);
+    return await openAfterPrefetch(bucket, lake, options, policy, prefetched, inFlight);
   } catch (e) {
-    await prefetched.catch(() => {});
+    await settled(await prefetched.catch(() => undefined));
+    await Promise.allSettled(inFlight);
     throw e;
   }
 };
@@ -69,6 +71,7 @@ async function openAfterPrefetch(
   options: WriterOptions,
   policy: RetryPolicy,
   prefetched: Promise<TailPrefetch | undefined>,
+  inFlight: Promise<unknown>[],
 ): Promise<LakeStore> {
   const now = options.now ?? Date.now;
   const identity = options.identity ?? "";
@@ -126,7 +129,36 @@ async function openAfterPrefetch(
   // awaited (a hint: a failure here is the first read's to report).
   if (options.prefetch !== undefined) prefetchLayers(layers, options.prefetch).catch(() => {});
 
-  const { ids, segments } = await tailAfter(bucket, lake, manifest.wal.replayAfter, policy, await prefetched);
+  // The fence goes at the id after the listed tail as soon as the ids are known, beside the tail GETs
+  // (docs/decisions/0174-wake-tail-overlap.md): it needs the ids, not the segments' contents, so a long
+  // tail no longer costs one more round after its last GET. Safe early: segments below it are immutable
+  // and are still all replayed before the store exists; a failed open after it lands fences the old
+  // writer exactly as a crash after the fence would.
+  const pre = await prefetched;
+  const ids = await tailIds(bucket, lake, manifest.wal.replayAfter, policy, pre);
+  const putFence = async (id: number): Promise<{ id: number; theirs?: Segment }> => {
+    const fence: Segment = {
+      header: {
+        epoch,
+        segmentId: id,
+        manifestVersion: manifest.version,
+        tailStart: manifest.wal.replayAfter + 1,
+        writer: instance,
+      },
+      batches: [],
+    };
+    const key = walKey(lake, id);
+    const r = await putOnce(bucket, key, encodeSegment(fence), segmentSummary(fence), policy);
+    if (r.kind === "ours") return { id };
+    const theirs = decodeSegment(r.body, key);
+    if (theirs.header.segmentId !== id)
+      throw new Corruption(`WAL segment ${key} claims id ${theirs.header.segmentId}`);
+    return { id, theirs };
+  };
+  let fenced = putFence((ids[ids.length - 1] ?? manifest.wal.replayAfter) + 1);
+  fenced.catch(() => {});
+  inFlight.push(fenced);
+  const segments = await tailSegments(bucket, lake, ids, policy, pre);
   const state = startReplay(manifest);
   const tail: { id: number; bytes: number }[] = [];
   segments.forEach((seg, i) => {
@@ -134,38 +166,27 @@ async function openAfterPrefetch(
     tail.push({ id: ids[i]!, bytes: encodedSegmentSize(seg.batches) });
   });
 
-  let next = (ids[ids.length - 1] ?? manifest.wal.replayAfter) + 1;
+  let next: number;
   for (let collisions = 0; ; collisions++) {
     if (collisions >= MAX_FENCE_COLLISIONS) {
       throw new StoreUnavailable(
         `lake ${lake}: ${collisions} fence segments in a row collided with another writer's segments; another writer is still active, retry the open`,
       );
     }
-    const fence: Segment = {
-      header: {
-        epoch,
-        segmentId: next,
-        manifestVersion: manifest.version,
-        tailStart: manifest.wal.replayAfter + 1,
-        writer: instance,
-      },
-      batches: [],
-    };
-    const key = walKey(lake, next);
-    const r = await putOnce(bucket, key, encodeSegment(fence), segmentSummary(fence), policy);
-    if (r.kind === "ours") break;
-    const theirs = decodeSegment(r.body, key);
-    if (theirs.header.segmentId !== next)
-      throw new Corruption(`WAL segment ${key} claims id ${theirs.header.segmentId}`);
-    if (theirs.header.epoch > epoch) {
+    const r = await fenced;
+    next = r.id;
+    if (r.theirs === undefined) break;
+    if (r.theirs.header.epoch > epoch) {
       throw new OpenRaced(
-        `a newer writer (epoch ${theirs.header.epoch}) opened lake ${lake} while this open was in progress; open again to take over`,
+        `a newer writer (epoch ${r.theirs.header.epoch}) opened lake ${lake} while this open was in progress; open again to take over`,
       );
     }
     // An older writer's segment that landed after our listing: it may hold acknowledged commits.
-    replaySegment(state, theirs, key);
-    tail.push({ id: next, bytes: encodedSegmentSize(theirs.batches) });
-    next++;
+    replaySegment(state, r.theirs, walKey(lake, next));
+    tail.push({ id: next, bytes: encodedSegmentSize(r.theirs.batches) });
+    fenced = putFence(next + 1);
+    fenced.catch(() => {});
+    inFlight.push(fenced);
   }
 
   return new LakeStore({

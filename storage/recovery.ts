@@ -112,6 +112,38 @@ export async function readSegment(
   return seg;
 }
 
+/**
+ * Starts fetching segments with at most `concurrency` GETs in flight and returns one promise per id, so
+ * a caller can go on (a writer open puts its fence meanwhile) and await each where it needs it. Every
+ * promise is observed here: one that is never awaited cannot become an unhandled rejection.
+ */
+export function startSegmentFetches(
+  bucket: Bucket,
+  lake: string,
+  ids: readonly number[],
+  policy: RetryPolicy,
+  concurrency = RECOVERY_CONCURRENCY,
+): Promise<Segment>[] {
+  const settle: { resolve(s: Segment): void; reject(e: unknown): void }[] = [];
+  const out = ids.map(
+    () =>
+      new Promise<Segment>((resolve, reject) => {
+        settle.push({ resolve, reject });
+      }),
+  );
+  for (const p of out) p.catch(() => {});
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < ids.length) {
+      const i = next++;
+      const s = settle[i]!;
+      await readSegment(bucket, lake, ids[i]!, policy).then(s.resolve, s.reject);
+    }
+  };
+  for (let w = 0; w < Math.min(concurrency, ids.length); w++) void worker();
+  return out;
+}
+
 /** Fetches segments with bounded parallelism, returning them in the order of `ids`. */
 export async function fetchSegments(
   bucket: Bucket,

@@ -7,30 +7,47 @@
  * tail the newest manifest needs. So the WAL is listed at the same time as the manifests, and those
  * segments are fetched while the manifest is read; once it arrives the tail is cut to its replay point,
  * checked for gaps as before, and anything the speculation did not cover is read the ordinary way.
+ * The ids come from the listing, not the segments, so the open puts its fence while the tail arrives.
  */
 import type { Bucket } from "./api.ts";
 import { Corruption, LakeDeleted } from "./errors.ts";
 import { deletedMarkerKey, parseWalKey, walPrefix } from "./keys.ts";
-import { fetchSegments, listTail } from "./recovery.ts";
+import {
+  fetchSegments,
+  listTail,
+  RECOVERY_CONCURRENCY,
+  readSegment,
+  startSegmentFetches,
+} from "./recovery.ts";
 import { type RetryPolicy, readWithRetry } from "./retry.ts";
 import { parseSegmentSummary, type Segment } from "./segment.ts";
+
+/**
+ * Tail GETs a writer open keeps in flight: the six connections less one, which the manifest GET holds
+ * while the speculation starts and the fence PUT holds while the rest of the tail is read (open.ts puts
+ * the fence as soon as the tail's ids are known, beside these GETs; docs/decisions/0174-wake-tail-overlap.md).
+ */
+export const WAKE_TAIL_GETS_IN_FLIGHT = RECOVERY_CONCURRENCY - 1;
 
 export interface TailPrefetch {
   /** Ids on the first WAL page, newest first. */
   listed: number[];
   /** Whether the first page holds the whole WAL. */
   complete: boolean;
-  /** Segments fetched speculatively, by id. */
-  fetched: Map<number, Segment>;
+  /** Segments being fetched speculatively, by id (started, not awaited: a rejection is only observed). */
+  fetched: Map<number, Promise<Segment>>;
 }
 
-/** Lists the newest WAL page and fetches the segments from the newest segment's tail start on. */
-export async function prefetchTail(
-  bucket: Bucket,
-  lake: string,
-  policy: RetryPolicy,
-  concurrency: number,
-): Promise<TailPrefetch> {
+/** Resolves once every speculative GET has settled (a failed open waits, so no call stays in flight). */
+export async function settled(pre: TailPrefetch | undefined): Promise<void> {
+  await Promise.allSettled(pre?.fetched.values() ?? []);
+}
+
+/**
+ * Lists the newest WAL page and starts fetching the segments from the newest segment's tail start on
+ * (≤ WAKE_TAIL_GETS_IN_FLIGHT at a time); resolves once the listing is in, not the segments.
+ */
+export async function prefetchTail(bucket: Bucket, lake: string, policy: RetryPolicy): Promise<TailPrefetch> {
   const page = await readWithRetry(policy, `listing the WAL of lake ${lake}`, () =>
     bucket.list({ prefix: walPrefix(lake), include: ["customMetadata"] }),
   );
@@ -44,44 +61,61 @@ export async function prefetchTail(
     }
     listed.push(id);
   }
-  const fetched = new Map<number, Segment>();
+  const fetched = new Map<number, Promise<Segment>>();
   const newest = page.objects[0];
   if (newest !== undefined) {
     const tailStart = parseSegmentSummary(newest.customMetadata, newest.key).tailStart;
     const ids = listed.filter((id) => id >= tailStart).reverse();
-    const segs = await fetchSegments(bucket, lake, ids, policy, concurrency);
-    for (let i = 0; i < ids.length; i++) fetched.set(ids[i] as number, segs[i] as Segment);
+    const segs = startSegmentFetches(bucket, lake, ids, policy, WAKE_TAIL_GETS_IN_FLIGHT);
+    for (let i = 0; i < ids.length; i++) fetched.set(ids[i] as number, segs[i] as Promise<Segment>);
   }
   return { listed, complete: !page.truncated, fetched };
 }
 
 /**
- * The tail after `replayAfter` (ascending ids and their segments), from the prefetch where it covers it,
- * else listed and fetched as before. Corruption on a gap, exactly as `listTail`.
+ * The ids of the tail after `replayAfter`, ascending, from the prefetch's listing where it reaches the
+ * replay point, else listed as before. Corruption on a gap, exactly as `listTail`.
  */
-export async function tailAfter(
+export async function tailIds(
   bucket: Bucket,
   lake: string,
   replayAfter: number,
   policy: RetryPolicy,
   pre: TailPrefetch | undefined,
-): Promise<{ ids: number[]; segments: Segment[] }> {
-  const covered =
-    pre !== undefined && (pre.complete || pre.listed.some((id) => id <= replayAfter)) ? pre : undefined;
-  let ids: number[];
-  if (covered !== undefined) {
-    ids = covered.listed.filter((id) => id > replayAfter).reverse();
-    ids.forEach((id, i) => {
-      if (id !== replayAfter + 1 + i) {
-        throw new Corruption(
-          `the WAL of lake ${lake} has a gap: expected segment ${replayAfter + 1 + i} but found ${id}; a segment after the replay point is missing`,
-        );
-      }
-    });
-  } else ids = await listTail(bucket, lake, replayAfter, policy);
+): Promise<number[]> {
+  const covered = pre !== undefined && (pre.complete || pre.listed.some((id) => id <= replayAfter));
+  if (!covered) return listTail(bucket, lake, replayAfter, policy);
+  const ids = pre.listed.filter((id) => id > replayAfter).reverse();
+  ids.forEach((id, i) => {
+    if (id !== replayAfter + 1 + i) {
+      throw new Corruption(
+        `the WAL of lake ${lake} has a gap: expected segment ${replayAfter + 1 + i} but found ${id}; a segment after the replay point is missing`,
+      );
+    }
+  });
+  return ids;
+}
+
+/**
+ * The tail's segments in the order of `ids`: the speculative GETs where they cover an id, else read the
+ * ordinary way (an id the speculation missed, or whose GET failed: a failed speculation is not an error).
+ */
+export async function tailSegments(
+  bucket: Bucket,
+  lake: string,
+  ids: readonly number[],
+  policy: RetryPolicy,
+  pre: TailPrefetch | undefined,
+): Promise<Segment[]> {
   const missing = ids.filter((id) => !pre?.fetched.has(id));
-  const read = await fetchSegments(bucket, lake, missing, policy);
-  const got = new Map(pre?.fetched ?? []);
-  for (let i = 0; i < missing.length; i++) got.set(missing[i] as number, read[i] as Segment);
-  return { ids, segments: ids.map((id) => got.get(id) as Segment) };
+  const read = fetchSegments(bucket, lake, missing, policy, WAKE_TAIL_GETS_IN_FLIGHT);
+  read.catch(() => {}); // awaited below; observed now so a failure while the others arrive is not unhandled
+  const got = new Map<number, Segment>();
+  for (const id of ids) {
+    const p = pre?.fetched.get(id);
+    if (p !== undefined) got.set(id, await p.catch(() => readSegment(bucket, lake, id, policy)));
+  }
+  const rest = await read;
+  missing.forEach((id, i) => void got.set(id, rest[i] as Segment));
+  return ids.map((id) => got.get(id) as Segment);
 }

@@ -213,15 +213,12 @@ export class Model {
     this.versionTables.add(tableId);
   }
 
+  /** DuckLake's stats are current rows: the first write INSERTs, later ones UPDATE in place. */
   private writeStats(t: Table): void {
-    for (const r of this.live("ducklake_table_stats", (x) => x.table_id === t.id))
-      this.endRow("ducklake_table_stats", r);
-    this.insert("ducklake_table_stats", {
-      table_id: t.id,
-      record_count: t.recordCount,
-      next_row_id: t.nextRowId,
-      file_size_bytes: t.fileBytes,
-    });
+    const values = { record_count: t.recordCount, next_row_id: t.nextRowId, file_size_bytes: t.fileBytes };
+    const row = this.live("ducklake_table_stats", (x) => x.table_id === t.id)[0];
+    if (row) Object.assign(row, values);
+    else this.insert("ducklake_table_stats", { table_id: t.id, ...values });
   }
 
   registerDataFile(tableId: number, path: string, n: number): void {

@@ -64,6 +64,33 @@ export function unwrap<T>(e: Envelope<T>): T {
   return e.value;
 }
 
+/**
+ * Runs `commits` at once with the lake's next WAL segment PUT held at a gate until every one of them has
+ * been applied and nothing is being submitted (the writer's own counters say so), then lets it through.
+ * Every commit after the first batch then waits for that PUT, so the next flush carries them all: the
+ * grouping no longer depends on how fast the calls arrive.
+ */
+export async function burstBehindFirstPut<T>(
+  rig: LakeRig,
+  lake: string,
+  commits: (() => Promise<Envelope<T>>)[],
+): Promise<T[]> {
+  const s = stub(lake);
+  const base = unwrap(await s.status(lake)).writer?.batchedRequests ?? 0;
+  const gate = rig.bucket.hold({ op: "put", prefix: `lakes/${lake}/wal/`, nth: 1 });
+  const answers = commits.map((c) => c());
+  await until(
+    lake,
+    async () => {
+      const w = unwrap(await s.status(lake)).writer;
+      return gate.held > 0 && w !== null && w.batchedRequests - base === commits.length && !w.slotHeld;
+    },
+    `all ${commits.length} commits applied behind the held segment PUT`,
+  );
+  gate.release();
+  return Promise.all(answers.map(async (a) => unwrap(await a)));
+}
+
 /** WAL segment PUTs that landed for the lake since the bucket's counters were last reset. */
 export function walPuts(b: FaultBucket, lake: string): number {
   return b.count({ op: "put", prefix: `lakes/${lake}/wal/`, outcome: "ok" });

@@ -2,13 +2,15 @@
 `ducklake_commit` (issue 12's end-to-end obligation, docs/decisions/0260-staged-commit.md): every commit
 lands, no client sees an error, the row ids are dense; then the same commits are replayed, one commit per
 snapshot in the order ducklake-edge chose, into a stock DuckDB Quack server (client-side commits), and the
-`ducklake_*` rows of both catalogs must match row for row (`run.compare_catalogs`).
+`ducklake_*` rows of both catalogs must match row for row (`run.compare_catalogs`). Last, a stock client
+makes the same Quack round trips per commit against ducklake-edge as against a stock server with `ducklake`
+loaded (`same_round_trips`, counted from DuckDB's own Quack log).
 
 The clients start together behind an explicit gate (each ATTACHes, says `ready`, and waits for `go` on its
 stdin); each runs under `timeout`, in its own process group, killed when the run ends (`run.STARTED`).
 Run by `run.py --server-commit` (`npm run test:quack`), or alone: `run.py --server-commit --session n-process-commits`.
 """
-import json, os, subprocess, sys
+import json, os, re, subprocess, sys
 
 import run as suite
 
@@ -65,6 +67,54 @@ def run_clients(n, k, secret, attach, data):
     return problems
 
 
+# Commits each side makes for the round-trip count, once its catalog is loaded.
+TRIP_COMMITS = 4
+DIGITS = re.compile(r"\d+")
+
+
+def trips_per_commit(con, k):
+    """The Quack round trips a stock client makes for each of `k` single-row INSERT commits: (message, the
+    statement's first 60 characters with numbers blanked) per request, in order."""
+    con.execute("CALL enable_logging('Quack')")
+    for i in range(k):
+        con.execute(f"INSERT INTO lake.t VALUES (-2, {i}, 'trip')")
+    con.execute("CALL disable_logging()")
+    rows = con.execute("SELECT message_type, query FROM duckdb_logs_parsed('Quack') ORDER BY timestamp").fetchall()
+    con.execute("CALL truncate_duckdb_logs()")
+    return [(m, DIGITS.sub("#", " ".join((q or "").split()))[:60]) for m, q in rows]
+
+
+def same_round_trips(edge_con, take_port, work):
+    """A stock client sends exactly the requests per commit against ducklake-edge that it sends against a
+    stock Quack server with `ducklake` loaded (server-side commit): no catalog reload, retry or extra FETCH
+    that stock does not cause (docs/decisions/0268-quack-client-cpu.md)."""
+    port = take_port()
+    server = suite.connect(f"{work}/{NAME}-trips-meta.duckdb", load=("httpfs", "quack", "ducklake"))
+    con = None
+    try:
+        server.execute(f"CALL quack_serve('quack:127.0.0.1:{port}', token => '{suite.STOCK_TOKEN}')")
+        con = suite.connect()
+        con.execute(f"CREATE SECRET (TYPE quack, TOKEN '{suite.STOCK_TOKEN}', SCOPE 'quack:127.0.0.1:{port}')")
+        con.execute(f"ATTACH 'ducklake:quack:127.0.0.1:{port}' AS lake (DATA_PATH '{work}/{NAME}-trips-data/')")
+        con.execute("CREATE TABLE lake.t (w INTEGER, i INTEGER, s VARCHAR)")
+        con.execute("INSERT INTO lake.t VALUES (-1, -1, 'warm')")  # the catalog loaded, as on the edge
+        stock_trips = trips_per_commit(con, TRIP_COMMITS)
+        edge_trips = trips_per_commit(edge_con, TRIP_COMMITS)
+        if edge_trips != stock_trips or len(edge_trips) == 0:
+            return [{"check": f"the same Quack round trips for {TRIP_COMMITS} commits as stock + ducklake",
+                     "edge": edge_trips, "stock": stock_trips}]
+        return []
+    finally:
+        if con is not None:
+            con.close()
+        try:
+            server.execute(f"CALL quack_stop('quack:127.0.0.1:{port}')")
+        except Exception:
+            pass
+        server.close()
+        take_port.release(port)
+
+
 def check(edge_port, take_port, work):
     lake = f"conf-{NAME}"
     dirs = {"edge": f"{work}/{NAME}-data-e/", "stock": f"{work}/{NAME}-data-s/"}
@@ -115,6 +165,8 @@ def check(edge_port, take_port, work):
                 problems.append({"check": f"{side} holds every row", "got": n})
         if not problems:
             problems += suite.compare_catalogs(stock, edge_port, lake, list(dirs.values()), {})
+        if not problems:
+            problems += same_round_trips(cons["edge"], take_port, work)
         return problems
     finally:
         for c in cons.values():

@@ -1,10 +1,12 @@
 /**
  * A writer open overlaps its WAL listing and tail reads with its manifest read (storage/tail-prefetch.ts):
  * a wake at the held epoch costs 3 serial round trips (the two listings, then the manifest and tail GETs
- * together, then the fence PUT) whatever the tail, up to six segments.
+ * together, then the fence PUT) whatever the tail, up to five segments; a longer tail puts its fence
+ * beside its remaining GETs (docs/decisions/0174-wake-tail-overlap.md).
  */
 import { describe, expect, it } from "vitest";
 import type { LakeStore } from "../../storage/store.ts";
+import { WAKE_TAIL_GETS_IN_FLIGHT } from "../../storage/tail-prefetch.ts";
 import { b, dump, faultBucket, lakeName, open } from "./helpers.ts";
 
 describe("writer wake", () => {
@@ -34,6 +36,37 @@ describe("writer wake", () => {
     expect(fresh.count({ op: "put" })).toBe(2);
     expect(fresh.serialRounds()).toBe(4);
     await next.close();
+  });
+
+  it("a long tail's fence goes beside its GETs: 1 + ⌈tail / 5⌉ rounds at the held epoch, not one more", async () => {
+    const lake = lakeName("wake-long-tail");
+    const st = (await open(faultBucket(), lake)) as LakeStore;
+    const SEGMENTS = 12;
+    for (let i = 0; i < SEGMENTS; i++) {
+      st.write([{ key: b(`k${i}`), value: b(`v${i}`) }]);
+      await st.flush();
+    }
+    const epoch = st.epoch;
+    const want = await dump(st.snapshot());
+    await st.close();
+
+    const fb = faultBucket();
+    const re = (await open(fb, lake, { heldEpoch: epoch })) as LakeStore;
+    expect(await dump(re.snapshot())).toEqual(want);
+    // The genesis fence and the 12 writes: 13 segments, read ≤ WAKE_TAIL_GETS_IN_FLIGHT at a time.
+    const tail = SEGMENTS + 1;
+    expect(fb.count({ op: "get", prefix: `lakes/${lake}/wal/` })).toBe(tail);
+    expect(fb.count({ op: "put" })).toBe(1);
+    // The listings, then ⌈13 / 5⌉ = 3 rounds of tail GETs (the manifest beside the first, the fence
+    // beside the second): the fence adds no round of its own.
+    expect(fb.serialRounds()).toBe(1 + Math.ceil(tail / WAKE_TAIL_GETS_IN_FLIGHT));
+    re.write([{ key: b("after"), value: b("wake") }]);
+    await re.flush();
+    await re.close();
+    // The next open replays the fence and the write that followed it.
+    const again = await open(faultBucket(), lake);
+    expect(await dump(again.snapshot())).toEqual({ ...want, after: "wake" });
+    await again.close();
   });
 
   it("a wake's prefetch hint lands with the metadata round: the first dependent lookups cost no GET", async () => {

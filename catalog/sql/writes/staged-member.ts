@@ -24,7 +24,7 @@ import { CommitConflict, InvalidRequest, isMemberError, Unsupported } from "../.
 import { dataPathPrefix } from "../../file-paths.ts";
 import { readSnapshotsBetween } from "../../head.ts";
 import { Kind, keys, OptionScope } from "../../keys.ts";
-import type { OptionRecord, SnapshotRecord, TableColumnStatsRecord } from "../../records.ts";
+import type { OptionRecord, SnapshotRecord } from "../../records.ts";
 import type { Staging } from "../../staging.ts";
 import { VerbContext } from "../../verbs/context.ts";
 import { dropDataFile, tableDirectory, tableOfDroppedFile } from "../../verbs/ops/files.ts";
@@ -297,8 +297,9 @@ export class StagedCommitMember implements SelfStagedMember {
       const t = int(r.table_id, "table_id");
       const c = int(r.column_id, "column_id");
       const k = keys.current(Kind.tableColumnStats, t, c);
-      const mine = await ctx.read<TableColumnStatsRecord>(k, ValueKind.tableColumnStats, "column stats");
-      if (mine === undefined || mine.begin_snapshot !== ctx.snapshotId) continue;
+      // Only a row this member's verbs wrote: stats are updated in place (decision 0167), so its
+      // begin_snapshot does not say who wrote it; the member's own layer does.
+      if (!ctx.st.stagedHere(k) || (await ctx.st.get(k)) === undefined) continue;
       const prior = await group.get(k);
       if (prior === undefined) ctx.st.delete(k);
       else ctx.st.put(k, prior);

@@ -1,4 +1,10 @@
-/** Per-table statistics (ducklake_table_stats / ducklake_table_column_stats), versioned for time travel. */
+/**
+ * Per-table statistics (ducklake_table_stats / ducklake_table_column_stats) as current rows, as stock
+ * DuckLake keeps them: an update rewrites the current key in place (first begin_snapshot kept), so a
+ * commit adds no history version of them (docs/decisions/0167-current-row-stats.md). Only a drop ends
+ * them (the table's other rows end with it). Lakes written before 0167 still hold history keys of both
+ * kinds; reads and expiry treat them as any ended version.
+ */
 import { ValueKind } from "../../codec.ts";
 import { Kind, keys } from "../../keys.ts";
 import type { TableColumnStatsRecord, TableStatsRecord } from "../../records.ts";
@@ -16,15 +22,29 @@ export async function readTableStats(
   );
 }
 
-/** Writes the table's stats as a new version (DuckLake inserts the row on first use, then updates it). */
+/** Writes the table's stats: DuckLake inserts the row on first use, then updates it in place. */
 export function writeTableStats(
   ctx: VerbContext,
   old: TableStatsRecord | undefined,
   next: Omit<TableStatsRecord, "begin_snapshot" | "end_snapshot">,
 ): TableStatsRecord {
   const rec: TableStatsRecord = { ...next, begin_snapshot: ctx.snapshotId, end_snapshot: null };
-  if (old) return ctx.replaceVersion(Kind.tableStats, [next.table_id], ValueKind.tableStats, old, rec);
+  if (old) return updateInPlace(ctx, Kind.tableStats, [next.table_id], ValueKind.tableStats, old, rec);
   return ctx.putVersion(Kind.tableStats, [next.table_id], ValueKind.tableStats, rec);
+}
+
+/** The current key rewritten with `next`'s values, keeping the row's first begin_snapshot (0167). */
+function updateInPlace<T extends TableStatsRecord | TableColumnStatsRecord>(
+  ctx: VerbContext,
+  kind: Kind,
+  ids: number[],
+  vk: ValueKind,
+  old: T,
+  next: T,
+): T {
+  const rec: T = { ...next, begin_snapshot: old.begin_snapshot, end_snapshot: null };
+  ctx.write(keys.current(kind, ...ids), vk, rec);
+  return rec;
 }
 
 export function emptyTableStats(tableId: number): Omit<TableStatsRecord, "begin_snapshot" | "end_snapshot"> {
@@ -49,7 +69,7 @@ export function writeColumnStats(
   next: TableColumnStatsRecord,
 ): void {
   const ids = [next.table_id, next.column_id];
-  if (old) ctx.replaceVersion(Kind.tableColumnStats, ids, ValueKind.tableColumnStats, old, next);
+  if (old) updateInPlace(ctx, Kind.tableColumnStats, ids, ValueKind.tableColumnStats, old, next);
   else ctx.putVersion(Kind.tableColumnStats, ids, ValueKind.tableColumnStats, next);
 }
 

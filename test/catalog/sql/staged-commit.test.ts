@@ -7,7 +7,7 @@
  * consecutive snapshots and dense row ids. docs/decisions/0260-staged-commit.md.
  */
 import { describe, expect, it } from "vitest";
-import { DUCKLAKE_TABLES, ducklakeTable } from "../../../catalog/index.ts";
+import { catalogAt, DUCKLAKE_TABLES, ducklakeTable } from "../../../catalog/index.ts";
 import { inlinedTablesAt } from "../../../catalog/reads/inlined-tables.ts";
 import type { SqlWriteAnswer, SqlWriteRequest } from "../../../catalog/sql/writes/contract.ts";
 import { STAGED_TABLES, type StagedTable } from "../../../catalog/sql/writes/staged-parse.ts";
@@ -473,6 +473,76 @@ describe("the yield: a lone commit that lost its race gets a gap", () => {
     const ddl = ok(await write(lake, redriven));
     expect(ddl.result.rows).toEqual([[1n]]);
     expect((await held).snapshotId).toBe(5);
+  });
+});
+
+/**
+ * CREATE TABLE s.t2 as DuckLake 1.5.5 sends it (the fixture's `create_table` batch, for the next table id)
+ * when its transaction read the head of the view scenario's lake after `create_table`: schema
+ * version 2 → 3, next_catalog_id 3 → 4. The writers' data-only commits move neither, so a re-drive differs
+ * only in the snapshot it stamps.
+ */
+async function createTableT2(lake: string): Promise<{ read: number; sql: string }> {
+  const v = await openLatest(realBucket(), lake);
+  const head = (
+    (await ducklakeTable(v, "ducklake_snapshot")) as { snapshot_id: number; next_file_id: number }[]
+  )
+    .sort((a, b) => a.snapshot_id - b.snapshot_id)
+    .at(-1);
+  if (head === undefined) throw new Error("the lake has no snapshot");
+  const k = head.snapshot_id + 1;
+  const sql = [
+    `INSERT INTO "main".ducklake_snapshot VALUES (${k}, NOW(), 3, 4, ${head.next_file_id})`,
+    `INSERT INTO "main".ducklake_table VALUES (3, '01a23128-072c-74d5-8b24-48df3d43a2a6', ${k}, NULL, 1, 't2', 't2/', true)`,
+    `INSERT INTO "main".ducklake_column VALUES (1, ${k}, NULL, 3, 1, 'id', 'int32', NULL, 'NULL', true, NULL, 'literal', 'duckdb')`,
+    `INSERT INTO "main".ducklake_inlined_data_tables VALUES (3, 'ducklake_inlined_data_3_3', 3)`,
+    `CREATE TABLE IF NOT EXISTS "main".ducklake_inlined_data_3_3(row_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, id INTEGER)`,
+    `INSERT INTO "main".ducklake_schema_versions VALUES (${k},3,3)`,
+    `INSERT INTO "main".ducklake_snapshot_changes VALUES (${k}, 'created_table:"s"."t2"', NULL, NULL, NULL);`,
+  ].join(";");
+  return { read: head.snapshot_id, sql };
+}
+
+describe("the yield under a writer that commits without pause (issue 12's measured case)", () => {
+  it("a CREATE TABLE that lost once lands at its first re-drive; the writer's next commit lands after it", async () => {
+    const view = (fixture as unknown as { scenarios: Record<string, { steps: Step[] }> }).scenarios.view;
+    const viewStep = (step: string) => view?.steps.find((x) => x.step === step)?.writes[0] as string;
+    const lake = lakeName("yield-table");
+    // The hold outlasts any test: only the re-driven CREATE TABLE's landing can release the writer (the
+    // gate). In production it is yieldHoldMs (250 ms), so the DDL lands at DuckLake's first re-drive (its
+    // first retry wait is 100 ms) and the writer pauses once, at most that long: "within a few hundred ms".
+    rigLake(lake, { tunables: { yieldHoldMs: 3_600_000 } });
+    ok(await write(lake, writesOf("attach_new"), { mayCreateLake: true }));
+    ok(await write(lake, viewStep("create_schema")));
+    ok(await write(lake, viewStep("create_table")));
+    const insert = (id: number): CommitRequest["verbs"] => [
+      { op: "inline_insert", table: { schema: "s", name: "t" }, rows: [{ id, s: "w", amount: "1.00" }] },
+    ];
+    // The writer's commits, each sent as the previous one is answered. The DDL's transaction reads the
+    // head, and the writer's next commit moves it before the batch arrives.
+    const first = await createTableT2(lake);
+    const read = first.read;
+    expect((await verbs(lake, insert(0))).snapshotId).toBe(read + 1);
+    const lost = await write(lake, first.sql);
+    expect(lost.ok ? "ok" : lost.error.code).toBe("CommitConflict");
+    if (!lost.ok) expect(lost.error.message).toMatch(/conflict/);
+    // The writer's next commit arrives right after the loss and holds; DuckLake re-drives the same batch
+    // stamped for the head it now reads, which stays still, so the re-drive lands on its first attempt.
+    const held = verbs(lake, insert(1));
+    const redrive = await createTableT2(lake);
+    const again = redrive.read;
+    expect(again).toBe(read + 1);
+    const ddl = ok(await write(lake, redrive.sql));
+    expect(ddl.result.rows).toEqual([[1n]]);
+    const ddlAt = again + 1;
+    // The landing ends the hold: the held commit lands right after the DDL, and the writer's later
+    // commits do not hold at all (the hold would outlast the test).
+    expect((await held).snapshotId).toBe(ddlAt + 1);
+    expect((await verbs(lake, insert(2))).snapshotId).toBe(ddlAt + 2);
+    expect((await verbs(lake, insert(3))).snapshotId).toBe(ddlAt + 3);
+    const v = await openLatest(realBucket(), lake);
+    const tables = (await catalogAt(v, ddlAt)).tables.map((t) => t.table_name).sort();
+    expect(tables).toEqual(["t", "t2"]);
   });
 });
 

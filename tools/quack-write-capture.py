@@ -134,6 +134,16 @@ SCENARIOS = {
         ("delete_file_2", ["DELETE FROM lake.s.t WHERE id % 7 = 0"]),
         ("rewrite", ["CALL ducklake_rewrite_data_files('lake', 't', schema => 's', delete_threshold => 0.0)"]),
     ],
+    # A rewrite of some of a table's files: DuckLake leaves the table's stats (docs/decisions/0247-quack-partial-rewrites.md);
+    # then a DELETE of every live row of the rewritten file drops it whole (docs/decisions/0248-quack-dropped-files.md).
+    "rewrite_some": BASE + [
+        ("insert_file", ["INSERT INTO lake.s.t SELECT i, 'x' || i, i / 100 FROM range(0, 2000) r(i)"]),
+        ("insert_file_2", ["INSERT INTO lake.s.t SELECT i, 'y' || i, i / 100 FROM range(5000, 7000) r(i)"]),
+        ("delete_file", ["DELETE FROM lake.s.t WHERE id < 1500"]),
+        ("delete_file_2", ["DELETE FROM lake.s.t WHERE id BETWEEN 5000 AND 5100"]),
+        ("rewrite", ["CALL ducklake_rewrite_data_files('lake', 't', schema => 's', delete_threshold => 0.5)"]),
+        ("drop_file", ["DELETE FROM lake.s.t WHERE id < 2000"]),
+    ],
     # Flushing inlined deletes of a Parquet file into a delete file (docs/decisions/0245-quack-flush-inlined-deletes.md).
     "flush_deletes": BASE + [
         ("insert_file", ["INSERT INTO lake.s.t SELECT i, 'x' || i, i / 100 FROM range(0, 2000) r(i)"]),

@@ -333,13 +333,31 @@ def file_size_vs_disk(path, recorded, on_disk):
     return "<size of file>" if int(recorded) == on_disk[name] else f"{recorded} (file has {on_disk[name]})"
 
 
-def file_ids_by_content(cols, rows, id_name="data_file_id"):
-    """id_name → its rank among the side's files ordered by everything but the id, path and size."""
+def file_ids_by_content(cols, rows, id_name="data_file_id", data_ids=None):
+    """id_name → its rank among the side's files ordered by everything but the id and size, the path with
+    its UUID masked (a partition's files differ only by their `k=v/` directory). `data_ids`: the side's
+    data_file_ids renumbered the same way, so delete files rank by the data file they delete from."""
     if cols is None or id_name not in cols:
         return {}
-    skip = {cols.index(c) for c in (id_name, "path", "file_size_bytes") if c in cols}
+    skip = {cols.index(c) for c in (id_name, "file_size_bytes") if c in cols}
+    path = cols.index("path") if "path" in cols else -1
+    data = cols.index("data_file_id") if data_ids is not None and "data_file_id" in cols else -1
+
+    def key(r):
+        out = []
+        for j, v in enumerate(r):
+            if j in skip:
+                continue
+            if j == path:
+                out.append(UUID_RE.sub("<uuid>", os.path.basename(str(v))) + "|" +
+                           "/".join(p for p in str(v).split("/")[:-1] if "=" in p))
+            elif j == data:
+                out.append(data_ids.get(norm(v), norm(v)))
+            else:
+                out.append(norm(v))
+        return out
     ids = [r[cols.index(id_name)] for r in rows]
-    ranked = sorted(rows, key=lambda r: [norm(v) for j, v in enumerate(r) if j not in skip])
+    ranked = sorted(rows, key=key)
     return {norm(r[cols.index(id_name)]): norm(i) for r, i in zip(ranked, sorted(ids))}
 
 
@@ -352,9 +370,10 @@ def compare_catalogs(stock, edge_port, lake, data_dirs, racy, renumber_files=Fal
         file_ids["edge"] = file_ids_by_content(*edge_rows(edge_port, lake, "ducklake_data_file"))
     delete_ids = {"stock": {}, "edge": {}}
     if renumber_deletes:
-        delete_ids["stock"] = file_ids_by_content(*stock.rows("ducklake_delete_file"), "delete_file_id")
+        delete_ids["stock"] = file_ids_by_content(*stock.rows("ducklake_delete_file"), "delete_file_id",
+                                                  file_ids["stock"])
         delete_ids["edge"] = file_ids_by_content(*edge_rows(edge_port, lake, "ducklake_delete_file"),
-                                                 "delete_file_id")
+                                                 "delete_file_id", file_ids["edge"])
     for table in stock.tables():
         if table in racy:
             truth = racy[table]

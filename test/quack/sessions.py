@@ -201,6 +201,60 @@ SESSIONS = {
         "DELETE FROM lake.b WHERE i = 102",
         "SELECT rowid, i, s FROM lake.b WHERE i BETWEEN 99 AND 104 OR i > 4997 ORDER BY i",
     ],
+    # A rewrite of some of a table's files (docs/decisions/0247-quack-partial-rewrites.md): two files over the
+    # threshold become one, the third (below it) stays with its delete file; DuckLake leaves the table's
+    # stats as they were. Time travel before the rewrite, and an UPDATE of a rewritten row after it.
+    "rewrite-some-files": [
+        ATTACH,
+        "CREATE TABLE lake.b (i BIGINT)",
+        "INSERT INTO lake.b SELECT * FROM range(3000)",
+        "INSERT INTO lake.b SELECT * FROM range(3000, 6000)",
+        "INSERT INTO lake.b SELECT * FROM range(6000, 9000)",
+        "DELETE FROM lake.b WHERE i < 2000 OR (i >= 6000 AND i < 8000)",
+        "DELETE FROM lake.b WHERE i BETWEEN 3000 AND 3100",
+        "CALL ducklake_rewrite_data_files('lake', 'b', delete_threshold => 0.5)",
+        "SELECT count(*), sum(i) FROM lake.b",
+        "SELECT count(*), sum(i) FROM lake.b AT (VERSION => 6)",
+        "UPDATE lake.b SET i = -1 WHERE i = 2500",
+        "SELECT count(*), sum(i), min(i) FROM lake.b",
+    ],
+    # A partitioned table's rewrite: one output per partition (docs/decisions/0247). Stock numbers the
+    # per-partition files (and a DELETE's per-partition delete files) in no fixed order, so this session
+    # compares file ids renumbered by content (FILE_IDS_BY_CONTENT, DELETE_FILE_IDS_BY_CONTENT).
+    "rewrite-partitioned": [
+        ATTACH,
+        "CREATE TABLE lake.p (k INTEGER, i BIGINT)",
+        "ALTER TABLE lake.p SET PARTITIONED BY (k)",
+        "INSERT INTO lake.p SELECT i % 2, i FROM range(4000) t(i)",
+        "DELETE FROM lake.p WHERE i % 5 = 0",
+        "CALL ducklake_rewrite_data_files('lake', 'p', delete_threshold => 0.0)",
+        "SELECT k, count(*), sum(i) FROM lake.p GROUP BY k ORDER BY k",
+        "SELECT k, count(*), sum(i) FROM lake.p AT (VERSION => 4) GROUP BY k ORDER BY k",
+        "SELECT count(*) FROM lake.p WHERE k = 1 AND i > 3000",
+    ],
+    # A DELETE covering every live row of a file drops the file whole (docs/decisions/0248-quack-dropped-files.md):
+    # one without deletes, one with a delete file, in the same commit as a delete file of another file; then
+    # one in the same commit as inlined deletes.
+    "dropped-files": [
+        ATTACH,
+        "CREATE TABLE lake.b (i BIGINT)",
+        "INSERT INTO lake.b SELECT * FROM range(3000)",
+        "INSERT INTO lake.b SELECT * FROM range(3000, 6000)",
+        "INSERT INTO lake.b SELECT * FROM range(6000, 9000)",
+        "DELETE FROM lake.b WHERE i < 1000",
+        "DELETE FROM lake.b WHERE i < 3000 OR i >= 8000",
+        "SELECT count(*), sum(i) FROM lake.b",
+        "DELETE FROM lake.b WHERE i >= 3000 AND i < 6000",
+        "SELECT count(*), sum(i) FROM lake.b",
+        "SELECT count(*), sum(i) FROM lake.b AT (VERSION => 5)",
+        "SELECT count(*), sum(i) FROM lake.b AT (VERSION => 6)",
+        "INSERT INTO lake.b VALUES (42)",
+        "INSERT INTO lake.b SELECT * FROM range(10000, 13000)",
+        # A drop beside an inlined delete of inlined rows and one of a Parquet file's rows.
+        "DELETE FROM lake.b WHERE (i >= 6000 AND i < 8000) OR i = 42 OR i = 12000",
+        "SELECT count(*), sum(i) FROM lake.b",
+        "SELECT count(*), sum(i) FROM lake.b AT (VERSION => 8)",
+    ],
     # A rename keeps the table's id and uuid: a new ducklake_table row version under the same id.
     "rename-table": [
         ATTACH,
@@ -401,13 +455,14 @@ SESSIONS |= {
 # inlined under two schema versions writes one file per version, and the client assigns their data_file_ids
 # in whichever order its flush tasks finish (measured against stock alone: 2 runs of 6 swap them). For these
 # the catalogs are compared with each side's data_file_ids renumbered by the files' content.
-FILE_IDS_BY_CONTENT = ("flush-after-alter",)
+FILE_IDS_BY_CONTENT = ("flush-after-alter", "rewrite-partitioned")
 
 # Sessions in which stock's server-side commit (`run.py --server-commit`) numbers one DELETE's delete files in
 # no fixed order: a DELETE writing a new delete file for one data file and a replacing one for another got
 # ids (3, 4) in one run and (4, 3) in the next (measured 2026-12-01, docs/decisions/0265-staged-delete-files.md).
-# For these `ducklake_delete_file` is compared with each side's delete_file_ids renumbered by the rows' content.
-DELETE_FILE_IDS_BY_CONTENT = ("rewrite-data-files",)
+# For these `ducklake_delete_file` is compared with each side's delete_file_ids renumbered by the rows' content
+# (`rewrite-some-files`: its first DELETE writes delete files for data files 0 and 2, numbered 3, 4 or 4, 3).
+DELETE_FILE_IDS_BY_CONTENT = ("rewrite-data-files", "rewrite-partitioned", "rewrite-some-files")
 
 # Sessions whose stock catalog is not a valid oracle for some tables: stock runs a commit batch
 # non-atomically, so concurrent commits race on `ducklake_table_stats` (measured: duplicated rows with a

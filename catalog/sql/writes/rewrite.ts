@@ -12,10 +12,21 @@ import { ValueKind } from "../../codec.ts";
 import { InvalidRequest, Unsupported } from "../../errors.ts";
 import { Kind, keys } from "../../keys.ts";
 import { verbColumnStats } from "../../parquet-layout.ts";
-import type { DataFileRecord, FileColumnStats } from "../../records.ts";
+import type {
+  DataFileRecord,
+  FileColumnStats,
+  TableColumnStatsRecord,
+  TableStatsRecord,
+} from "../../records.ts";
 import { applyVerb } from "../../verbs/apply.ts";
 import type { VerbContext } from "../../verbs/context.ts";
 import { liveDeleteFilesOf } from "../../verbs/ops/files.ts";
+import {
+  readColumnStats,
+  readTableStats,
+  writeColumnStats,
+  writeTableStats,
+} from "../../verbs/ops/stats-support.ts";
 import type { DataFileSpec } from "../../verbs/schema.ts";
 
 /** A data file DuckLake inserts with `row_id_start` NULL: a rewrite's output. */
@@ -40,6 +51,12 @@ export interface RewriteInput {
   /** data_file_ids and delete_file_ids the batch ends one by one. */
   endedData: readonly number[];
   endedDeletes: readonly number[];
+  /**
+   * The tables whose stats the batch itself sets (`UPDATE ducklake_table_stats`). DuckLake sends them only
+   * for a rewrite of every live file of the table; after a rewrite of some of them the table's stats stay
+   * as they were (measured, docs/decisions/0247-quack-partial-rewrites.md).
+   */
+  statsSet: ReadonlySet<number>;
 }
 
 /** What the verbs did, for checking DuckLake's per-file statements as they arrive. */
@@ -136,6 +153,10 @@ export async function stageRewrites(ctx: VerbContext, input: RewriteInput): Prom
       `a rewrite ends delete files ${[...ended].join(", ")}, but its inputs' live delete files are ${[...expectedDeletes].join(", ")}`,
     );
   }
+  const kept = await premiseStats(
+    ctx,
+    [...new Set(input.tables)].filter((t) => !input.statsSet.has(t)),
+  );
   // The verb takes file ids in order: apply the groups in the order of DuckLake's output ids.
   const ordered = [...groups.values()].sort(
     (a, b) =>
@@ -157,9 +178,71 @@ export async function stageRewrites(ctx: VerbContext, input: RewriteInput): Prom
       );
     }
   }
+  await restoreStats(ctx, kept);
   return {
     outputs: new Set(input.outputs.map((o) => o.dataFileId)),
     endedData: new Set(input.endedData),
     endedDeletes: ended,
   };
+}
+
+interface KeptStats {
+  tableId: number;
+  table: TableStatsRecord | undefined;
+  columns: TableColumnStatsRecord[];
+}
+
+/** The stats of the tables whose stats the batch leaves alone, as they are before the verbs run. */
+async function premiseStats(ctx: VerbContext, tables: readonly number[]): Promise<KeptStats[]> {
+  const out: KeptStats[] = [];
+  for (const t of tables) {
+    const columns: TableColumnStatsRecord[] = [];
+    for (const c of await ctx.columns(t)) {
+      const rec = await readColumnStats(ctx, t, c.column_id);
+      if (rec) columns.push(rec);
+    }
+    out.push({ tableId: t, table: await readTableStats(ctx, t), columns });
+  }
+  return out;
+}
+
+/**
+ * The compaction verb's own stats rule (the lake's compaction job) shrinks the table's stats; a Quack
+ * batch that sends none keeps DuckLake's, which are the premise's: put back every value the verb changed.
+ */
+async function restoreStats(ctx: VerbContext, kept: readonly KeptStats[]): Promise<void> {
+  for (const k of kept) {
+    const now = await readTableStats(ctx, k.tableId);
+    if (k.table && now && !sameTableStats(k.table, now)) {
+      writeTableStats(ctx, now, {
+        table_id: k.tableId,
+        record_count: k.table.record_count,
+        next_row_id: k.table.next_row_id,
+        file_size_bytes: k.table.file_size_bytes,
+      });
+    }
+    for (const old of k.columns) {
+      const cur = await readColumnStats(ctx, k.tableId, old.column_id);
+      if (!cur || sameColumnStats(old, cur)) continue;
+      writeColumnStats(ctx, cur, { ...old, begin_snapshot: ctx.snapshotId, end_snapshot: null });
+    }
+  }
+}
+
+function sameTableStats(a: TableStatsRecord, b: TableStatsRecord): boolean {
+  return (
+    a.record_count === b.record_count &&
+    a.next_row_id === b.next_row_id &&
+    a.file_size_bytes === b.file_size_bytes
+  );
+}
+
+function sameColumnStats(a: TableColumnStatsRecord, b: TableColumnStatsRecord): boolean {
+  return (
+    a.contains_null === b.contains_null &&
+    a.contains_nan === b.contains_nan &&
+    a.min_value === b.min_value &&
+    a.max_value === b.max_value &&
+    a.extra_stats === b.extra_stats
+  );
 }

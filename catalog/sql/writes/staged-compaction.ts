@@ -11,20 +11,18 @@ import type { SnapshotRecord } from "../../records.ts";
 import type { Literal, RowOp } from "./parse.ts";
 import { isNull, NULL, num, orNull, stagedReader, text } from "./staged-literals.ts";
 import type { StagedBatch, StagedRow } from "./staged-parse.ts";
+import { type CommitText, changesRow, snapshotRow } from "./staged-snapshot.ts";
 
 const { int, str } = stagedReader("staged compaction");
 
 /** Paths as DuckLake's commit stores them: relative to `dir` when inside it. */
 export type Relativize = (tableId: number, path: string) => Promise<{ path: string; relative: boolean }>;
 
-export interface CompactionInput {
+export interface CompactionInput extends CommitText {
   batch: StagedBatch;
   premise: SnapshotRecord;
   dataPath: string;
   tableRelative: Relativize;
-  author: string | null;
-  message: string | null;
-  extraInfo: string | null;
 }
 
 /** True when the staged batch is a compaction (its rows are then only the compaction's). */
@@ -48,7 +46,6 @@ export async function compactionOps(input: CompactionInput): Promise<RowOp[]> {
       );
     }
   }
-  const S = premise.snapshot_id + 1;
   let nextFileId = premise.next_file_id;
   const ops: RowOp[] = [];
   const scheduled: Literal[][] = [];
@@ -143,14 +140,7 @@ export async function compactionOps(input: CompactionInput): Promise<RowOp[]> {
   if (rows.data_file.some((f) => isNull(f.compaction_id))) {
     throw new InvalidRequest("a staged compaction also appends files: compact or append, not both");
   }
-  ops.push({
-    op: "insert",
-    table: "ducklake_snapshot",
-    columns: null,
-    rows: [
-      [num(S), { k: "now" }, num(premise.schema_version), num(premise.next_catalog_id), num(nextFileId)],
-    ],
-  });
+  ops.push(snapshotRow(premise, nextFileId));
   for (const table of [
     "ducklake_data_file",
     "ducklake_file_column_stats",
@@ -164,13 +154,12 @@ export async function compactionOps(input: CompactionInput): Promise<RowOp[]> {
   ops.push({ op: "insert", table: "ducklake_data_file", columns: null, rows: files });
   if (stats.length > 0)
     ops.push({ op: "insert", table: "ducklake_file_column_stats", columns: null, rows: stats });
-  const changes = [...tables].map((t) => `merge_adjacent:${t}`).join(",");
-  const opt = (v: string | null): Literal => (v === null ? NULL : text(v));
-  ops.push({
-    op: "insert",
-    table: "ducklake_snapshot_changes",
-    columns: null,
-    rows: [[num(S), text(changes), opt(input.author), opt(input.message), opt(input.extraInfo)]],
-  });
+  ops.push(
+    changesRow(
+      premise,
+      [...tables].map((t) => `merge_adjacent:${t}`),
+      input,
+    ),
+  );
   return ops;
 }

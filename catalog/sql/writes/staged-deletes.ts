@@ -14,6 +14,7 @@ import type { Literal, RowOp } from "./parse.ts";
 import type { Relativize } from "./staged-compaction.ts";
 import { flag, isNull, NULL, num, orNull, stagedReader, text } from "./staged-literals.ts";
 import type { StagedBatch, StagedRow, StagedTable } from "./staged-parse.ts";
+import { type CommitText, changesRow, snapshotRow } from "./staged-snapshot.ts";
 
 const { int, str } = stagedReader("staged delete file");
 
@@ -122,29 +123,55 @@ export async function existingFileDeletes(input: DeletesInput): Promise<DeletesO
   return { ops, tables };
 }
 
-export interface ReplacedDeletesInput {
+export interface ReplacedDeletesInput extends CommitText {
   batch: StagedBatch;
   premise: SnapshotRecord;
   dataPath: string;
   tableRelative: Relativize;
-  author: string | null;
-  message: string | null;
-  extraInfo: string | null;
 }
 
 /**
- * A DELETE whose delete files replace live ones: the snapshot, the delete files (replacing and new, in
- * staged order) and `deleted_from_table:<t>`, as the client-side DELETE sends them. A batch that also
- * stages other rows (an UPDATE's inlined rows, appended files) is not this shape and is refused by name.
+ * True for a staged DELETE this module translates: it replaces a live delete file, or drops whole files
+ * with nothing else staged but delete files. A DELETE dropping files beside inlined deletes or rows stays
+ * on the verbs, which drop the files after the other changes (`staged-member.ts`).
+ */
+export function isDeleteRewrite(batch: StagedBatch): boolean {
+  if (batch.rows.delete_file.some(rewritesDeletes)) return true;
+  if (batch.rows.dropped_file.length === 0) return false;
+  return (Object.entries(batch.rows) as [StagedTable, StagedRow[]][]).every(
+    ([t, list]) => list.length === 0 || ONLY_DELETES.includes(t),
+  );
+}
+
+const ONLY_DELETES: readonly StagedTable[] = ["commit", "delete_file", "dropped_file", "tables_deleted_from"];
+
+/**
+ * A DELETE whose delete files replace live ones, or that covers every live row of some data files (stock
+ * then drops them: `ducklake_staged_dropped_file`, their tables in `ducklake_staged_tables_deleted_from`):
+ * the snapshot, the dropped files ended by id, the delete files (replacing and new, in staged order) and
+ * `deleted_from_table:<t>`, as the client-side DELETE sends them (docs/decisions/0248-quack-dropped-files.md).
+ * A batch that also stages other rows (an UPDATE's inlined rows, appended files, inlined deletes) is not
+ * this shape and is refused by name.
  */
 export async function replacedDeleteOps(input: ReplacedDeletesInput): Promise<RowOp[]> {
   const { batch, premise } = input;
   for (const [t, list] of Object.entries(batch.rows) as [StagedTable, StagedRow[]][]) {
-    if (t !== "commit" && t !== "delete_file" && list.length > 0) {
+    if (
+      t !== "commit" &&
+      t !== "delete_file" &&
+      t !== "dropped_file" &&
+      t !== "tables_deleted_from" &&
+      list.length > 0
+    ) {
       throw new Unsupported(
-        `a staged commit replacing delete files with ducklake_staged_${t} rows too is not translated yet (docs/decisions/0265-staged-delete-files.md)`,
+        `a staged commit replacing delete files or dropping data files with ducklake_staged_${t} rows too is not translated yet (docs/decisions/0265-staged-delete-files.md)`,
       );
     }
+  }
+  const dropped = batch.rows.dropped_file.map((d) => int(d.data_file_id, "dropped data_file_id"));
+  const droppedTables = batch.rows.tables_deleted_from.map((d) => int(d.table_id, "tables_deleted_from"));
+  if (dropped.length > 0 && droppedTables.length === 0) {
+    throw new InvalidRequest("staged dropped files name no table in ducklake_staged_tables_deleted_from");
   }
   const S = premise.snapshot_id + 1;
   let nextFileId = premise.next_file_id;
@@ -155,30 +182,25 @@ export async function replacedDeleteOps(input: ReplacedDeletesInput): Promise<Ro
     dataPath: input.dataPath,
     tableRelative: input.tableRelative,
   });
-  const opt = (v: string | null): Literal => (v === null ? NULL : text(v));
+  for (const t of droppedTables) if (!tables.includes(t)) tables.push(t);
   return [
-    {
-      op: "insert",
-      table: "ducklake_snapshot",
-      columns: null,
-      rows: [
-        [num(S), { k: "now" }, num(premise.schema_version), num(premise.next_catalog_id), num(nextFileId)],
-      ],
-    },
+    snapshotRow(premise, nextFileId),
+    ...(dropped.length > 0
+      ? [
+          {
+            op: "end",
+            table: "ducklake_data_file",
+            endSnapshot: S,
+            key: "data_file_id",
+            ids: dropped,
+          } satisfies RowOp,
+        ]
+      : []),
     ...ops,
-    {
-      op: "insert",
-      table: "ducklake_snapshot_changes",
-      columns: null,
-      rows: [
-        [
-          num(S),
-          text(tables.map((t) => `deleted_from_table:${t}`).join(",")),
-          opt(input.author),
-          opt(input.message),
-          opt(input.extraInfo),
-        ],
-      ],
-    },
+    changesRow(
+      premise,
+      tables.map((t) => `deleted_from_table:${t}`),
+      input,
+    ),
   ];
 }

@@ -17,12 +17,13 @@ import type { Relativize } from "./staged-compaction.ts";
 import { existingFileDeletes } from "./staged-deletes.ts";
 import { flag, isNull, NULL, num, orNull, stagedReader, text } from "./staged-literals.ts";
 import type { StagedBatch, StagedRow } from "./staged-parse.ts";
+import { type CommitText, changesRow, snapshotRow } from "./staged-snapshot.ts";
 
 const { int, str } = stagedReader("staged flush");
 
 const INLINED_DATA = /^ducklake_inlined_data_(\d+)_(\d+)$/;
 
-export interface FlushInput {
+export interface FlushInput extends CommitText {
   batch: StagedBatch;
   premise: SnapshotRecord;
   /** Reads the premise (table stats), writes nothing. */
@@ -30,9 +31,6 @@ export interface FlushInput {
   tableRelative: Relativize;
   /** The lake's data path: replaced delete files are scheduled for deletion relative to it. */
   dataPath: string;
-  author: string | null;
-  message: string | null;
-  extraInfo: string | null;
 }
 
 /** What the flush's commit merges into `ducklake_table_column_stats` after the rows are translated. */
@@ -178,14 +176,7 @@ export async function flushOps(input: FlushInput): Promise<{ ops: RowOp[]; after
     dataPath: input.dataPath,
     tableRelative: input.tableRelative,
   });
-  ops.unshift({
-    op: "insert",
-    table: "ducklake_snapshot",
-    columns: null,
-    rows: [
-      [num(S), { k: "now" }, num(premise.schema_version), num(premise.next_catalog_id), num(nextFileId)],
-    ],
-  });
+  ops.unshift(snapshotRow(premise, nextFileId));
   // The table's stats: its rows were counted when inlined; only the new files' bytes are added.
   for (const [t, bytes] of sizeByTable) {
     const old = await readTableStats(probe, t);
@@ -207,22 +198,8 @@ export async function flushOps(input: FlushInput): Promise<{ ops: RowOp[]; after
   const changes = [
     ...[...sizeByTable.keys()].map((t) => `inline_flush:${t}`),
     ...existing.tables.map((t) => `deleted_from_table:${t}`),
-  ].join(",");
-  const opt = (v: string | null): Literal => (v === null ? NULL : text(v));
-  ops.push({
-    op: "insert",
-    table: "ducklake_snapshot_changes",
-    columns: null,
-    rows: [
-      [
-        num(S),
-        changes === "" ? NULL : text(changes),
-        opt(input.author),
-        opt(input.message),
-        opt(input.extraInfo),
-      ],
-    ],
-  });
+  ];
+  ops.push(changesRow(premise, changes, input));
   // DuckLake merges each flushed file's stats into the table's column stats with `UPDATE … FROM
   // new_values`: a column without a stats row gets none.
   const after: AfterFlush = async (ctx) => {

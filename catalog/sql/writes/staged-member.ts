@@ -27,7 +27,7 @@ import { Kind, keys, OptionScope } from "../../keys.ts";
 import type { OptionRecord, SnapshotRecord } from "../../records.ts";
 import type { Staging } from "../../staging.ts";
 import { VerbContext } from "../../verbs/context.ts";
-import { tableDirectory } from "../../verbs/ops/files.ts";
+import { dropDataFile, tableDirectory, tableOfDroppedFile } from "../../verbs/ops/files.ts";
 import { inlineInsertPreserving } from "../../verbs/ops/inline.ts";
 import { mergeColumnStats } from "../../verbs/ops/stats-support.ts";
 import type { CommitRequest, Verb } from "../../verbs/schema.ts";
@@ -36,19 +36,14 @@ import { StagedRowsMember } from "./member.ts";
 import type { Literal } from "./parse.ts";
 import { parseTupleText } from "./parse.ts";
 import { compactionOps, isCompaction } from "./staged-compaction.ts";
-import { replacedDeleteOps, rewritesDeletes } from "./staged-deletes.ts";
+import { isDeleteRewrite, replacedDeleteOps } from "./staged-deletes.ts";
 import { flushOps, isFlush } from "./staged-flush.ts";
 import type { StagedBatch, StagedRow, StagedTable } from "./staged-parse.ts";
 import { isRewrite, rewriteOps } from "./staged-rewrite.ts";
 import { inlineValue } from "./translate.ts";
 
 /** Staged tables whose rows this translation does not carry yet: a batch using one is refused by name. */
-const UNTRANSLATED: readonly StagedTable[] = [
-  "dropped_file",
-  "tables_deleted_from",
-  "name_map",
-  "name_map_entry",
-];
+const UNTRANSLATED: readonly StagedTable[] = ["name_map", "name_map_entry"];
 
 /** Inlined rows of one table that keep the row ids of the versions they replace. */
 interface Preserved {
@@ -227,7 +222,7 @@ export class StagedCommitMember implements SelfStagedMember {
           premise,
           env,
         );
-      } else if (this.batch.rows.delete_file.some(rewritesDeletes)) {
+      } else if (isDeleteRewrite(this.batch)) {
         const probe = new VerbContext(group.child(), premise, env);
         const ops = await replacedDeleteOps({
           batch: this.batch,
@@ -251,6 +246,7 @@ export class StagedCommitMember implements SelfStagedMember {
         if (extra !== null) req.extraInfo = extra;
         if (this.idempotencyKey !== undefined) req.idempotencyKey = this.idempotencyKey;
         staged = await stageMember(group, premise, env, req, async (ctx) => {
+          await this.dropFiles(ctx);
           for (const p of preserved) await inlineInsertPreserving(ctx, p.tableId, p.rows);
           await this.inlinedStatsAsStaged(group, ctx);
           await this.keepColumnStatsRows(group, ctx);
@@ -334,8 +330,27 @@ export class StagedCommitMember implements SelfStagedMember {
   }
 
   /** The tables the staged rows name. */
+  /**
+   * `ducklake_staged_dropped_file`: a DELETE of every live row of those files drops them whole, each a live
+   * file of a table in `ducklake_staged_tables_deleted_from` (docs/decisions/0248-quack-dropped-files.md).
+   */
+  private async dropFiles(ctx: VerbContext): Promise<void> {
+    const rows = this.batch.rows;
+    if (rows.dropped_file.length === 0) return;
+    const tables = rows.tables_deleted_from.map((r) => int(r.table_id, "tables_deleted_from.table_id"));
+    if (tables.length === 0) {
+      throw new InvalidRequest("staged dropped files name no table in ducklake_staged_tables_deleted_from");
+    }
+    for (const d of rows.dropped_file) {
+      const id = int(d.data_file_id, "dropped_file.data_file_id");
+      const t = await tableOfDroppedFile(ctx, tables, id);
+      await dropDataFile(ctx, await ctx.table({ id: t }), id);
+    }
+  }
+
   private tables(): number[] {
     const ids = new Set<number>();
+    for (const r of this.batch.rows.tables_deleted_from) ids.add(int(r.table_id, "table_id"));
     for (const t of [
       "data_file",
       "delete_file",

@@ -11,24 +11,23 @@ import { ValueKind } from "../../codec.ts";
 import { InvalidRequest, Unsupported } from "../../errors.ts";
 import { Kind, keys } from "../../keys.ts";
 import type { DataFileRecord, SnapshotRecord } from "../../records.ts";
+import { compareStat } from "../../types.ts";
 import type { VerbContext } from "../../verbs/context.ts";
 import { readTableStats } from "../../verbs/ops/stats-support.ts";
 import type { Literal, RowOp } from "./parse.ts";
 import type { Relativize } from "./staged-compaction.ts";
 import { flag, isNull, NULL, num, orNull, stagedReader, text } from "./staged-literals.ts";
-import type { StagedBatch } from "./staged-parse.ts";
+import type { StagedBatch, StagedRow } from "./staged-parse.ts";
+import { type CommitText, changesRow, snapshotRow } from "./staged-snapshot.ts";
 
 const { int, str } = stagedReader("staged rewrite");
 
-export interface RewriteInput {
+export interface RewriteInput extends CommitText {
   batch: StagedBatch;
   premise: SnapshotRecord;
   /** Reads the premise (the sources' files and the table's stats), writes nothing. */
   probe: VerbContext;
   tableRelative: Relativize;
-  author: string | null;
-  message: string | null;
-  extraInfo: string | null;
 }
 
 /** True when every staged compaction is a rewrite of deleted rows. */
@@ -61,163 +60,224 @@ export async function rewriteOps(input: RewriteInput): Promise<RowOp[]> {
   let nextFileId = premise.next_file_id;
   const files: Literal[][] = [];
   const stats: Literal[][] = [];
-  const ends: RowOp[] = [];
-  const begins: RowOp[] = [];
+  const partitions: Literal[][] = [];
+  const perSource: RowOp[] = [];
   const tableStats: RowOp[] = [];
   const columnStats: Literal[][] = [];
   const tables: number[] = [];
   for (const c of rows.compaction) {
-    const id = int(c.compaction_id, "compaction_id");
     const t = int(c.table_id, "table_id");
-    if (tables.includes(t)) {
-      throw new Unsupported(`a staged rewrite writing several files for table ${t} is not translated yet`);
-    }
-    tables.push(t);
-    const sources = rows.compaction_source
-      .filter((s) => int(s.compaction_id, "compaction_id") === id)
-      .sort((a, b) => int(a.source_order, "source_order") - int(b.source_order, "source_order"));
-    if (sources.length === 0) throw new InvalidRequest(`staged rewrite ${id} has no source files`);
-    const out = rows.data_file.find(
-      (f) => !isNull(f.compaction_id) && int(f.compaction_id, "compaction_id") === id,
-    );
-    if (!out)
-      throw new Unsupported(
-        `a staged rewrite without an output file (every row deleted) is not translated yet`,
-      );
-    if (!isNull(out.mapping_id))
-      throw new Unsupported("staged rewritten files with a column mapping are not translated yet");
+    if (!tables.includes(t)) tables.push(t);
+  }
+  for (const t of tables) {
+    // A partitioned table's rewrite stages one compaction per partition; all of them are one rewrite.
+    const outputs: StagedRow[] = [];
+    const sourceIds: number[] = [];
     let removedRows = 0;
     let removedBytes = 0;
-    const sourceIds: number[] = [];
-    for (const s of sources) {
-      if (int(s.source_inlined_delete_count, "source_inlined_delete_count") > 0) {
-        throw new Unsupported("staged rewrites of files with inlined deletes are not translated yet");
-      }
-      const f = int(s.source_data_file_id, "source_data_file_id");
-      const rec = await probe.read<DataFileRecord>(
-        keys.current(Kind.dataFile, t, f),
-        ValueKind.dataFile,
-        "data file",
+    for (const c of rows.compaction.filter((x) => int(x.table_id, "table_id") === t)) {
+      const id = int(c.compaction_id, "compaction_id");
+      const sources = rows.compaction_source
+        .filter((s) => int(s.compaction_id, "compaction_id") === id)
+        .sort((a, b) => int(a.source_order, "source_order") - int(b.source_order, "source_order"));
+      if (sources.length === 0) throw new InvalidRequest(`staged rewrite ${id} has no source files`);
+      const out = rows.data_file.find(
+        (f) => !isNull(f.compaction_id) && int(f.compaction_id, "compaction_id") === id,
       );
-      if (!rec) throw new InvalidRequest(`staged rewrite: data file ${f} is not a live file of table ${t}`);
-      sourceIds.push(f);
-      removedBytes += rec.file_size_bytes;
-      if (!isNull(s.last_delete_file_id)) {
-        ends.push({
-          op: "end_file",
-          table: "ducklake_delete_file",
-          endSnapshot: S,
-          id: int(s.last_delete_file_id, "last_delete_file_id"),
-        });
-        removedRows += int(s.last_delete_row_count, "last_delete_row_count");
+      if (!out)
+        throw new Unsupported(
+          `a staged rewrite without an output file (every row deleted) is not translated yet`,
+        );
+      if (!isNull(out.mapping_id))
+        throw new Unsupported("staged rewritten files with a column mapping are not translated yet");
+      const fileId = nextFileId++;
+      const local = int(out.data_file_id, "data_file_id");
+      const path = await input.tableRelative(t, str(out.path, "path"));
+      files.push([
+        num(fileId),
+        num(t),
+        num(S),
+        NULL,
+        NULL,
+        text(path.path),
+        { k: "bool", v: path.relative },
+        orNull(out.file_format),
+        orNull(out.record_count),
+        orNull(out.file_size_bytes),
+        orNull(out.footer_size),
+        NULL,
+        orNull(out.partition_id),
+        orNull(out.encryption_key),
+        NULL,
+        NULL,
+      ]);
+      for (const s of rows.data_file_column_stats.filter(
+        (x) => int(x.data_file_id, "data_file_id") === local,
+      )) {
+        stats.push([
+          num(fileId),
+          num(t),
+          orNull(s.column_id),
+          orNull(s.column_size_bytes),
+          flag(s.has_num_values) ? orNull(s.num_values) : NULL,
+          flag(s.has_null_count) ? orNull(s.null_count) : NULL,
+          flag(s.has_min) ? orNull(s.min_value) : NULL,
+          flag(s.has_max) ? orNull(s.max_value) : NULL,
+          flag(s.has_contains_nan) ? orNull(s.contains_nan) : NULL,
+          orNull(s.extra_stats),
+        ]);
+      }
+      for (const p of rows.data_file_partition.filter(
+        (x) => int(x.local_file_id, "local_file_id") === local,
+      )) {
+        partitions.push([
+          num(fileId),
+          num(t),
+          num(int(p.partition_column_idx, "partition_column_idx")),
+          orNull(p.partition_value),
+        ]);
+      }
+      outputs.push(out);
+      // DuckLake's client-side batch, per source: its delete file ended, the source ended, the output begun.
+      for (const s of sources) {
+        if (int(s.source_inlined_delete_count, "source_inlined_delete_count") > 0) {
+          throw new Unsupported("staged rewrites of files with inlined deletes are not translated yet");
+        }
+        const f = int(s.source_data_file_id, "source_data_file_id");
+        const rec = await probe.read<DataFileRecord>(
+          keys.current(Kind.dataFile, t, f),
+          ValueKind.dataFile,
+          "data file",
+        );
+        if (!rec) throw new InvalidRequest(`staged rewrite: data file ${f} is not a live file of table ${t}`);
+        sourceIds.push(f);
+        removedBytes += rec.file_size_bytes;
+        if (!isNull(s.last_delete_file_id)) {
+          perSource.push({
+            op: "end_file",
+            table: "ducklake_delete_file",
+            endSnapshot: S,
+            id: int(s.last_delete_file_id, "last_delete_file_id"),
+          });
+          removedRows += int(s.last_delete_row_count, "last_delete_row_count");
+        }
+        perSource.push({ op: "end_file", table: "ducklake_data_file", endSnapshot: S, id: f });
+        perSource.push({ op: "begin_file", beginSnapshot: S, id: fileId });
       }
     }
-    for (const f of sourceIds)
-      ends.push({ op: "end_file", table: "ducklake_data_file", endSnapshot: S, id: f });
-    // The table's column stats become the output's: only a rewrite of every live file of the table has that
-    // rule measured (stock, client-side capture), so a partial rewrite is refused by name.
+    // DuckLake sets the table's stats only when the rewrite replaces every live file of the table (measured
+    // client-side and server-side, docs/decisions/0247-quack-partial-rewrites.md): they then become the
+    // outputs'. After a rewrite of some of its files the table's stats stay.
     const live = await probe.scan<DataFileRecord>(
       keys.current(Kind.dataFile, t),
       ValueKind.dataFile,
       "data file",
     );
-    if (live.some((f) => !sourceIds.includes(f.data_file_id))) {
-      throw new Unsupported(`a staged rewrite of some of table ${t}'s files is not translated yet`);
-    }
-    const fileId = nextFileId++;
-    const local = int(out.data_file_id, "data_file_id");
-    const path = await input.tableRelative(t, str(out.path, "path"));
-    files.push([
-      num(fileId),
-      num(t),
-      num(S),
-      NULL,
-      NULL,
-      text(path.path),
-      { k: "bool", v: path.relative },
-      orNull(out.file_format),
-      orNull(out.record_count),
-      orNull(out.file_size_bytes),
-      orNull(out.footer_size),
-      NULL,
-      orNull(out.partition_id),
-      orNull(out.encryption_key),
-      NULL,
-      NULL,
-    ]);
-    for (const s of rows.data_file_column_stats.filter(
-      (x) => int(x.data_file_id, "data_file_id") === local,
-    )) {
-      stats.push([
-        num(fileId),
-        num(t),
-        orNull(s.column_id),
-        orNull(s.column_size_bytes),
-        flag(s.has_num_values) ? orNull(s.num_values) : NULL,
-        flag(s.has_null_count) ? orNull(s.null_count) : NULL,
-        flag(s.has_min) ? orNull(s.min_value) : NULL,
-        flag(s.has_max) ? orNull(s.max_value) : NULL,
-        flag(s.has_contains_nan) ? orNull(s.contains_nan) : NULL,
-        orNull(s.extra_stats),
-      ]);
-      columnStats.push([
-        num(t),
-        orNull(s.column_id),
-        flag(s.has_null_count) && !isNull(s.null_count)
-          ? { k: "bool", v: int(s.null_count, "null_count") > 0 }
-          : NULL,
-        flag(s.has_contains_nan) ? orNull(s.contains_nan) : NULL,
-        flag(s.has_min) ? orNull(s.min_value) : NULL,
-        flag(s.has_max) ? orNull(s.max_value) : NULL,
-        orNull(s.extra_stats),
-      ]);
-    }
-    begins.push({ op: "begin_file", beginSnapshot: S, id: fileId });
+    if (live.some((f) => !sourceIds.includes(f.data_file_id))) continue;
     const old = await readTableStats(probe, t);
     if (old) {
       tableStats.push({
         op: "table_stats",
         tableId: t,
         recordCount: old.record_count - removedRows,
-        fileSizeBytes: old.file_size_bytes - removedBytes + int(out.file_size_bytes, "file_size_bytes"),
+        fileSizeBytes:
+          old.file_size_bytes -
+          removedBytes +
+          outputs.reduce((n, o) => n + int(o.file_size_bytes, "file_size_bytes"), 0),
         nextRowId: old.next_row_id,
       });
     }
+    columnStats.push(...(await outputColumnStats(probe, t, rows.data_file_column_stats, outputs)));
   }
   if (rows.data_file.some((f) => isNull(f.compaction_id))) {
     throw new InvalidRequest("a staged rewrite also appends files: compact or append, not both");
   }
-  const opt = (v: string | null): Literal => (v === null ? NULL : text(v));
   return [
-    {
-      op: "insert",
-      table: "ducklake_snapshot",
-      columns: null,
-      rows: [
-        [num(S), { k: "now" }, num(premise.schema_version), num(premise.next_catalog_id), num(nextFileId)],
-      ],
-    },
+    snapshotRow(premise, nextFileId),
     { op: "insert", table: "ducklake_data_file", columns: null, rows: files },
     ...(stats.length > 0
       ? [{ op: "insert", table: "ducklake_file_column_stats", columns: null, rows: stats } as RowOp]
       : []),
-    ...ends,
-    ...begins,
+    ...(partitions.length > 0
+      ? [
+          {
+            op: "insert",
+            table: "ducklake_file_partition_value",
+            columns: null,
+            rows: partitions,
+          } as RowOp,
+        ]
+      : []),
+    ...perSource,
     ...tableStats,
     ...(columnStats.length > 0 ? [{ op: "column_stats", rows: columnStats } as RowOp] : []),
-    {
-      op: "insert",
-      table: "ducklake_snapshot_changes",
-      columns: null,
-      rows: [
-        [
-          num(S),
-          text(tables.map((t) => `rewrite_delete:${t}`).join(",")),
-          opt(input.author),
-          opt(input.message),
-          opt(input.extraInfo),
-        ],
-      ],
-    },
+    changesRow(
+      premise,
+      tables.map((t) => `rewrite_delete:${t}`),
+      input,
+    ),
   ];
+}
+
+/**
+ * The table's column stats after a rewrite of every file: the outputs' stats merged per column (DuckLake's
+ * `UPDATE ducklake_table_column_stats … FROM new_values`, one row per column; min and max in the column
+ * type's order, `contains_null` when any output has nulls, `contains_nan` when any output reports it).
+ */
+async function outputColumnStats(
+  probe: VerbContext,
+  t: number,
+  all: readonly StagedRow[],
+  outputs: readonly StagedRow[],
+): Promise<Literal[][]> {
+  const types = new Map((await probe.columns(t)).map((c) => [c.column_id, c.column_type]));
+  const locals = new Set(outputs.map((o) => int(o.data_file_id, "data_file_id")));
+  const byColumn = new Map<number, StagedRow[]>();
+  for (const s of all) {
+    if (!locals.has(int(s.data_file_id, "data_file_id"))) continue;
+    const c = int(s.column_id, "column_id");
+    byColumn.set(c, [...(byColumn.get(c) ?? []), s]);
+  }
+  const out: Literal[][] = [];
+  for (const [c, list] of byColumn) {
+    const type = types.get(c) ?? "varchar";
+    const pick = (a: string | null, b: string | null, lower: boolean): string | null => {
+      if (a === null) return b;
+      if (b === null) return a;
+      const cmp = compareStat(type, a, b);
+      return (lower ? cmp <= 0 : cmp >= 0) ? a : b;
+    };
+    let min: string | null = null;
+    let max: string | null = null;
+    let nullsKnown = false;
+    let nulls = false;
+    let nan: boolean | null = null;
+    const extras = new Set<string>();
+    for (const s of list) {
+      if (flag(s.has_min) && !isNull(s.min_value)) min = pick(min, str(s.min_value, "min_value"), true);
+      if (flag(s.has_max) && !isNull(s.max_value)) max = pick(max, str(s.max_value, "max_value"), false);
+      if (flag(s.has_null_count) && !isNull(s.null_count)) {
+        nullsKnown = true;
+        nulls = nulls || int(s.null_count, "null_count") > 0;
+      }
+      if (flag(s.has_contains_nan) && !isNull(s.contains_nan)) nan = (nan ?? false) || flag(s.contains_nan);
+      if (!isNull(s.extra_stats)) extras.add(str(s.extra_stats, "extra_stats"));
+    }
+    if (extras.size > 1) {
+      throw new Unsupported(
+        `a staged rewrite merging extra stats of several files (table ${t}, column ${c}) is not translated yet`,
+      );
+    }
+    const [extra] = extras;
+    out.push([
+      num(t),
+      num(c),
+      nullsKnown ? { k: "bool", v: nulls } : NULL,
+      nan === null ? NULL : { k: "bool", v: nan },
+      min === null ? NULL : text(min),
+      max === null ? NULL : text(max),
+      extra === undefined ? NULL : text(extra),
+    ]);
+  }
+  return out;
 }

@@ -50,6 +50,7 @@ import type {
 import { columnTree, parseValue } from "../../values/index.ts";
 import { applyVerb } from "../../verbs/apply.ts";
 import type { VerbContext } from "../../verbs/context.ts";
+import { dropDataFile, tableOfDroppedFile } from "../../verbs/ops/files.ts";
 import {
   readColumnStats,
   readTableStats,
@@ -855,7 +856,9 @@ export class Translator {
       return;
     }
     for (const t of tables) await this.liveTable(t);
-    this.rewrite = await stageRewrites(this.ctx, { tables, outputs, endedData, endedDeletes });
+    const statsSet = new Set<number>();
+    for (const op of this.ops) if (op.op === "table_stats") statsSet.add(op.tableId);
+    this.rewrite = await stageRewrites(this.ctx, { tables, outputs, endedData, endedDeletes, statsSet });
   }
 
   /** One of the rewrite's per-file statements: it names a file the verb ended or wrote, at this snapshot. */
@@ -1736,6 +1739,7 @@ export class Translator {
       }
       return n;
     }
+    if (op.table === "ducklake_data_file" && op.key === "data_file_id") return this.dropFiles(op.ids);
     if (op.table === "ducklake_table" && op.key === "table_id") {
       for (const t of op.ids) {
         const rec = await ctx.read<TableRecord>(keys.current(Kind.table, t), ValueKind.table, "table");
@@ -1799,6 +1803,26 @@ export class Translator {
       return n;
     }
     throw new Unsupported(`ending ${op.table} rows by ${op.key} is not translated yet`);
+  }
+
+  /**
+   * `UPDATE ducklake_data_file SET end_snapshot = N WHERE end_snapshot IS NULL AND data_file_id IN (…)`: a
+   * DELETE covering every live row of those files drops them whole instead of writing a delete file
+   * (docs/decisions/0248-quack-dropped-files.md). Each must be a live file of a table `changes_made` names
+   * as `deleted_from_table`; its delete files stay as they are, as stock leaves them, and the table's stats
+   * are not touched (DuckLake sends no update for them).
+   */
+  private async dropFiles(ids: readonly number[]): Promise<number> {
+    if (this.changes === undefined) throw bad("data files are dropped outside a commit");
+    const tables = parseChangesMade(strOrNull(this.changes.changes_made, "changes_made")).deletedFromTable;
+    let n = 0;
+    for (const id of new Set(ids)) {
+      const t = await tableOfDroppedFile(this.ctx, tables, id);
+      await dropDataFile(this.ctx, await this.liveTable(t), id);
+      this.touched.add(t);
+      n++;
+    }
+    return n;
   }
 
   private entityId(table: string, rec: Versioned): number {

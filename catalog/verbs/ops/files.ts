@@ -195,6 +195,47 @@ export async function expireDataFile(ctx: VerbContext, v: VerbOf<"expire_data_fi
   return { dataFileId: file.data_file_id };
 }
 
+/**
+ * The table of a data file a DELETE drops whole: the one of `tables` (those it deletes from) holding it
+ * live; `NotFound` otherwise (a raced staged commit reports it as `CommitConflict`).
+ */
+export async function tableOfDroppedFile(
+  ctx: VerbContext,
+  tables: readonly number[],
+  id: number,
+): Promise<number> {
+  for (const t of tables) {
+    const found = await ctx.read<DataFileRecord>(
+      keys.current(Kind.dataFile, t, id),
+      ValueKind.dataFile,
+      "data file",
+    );
+    if (found) return t;
+  }
+  throw new NotFound(
+    `data file ${id} is not a live file of a table this commit deletes from (or was removed)`,
+  );
+}
+
+/**
+ * A DELETE of every live row of a data file, as DuckLake 1.5.5 stores it: the file ends at this snapshot
+ * and nothing else changes — its delete files stay as they are and the table's stats are not touched
+ * (measured, docs/decisions/0248-quack-dropped-files.md). The one rule for the Quack translations (the
+ * client-side batch and the server-side commit's `ducklake_staged_dropped_file`).
+ */
+export async function dropDataFile(
+  ctx: VerbContext,
+  table: TableRecord,
+  dataFileId: number,
+): Promise<DataFileRecord> {
+  const file = await liveDataFile(ctx, table, dataFileId);
+  ctx.endVersion(Kind.dataFile, [table.table_id, file.data_file_id], ValueKind.dataFile, file);
+  ctx.change("deletedFromTable", table.table_id);
+  ctx.deletedDataFileIds.add(file.data_file_id);
+  ctx.touch(table.table_id);
+  return file;
+}
+
 /** Builds the delete-file row (path checked). */
 export async function deleteFileRow(
   ctx: VerbContext,

@@ -90,15 +90,35 @@ async function lakeAt(
   return { lake, position, rig };
 }
 
+/**
+ * Sends `batch` to a lake at `position` and expects it refused with `code`: the head has not moved and
+ * every row is as before (a refused commit writes nothing).
+ */
+async function expectRefused(
+  lake: string,
+  position: number,
+  batch: string,
+  code: string,
+  text?: RegExp,
+): Promise<void> {
+  const before = await allRows(lake, position);
+  const r = await write(lake, batch);
+  expect(r.ok ? "ok" : r.error.code).toBe(code);
+  if (!r.ok && text) expect(r.error.message).toMatch(text);
+  const h = await rpc(lake).head(lake);
+  expect(h.ok && h.value.position).toBe(position);
+  expect(await allRows(lake, position)).toEqual(before);
+}
+
 type Cell = string | number | boolean | null;
-const lit = (v: Cell): string =>
-  v === null ? "NULL" : typeof v === "string" ? `'${v.replaceAll("'", "''")}'` : String(v);
+const lit = (v: Cell | undefined): string =>
+  v === null || v === undefined ? "NULL" : typeof v === "string" ? `'${v.replaceAll("'", "''")}'` : String(v);
 
 /** A staged batch exactly as DuckLake 1.5.5 builds it: declare, truncate, rows, `ducklake_commit`. */
 function staged(
   base: number | null,
   nextFileId: number,
-  rows: Partial<Record<StagedTable, Cell[][]>>,
+  rows: Partial<Record<StagedTable, (Cell | undefined)[][]>>,
   schemaVersion = 3,
   nextCatalogId = 4,
   dataPath = DATA,
@@ -388,32 +408,19 @@ describe("refused staged commits answer CommitConflict and write nothing", () =>
   ] as const) {
     it(name, async () => {
       const { lake, position } = await lakeAt(`refuse-${name.length}`);
-      const before = await allRows(lake, position);
-      const r = await write(lake, batch);
-      expect(r.ok ? "ok" : r.error.code).toBe("CommitConflict");
-      if (!r.ok) expect(r.error.message).toMatch(/conflict/);
-      const h = await rpc(lake).head(lake);
-      expect(h.ok && h.value.position).toBe(position);
-      expect(await allRows(lake, position)).toEqual(before);
+      await expectRefused(lake, position, batch, "CommitConflict", /conflict/);
     });
   }
 
   it("a race lost to a delete of the same row", async () => {
     const { lake } = await lakeAt("refuse-race");
     const w = ok(await write(lake, inlinedDelete(BASE, 1, [0])));
-    const before = await allRows(lake, w.position);
-    const r = await write(lake, inlinedDelete(BASE, 1, [0]));
-    expect(r.ok ? "ok" : r.error.code).toBe("CommitConflict");
-    if (!r.ok) expect(r.error.message).toMatch(/conflict/);
-    expect(await allRows(lake, w.position)).toEqual(before);
+    await expectRefused(lake, w.position, inlinedDelete(BASE, 1, [0]), "CommitConflict", /conflict/);
   });
 
   it("DDL sent as a client-side batch against an older head (the same refused-shape rule)", async () => {
     const { lake, position } = await lakeAt("refuse-ddl");
-    const before = await allRows(lake, position);
-    const r = await write(lake, writesOf("create_table"));
-    expect(r.ok ? "ok" : r.error.code).toBe("CommitConflict");
-    expect(await allRows(lake, position)).toEqual(before);
+    await expectRefused(lake, position, writesOf("create_table"), "CommitConflict");
   });
 });
 
@@ -620,11 +627,7 @@ describe("a staged flush (ducklake_flush_inlined_data through ducklake_commit)",
   it("that raced a delete of a flushed row is refused with the store unchanged", async () => {
     const { lake } = await lakeAt("staged-flush-race");
     const w = ok(await write(lake, inlinedDelete(BASE, 1, [0])));
-    const before = await allRows(lake, w.position);
-    const r = await write(lake, flush(BASE, 1));
-    expect(r.ok ? "ok" : r.error.code).toBe("CommitConflict");
-    if (!r.ok) expect(r.error.message).toMatch(/conflict/);
-    expect(await allRows(lake, w.position)).toEqual(before);
+    await expectRefused(lake, w.position, flush(BASE, 1), "CommitConflict", /conflict/);
   });
 });
 
@@ -653,6 +656,24 @@ async function replayed(
   }
   throw new Error(`scenario ${name} has no step ${upTo}`);
 }
+/**
+ * The staged batch, sent to a lake replayed up to `before`, answers `answer` and leaves every row equal to
+ * the lake replayed up to `after` (the client-side commit of the same change).
+ */
+async function expectLandsAsClient(
+  tag: string,
+  name: string,
+  steps: { before: string; after: string },
+  batch: string,
+  answer: unknown[],
+): Promise<void> {
+  const client = await replayed(`${tag}-client`, name, steps.after);
+  const server = await replayed(`${tag}-staged`, name, steps.before);
+  const r = ok(await write(server.lake, batch));
+  expect(r.result).toEqual({ columns: ANSWER_COLUMNS, rows: [answer] });
+  expect(await allRows(server.lake, r.position)).toEqual(await allRows(client.lake, client.position));
+}
+
 /** A staged delete file row (`ducklake_staged_delete_file`), absolute paths as DuckLake stages them. */
 function stagedDelete(d: {
   dataPath: string;
@@ -718,22 +739,19 @@ describe("staged delete files of existing data files (docs/decisions/0265-staged
     );
 
   it("a DELETE replacing a live delete file answers and lands as the client-side DELETE", async () => {
-    const client = await replayed("del-replace-client", "rewrite", "delete_file_2");
-    const server = await replayed("del-replace-staged", "rewrite", "delete_file");
-    const r = ok(await write(server.lake, replacing(371)));
-    expect(r.result).toEqual({ columns: ANSWER_COLUMNS, rows: [[5n, 2n, false]] });
-    expect(await allRows(server.lake, r.position)).toEqual(await allRows(client.lake, client.position));
+    await expectLandsAsClient(
+      "del-replace",
+      "rewrite",
+      { before: "delete_file", after: "delete_file_2" },
+      replacing(371),
+      [5n, 2n, false],
+    );
   });
 
   it("a tampered replacing delete file (a delete file that is not live) writes nothing", async () => {
     const { lake, position } = await replayed("del-replace-tampered", "rewrite", "delete_file");
-    const before = await allRows(lake, position);
-    const r = await write(lake, replacing(371, 7));
     // The client-side translation's refusal: the scheduled file is no delete file the batch removed.
-    expect(r.ok ? "ok" : r.error.code).toBe("Unsupported");
-    const h = await rpc(lake).head(lake);
-    expect(h.ok && h.value.position).toBe(position);
-    expect(await allRows(lake, position)).toEqual(before);
+    await expectRefused(lake, position, replacing(371, 7), "Unsupported");
   });
 
   /** The capture's `ducklake_rewrite_data_files` of table t: file 0 and its delete file 2 into file 3. */
@@ -811,21 +829,18 @@ describe("staged delete files of existing data files (docs/decisions/0265-staged
   };
 
   it("a rewrite of a file's deletes answers and lands as the client-side rewrite", async () => {
-    const client = await replayed("rewrite-client", "rewrite", "rewrite");
-    const server = await replayed("rewrite-staged", "rewrite", "delete_file_2");
-    const r = ok(await write(server.lake, rewrite(2)));
-    expect(r.result).toEqual({ columns: ANSWER_COLUMNS, rows: [[6n, 2n, false]] });
-    expect(await allRows(server.lake, r.position)).toEqual(await allRows(client.lake, client.position));
+    await expectLandsAsClient(
+      "rewrite",
+      "rewrite",
+      { before: "delete_file_2", after: "rewrite" },
+      rewrite(2),
+      [6n, 2n, false],
+    );
   });
 
   it("a tampered rewrite (a delete file that is not the source's live one) writes nothing", async () => {
     const { lake, position } = await replayed("rewrite-tampered", "rewrite", "delete_file_2");
-    const before = await allRows(lake, position);
-    const r = await write(lake, rewrite(1));
-    expect(r.ok ? "ok" : r.error.code).toBe("InvalidRequest");
-    const h = await rpc(lake).head(lake);
-    expect(h.ok && h.value.position).toBe(position);
-    expect(await allRows(lake, position)).toEqual(before);
+    await expectRefused(lake, position, rewrite(1), "InvalidRequest");
   });
 
   const fd = scenario("flush_deletes");
@@ -858,20 +873,181 @@ describe("staged delete files of existing data files (docs/decisions/0265-staged
     );
 
   it("a flush of inlined deletes of a Parquet file answers and lands as the client-side flush", async () => {
-    const client = await replayed("flush-del-client", "flush_deletes", "flush");
-    const server = await replayed("flush-del-staged", "flush_deletes", "delete_inlined_2");
-    const r = ok(await write(server.lake, flushDeletes(4)));
-    expect(r.result).toEqual({ columns: ANSWER_COLUMNS, rows: [[6n, 2n, true]] });
-    expect(await allRows(server.lake, r.position)).toEqual(await allRows(client.lake, client.position));
+    await expectLandsAsClient(
+      "flush-del",
+      "flush_deletes",
+      { before: "delete_inlined_2", after: "flush" },
+      flushDeletes(4),
+      [6n, 2n, true],
+    );
   });
 
   it("a tampered flush of inlined deletes (a count that is not the carried deletes') writes nothing", async () => {
     const { lake, position } = await replayed("flush-del-tampered", "flush_deletes", "delete_inlined_2");
-    const before = await allRows(lake, position);
-    const r = await write(lake, flushDeletes(3));
-    expect(r.ok ? "ok" : r.error.code).toBe("InvalidRequest");
-    const h = await rpc(lake).head(lake);
-    expect(h.ok && h.value.position).toBe(position);
-    expect(await allRows(lake, position)).toEqual(before);
+    await expectRefused(lake, position, flushDeletes(3), "InvalidRequest");
+  });
+});
+
+/** Stock's rows after a step of a captured scenario, by `ducklake_*` table. */
+type StockRows = Record<string, Record<string, Cell>[]>;
+function rowsAfter(name: string, step: string): StockRows {
+  const s = scenario(name).steps.find((x) => x.step === step);
+  if (!s) throw new Error(`scenario ${name} has no step ${step}`);
+  return s.rows as unknown as StockRows;
+}
+const num = (v: Cell | undefined): number => v as number;
+
+/**
+ * The staged batch stock's server-side commit sends for the change a client-side step made, rebuilt from
+ * the rows stock held after it (the step's snapshot S): the header of snapshot S - 1, and `rows(after, S)`.
+ */
+function stagedOf(
+  name: string,
+  steps: { before: string; after: string },
+  rows: (
+    after: StockRows,
+    S: number,
+    abs: (path: Cell | undefined) => string,
+  ) => Partial<Record<StagedTable, (Cell | undefined)[][]>>,
+): string {
+  const sc = scenario(name);
+  const prev = rowsAfter(name, steps.before).ducklake_snapshot ?? [];
+  const head = prev.reduce((a, b) => (num(b.snapshot_id) > num(a.snapshot_id) ? b : a));
+  const S = num(head.snapshot_id) + 1;
+  const abs = (path: Cell | undefined) => `${sc.dataPath}s/t/${String(path)}`;
+  return staged(
+    S - 1,
+    num(head.next_file_id),
+    rows(rowsAfter(name, steps.after), S, abs),
+    num(head.schema_version),
+    num(head.next_catalog_id),
+    sc.dataPath,
+  );
+}
+
+/** `ducklake_staged_data_file_column_stats` rows of stock's `ducklake_file_column_stats` of one file. */
+function stagedFileStats(after: StockRows, dataFileId: number, local: number): (Cell | undefined)[][] {
+  return (after.ducklake_file_column_stats ?? [])
+    .filter((c) => c.data_file_id === dataFileId)
+    .map((c) => [
+      local,
+      c.table_id,
+      c.column_id,
+      c.column_size_bytes,
+      true,
+      c.value_count,
+      true,
+      c.null_count,
+      true,
+      c.min_value,
+      true,
+      c.max_value,
+      false,
+      null,
+      true,
+      c.extra_stats,
+    ]);
+}
+
+describe("staged rewrites of some files and dropped files (docs/decisions/0247, 0248)", () => {
+  /** The capture's rewrite of one file of two (the other's delete file is below the threshold). */
+  const someSteps = { before: "delete_file_2", after: "rewrite" };
+  const rewriteSome = (tamper: { source?: number } = {}) =>
+    stagedOf("rewrite_some", someSteps, (after, S, abs) => {
+      const files = after.ducklake_data_file ?? [];
+      const out = files.find((f) => f.row_id_start === null && f.begin_snapshot === S);
+      if (!out) throw new Error("the capture's rewrite has no output");
+      const sources = files.filter((f) => f.end_snapshot === S);
+      const deletes = after.ducklake_delete_file ?? [];
+      return {
+        data_file: [
+          [
+            0,
+            out.table_id,
+            0,
+            abs(out.path),
+            false,
+            out.file_format,
+            out.record_count,
+            out.file_size_bytes,
+            out.footer_size,
+            null,
+            null,
+            null,
+            null,
+            null,
+            null,
+            0,
+          ],
+        ],
+        data_file_column_stats: stagedFileStats(after, num(out.data_file_id), 0),
+        compaction: [[0, out.table_id, "rewrite_delete", null, 0]],
+        compaction_source: sources.map((f, i) => {
+          const d = deletes.find((x) => x.data_file_id === f.data_file_id && x.end_snapshot === S);
+          return [
+            0,
+            i,
+            tamper.source ?? f.data_file_id,
+            abs(f.path),
+            f.record_count,
+            f.begin_snapshot,
+            null,
+            0,
+            d?.delete_file_id ?? null,
+            d ? abs(d.path) : null,
+            d?.delete_count ?? null,
+            null,
+          ];
+        }),
+      };
+    });
+
+  it("a staged rewrite of some of a table's files answers and lands as the client-side rewrite (stats kept)", async () => {
+    await expectLandsAsClient("rewrite-some", "rewrite_some", someSteps, rewriteSome(), [7n, 2n, false]);
+  });
+
+  it("a tampered staged rewrite of some files (a source with another file's delete file) writes nothing", async () => {
+    const { lake, position } = await replayed("rewrite-some-tampered", "rewrite_some", someSteps.before);
+    await expectRefused(lake, position, rewriteSome({ source: 1 }), "InvalidRequest");
+  });
+
+  /** The capture's DELETE of every row of the rewritten file: it drops that file whole. */
+  const dropSteps = { before: "rewrite", after: "drop_file" };
+  const dropping = (tamper: { dropped?: number } = {}) =>
+    stagedOf("rewrite_some", dropSteps, (after, S, abs) => {
+      const files = after.ducklake_data_file ?? [];
+      const dropped = files.filter((f) => f.end_snapshot === S);
+      const fresh = (after.ducklake_delete_file ?? []).filter((d) => d.begin_snapshot === S);
+      return {
+        delete_file: fresh.map((d) => [
+          d.table_id,
+          abs(files.find((f) => f.data_file_id === d.data_file_id)?.path ?? null),
+          d.data_file_id,
+          abs(d.path),
+          d.format,
+          d.delete_count,
+          d.file_size_bytes,
+          d.footer_size,
+          null,
+          null,
+          null,
+          "REGULAR",
+          false,
+          null,
+          null,
+          null,
+        ]),
+        dropped_file: dropped.map((f) => [abs(f.path), tamper.dropped ?? f.data_file_id]),
+        tables_deleted_from: [[TABLE]],
+      };
+    });
+
+  it("a staged DELETE dropping a whole file answers and lands as the client-side DELETE", async () => {
+    await expectLandsAsClient("drop", "rewrite_some", dropSteps, dropping(), [8n, 2n, false]);
+  });
+
+  it("a tampered staged drop (a data file that is not live) writes nothing", async () => {
+    const { lake, position } = await replayed("drop-tampered", "rewrite_some", dropSteps.before);
+    await expectRefused(lake, position, dropping({ dropped: 9 }), "NotFound");
   });
 });

@@ -82,6 +82,17 @@ const TRANSLATED: Record<string, string[]> = {
     "delete_file_2",
     "rewrite",
   ],
+  rewrite_some: [
+    "attach_new",
+    "create_schema",
+    "create_table",
+    "insert_file",
+    "insert_file_2",
+    "delete_file",
+    "delete_file_2",
+    "rewrite",
+    "drop_file",
+  ],
   flush_deletes: [
     "attach_new",
     "create_schema",

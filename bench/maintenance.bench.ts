@@ -14,7 +14,7 @@
  * runs the writer's background pass whenever the writer asked for one, and reports the plan and cold
  * read at several history lengths (the goal: ≤ 1 MB and ≤ 20 GETs at any length).
  *
- *     npm run bench -- maintenance [--quick] [only=jobs|defaults] [passes=N] [probe=1]
+ *     npm run bench -- maintenance [--quick] [only=jobs|defaults] [passes=N] [probe=1] [yieldMax=MS]
  *     (N commits = 1,000 with --quick, else 10,000; passes: the defaults section's alarm passes, default 40)
  * `probe=1` profiles each timed job and prints the functions on the stack during its longest stalls.
  */
@@ -22,7 +22,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { tableFilesAt } from "../catalog/index.ts";
 import type { CommitRequest } from "../catalog/verbs/schema.ts";
 import { systemClock } from "../durable-objects/clock.ts";
-import { DEFAULT_TUNABLES } from "../durable-objects/options.ts";
+import { DEFAULT_TUNABLES, type WriterTunables } from "../durable-objects/options.ts";
 import { MemoryRegistry } from "../durable-objects/registry.ts";
 import { Writer } from "../durable-objects/writer.ts";
 import type { JobName, StoredJobRun } from "../maintenance/history.ts";
@@ -60,6 +60,8 @@ interface Lake {
 let lakeSeq = 0;
 /** `probe=1`: profile each timed job and print its longest event-loop stalls (bench/stall-probe.ts). */
 let probe = false;
+/** `yieldMax=N`: the writers' `maintenanceYieldMaxMs` (0: a job's pause is one macrotask, as before 0326). */
+let tunables: WriterTunables = DEFAULT_TUNABLES;
 const stalls: { job: JobName; stalls: Stall[] }[] = [];
 const writers: Writer[] = [];
 
@@ -84,7 +86,7 @@ async function openLake(inner: Bucket, name: string): Promise<Lake> {
     registry: new MemoryRegistry(),
     clock: systemClock,
     now: () => Date.now() + skew.ms,
-    tunables: DEFAULT_TUNABLES,
+    tunables,
     abort: (reason) => {
       throw new Error(`writer aborted during the benchmark: ${reason}`);
     },
@@ -413,6 +415,13 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
     if (!Number.isInteger(passes) || passes < 1 || passes > MAX_ALARM_PASSES)
       throw new RangeError(`passes=${passesArg}: expected an integer from 1 to ${MAX_ALARM_PASSES}`);
     probe = opts.args.includes("probe=1");
+    const yieldArg = opts.args.find((a) => a.startsWith("yieldMax="))?.slice(9);
+    if (yieldArg !== undefined) {
+      const ms = Number(yieldArg);
+      if (!Number.isInteger(ms) || ms < 0)
+        throw new RangeError(`yieldMax=${yieldArg}: expected an integer ≥ 0 (ms)`);
+      tunables = { ...DEFAULT_TUNABLES, maintenanceYieldMaxMs: ms };
+    }
     const rows = [
       ...(only === undefined || only === "jobs" ? await jobsSection(bucket, commits, window) : []),
       ...(only === undefined || only === "defaults" ? await defaultsSection(bucket, commits, passes) : []),
@@ -421,7 +430,11 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
       console.log(`\nlongest event-loop stalls during ${job}:`);
       for (const st of list) console.log(`  ${st.ms} ms\n    ${st.frames.join("\n    ")}`);
     }
-    return { name: "maintenance", params: { commits, window, passes, quick: opts.quick }, rows };
+    return {
+      name: "maintenance",
+      params: { commits, window, passes, yieldMaxMs: tunables.maintenanceYieldMaxMs, quick: opts.quick },
+      rows,
+    };
   } finally {
     await drainWriters();
     await dispose();

@@ -41,6 +41,13 @@ export interface WriterTunables {
    * DuckLake's first retry wait (100 ms) plus a round trip; one hiccup per schema change for the writers.
    */
   yieldHoldMs: number;
+  /**
+   * Longest a maintenance job's pause waits for the appenders' commits in flight to land before its next
+   * stretch of work (docs/decisions/0326-maintenance-yields-to-commits.md). A stream of back-to-back
+   * commits never leaves the writer idle, so the bound is what keeps the job moving under one: each
+   * stretch then runs once per this many ms at most, and at most one commit waits behind it.
+   */
+  maintenanceYieldMaxMs: number;
   /** How long an idempotency key is honoured, in ms (the catalog's default when unset: 24 h). */
   idempotencyTtlMs?: number;
   /** The store's background-work tuning (memtable flush, compaction, GC); storage's defaults when unset. */
@@ -62,4 +69,5 @@ export const DEFAULT_TUNABLES: WriterTunables = {
   backgroundRetryBaseMs: 1_000,
   backgroundRetryMaxMs: 15 * 60_000,
   yieldHoldMs: 250,
+  maintenanceYieldMaxMs: 100,
 };

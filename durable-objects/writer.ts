@@ -41,6 +41,7 @@ import { dataObjectReader } from "../storage/data-objects.ts";
 import { CodedError, Fenced, LakeDeleted, OpenRaced, StoreUnavailable } from "../storage/errors.ts";
 import { LakeStore, openCheckpoint, openWriter } from "../storage/index.ts";
 import { lakeState, markLakeDeleted, removeDeletedLake } from "../storage/lakes.ts";
+import { yieldToEventLoop } from "../storage/maintenance.ts";
 import type { Clock } from "./clock.ts";
 import { Coalescer, type Settled } from "./coalescer.ts";
 import { CommitOutcomeUnknown, LakeDeletedPendingRemoval, LakeWasDeleted, Unavailable } from "./errors.ts";
@@ -806,6 +807,7 @@ export class Writer {
         // The head snapshot of every live checkpoint's cut: expiry keeps them (decision 0328).
         pinnedSnapshots: async () => [...(await this.pinnedSnapshots()).keys()],
         now: this.host.now,
+        pause: () => this.maintenancePause(),
       },
       selection,
     );
@@ -903,6 +905,37 @@ export class Writer {
     });
   }
 
+  /** Maintenance pauses waiting for the commits in flight to land (`maintenancePause`). */
+  private quietWaiters: (() => void)[] = [];
+
+  /**
+   * A maintenance job's yield between stretches (docs/decisions/0326-maintenance-yields-to-commits.md):
+   * one macrotask, then, while any commit is in flight (admitted, batched, submitting or awaiting its
+   * PUT), wait until none is — re-checked a macrotask later, since a back-to-back appender starts its next
+   * commit in the same turn as the last one lands — or until `maintenanceYieldMaxMs` has passed since the
+   * pause began. Commits then run without a job's stretch between their steps, and at most one commit
+   * waits behind each stretch. Public for tests.
+   */
+  async maintenancePause(): Promise<void> {
+    const clock = this.host.clock;
+    const until = clock.now() + this.host.tunables.maintenanceYieldMaxMs;
+    await yieldToEventLoop();
+    while (this.tickets.size > 0) {
+      const left = until - clock.now();
+      if (left <= 0) return;
+      await new Promise<void>((resolve) => {
+        const release = () => {
+          cancel();
+          this.quietWaiters = this.quietWaiters.filter((r) => r !== release);
+          resolve();
+        };
+        const cancel = clock.after(left, release);
+        this.quietWaiters.push(release);
+      });
+      await yieldToEventLoop();
+    }
+  }
+
   private async run(requests: GroupMember[], alone = false): Promise<MemberResult[]> {
     this.throwIfStopped();
     if (!alone) await this.holdForYield();
@@ -954,6 +987,7 @@ export class Writer {
       this.stall.leave(ticket);
       this.tickets.delete(ticket);
       ticket.close();
+      if (this.tickets.size === 0) for (const release of this.quietWaiters.splice(0)) release();
     }
   }
 

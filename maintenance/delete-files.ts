@@ -79,6 +79,8 @@ async function deleteScheduled(ctx: JobContext, startedAt: number): Promise<JobR
       value: null,
       durable: (await fenceDue(store, due, startedAt)).durable,
     }));
+    // Outside the slot: the commits that queued behind the fence go first (decision 0326).
+    await ctx.pause?.();
     // The fence is applied: every commit that could reference these paths is in this view or refused.
     const referenced = await referencedPaths(
       ctx.view(),

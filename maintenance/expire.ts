@@ -53,6 +53,8 @@ export async function runExpireJob(ctx: JobContext): Promise<JobRun[]> {
       run.snapshotsExpired = (run.snapshotsExpired ?? 0) + r.expired.length;
       run.filesOut += r.filesScheduled;
       if (!r.more) break;
+      // Outside the slot: the commits that queued behind this step go first (decision 0326).
+      await ctx.pause?.();
     }
   } catch (e) {
     run.error = e instanceof CodedError ? `${e.code}: ${e.message}` : String(e);

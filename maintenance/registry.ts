@@ -28,6 +28,11 @@ export interface JobContext {
   /** Catalog snapshots live checkpoints pin (their cut's head snapshot). */
   pinnedSnapshots: () => Promise<number[]>;
   now: () => number;
+  /**
+   * The job's yield between bounded stretches of work: the host's event loop, and the appenders' commits
+   * in flight first (decision docs/decisions/0326-maintenance-yields-to-commits.md). Absent: one macrotask.
+   */
+  pause?: () => Promise<void>;
   settings: MaintenanceSettings;
   /** Only this table, when the run was asked for one. */
   tableId?: number;
@@ -62,6 +67,7 @@ export const JOB_RUNNERS: Partial<Record<JobName, JobRunner>> = {
       view: c.view,
       commit: c.commit,
       now: c.now,
+      ...(c.pause !== undefined ? { pause: c.pause } : {}),
       ...(c.tableId !== undefined ? { tableId: c.tableId } : {}),
     }),
   // Jobs 2-3 plan every table (their thresholds are the tables' own DuckLake options); a table selection
@@ -73,12 +79,20 @@ export const JOB_RUNNERS: Partial<Record<JobName, JobRunner>> = {
       view: c.view,
       commit: c.commit,
       now: c.now,
+      ...(c.pause !== undefined ? { pause: c.pause } : {}),
       ...(c.scheduled === true
         ? { minInputs: SCHEDULED_MERGE_MIN_FILES, growth: SCHEDULED_MERGE_GROWTH }
         : {}),
     }),
   rewrite_deletes: (c) =>
-    runRewriteJob({ lake: c.lake, bucket: c.bucket, view: c.view, commit: c.commit, now: c.now }),
+    runRewriteJob({
+      lake: c.lake,
+      bucket: c.bucket,
+      view: c.view,
+      commit: c.commit,
+      now: c.now,
+      ...(c.pause !== undefined ? { pause: c.pause } : {}),
+    }),
   expire_snapshots: runExpireJob,
   delete_files: runDeleteFilesJob,
 };

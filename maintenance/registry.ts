@@ -59,40 +59,31 @@ export const SCHEDULED_MERGE_GROWTH = 4;
 
 export type JobRunner = (ctx: JobContext) => Promise<JobRun[]>;
 
+/** What jobs 1-3 take from the shared context: the writer's store, commit path, clock and pause. */
+function writerDeps(c: JobContext) {
+  return {
+    lake: c.lake,
+    bucket: c.bucket,
+    view: c.view,
+    commit: c.commit,
+    now: c.now,
+    ...(c.pause !== undefined ? { pause: c.pause } : {}),
+  };
+}
+
 export const JOB_RUNNERS: Partial<Record<JobName, JobRunner>> = {
   flush_inlined: (c) =>
-    runFlushJob({
-      lake: c.lake,
-      bucket: c.bucket,
-      view: c.view,
-      commit: c.commit,
-      now: c.now,
-      ...(c.pause !== undefined ? { pause: c.pause } : {}),
-      ...(c.tableId !== undefined ? { tableId: c.tableId } : {}),
-    }),
+    runFlushJob({ ...writerDeps(c), ...(c.tableId !== undefined ? { tableId: c.tableId } : {}) }),
   // Jobs 2-3 plan every table (their thresholds are the tables' own DuckLake options); a table selection
   // does not narrow them yet.
   merge_adjacent: (c) =>
     runMergeJob({
-      lake: c.lake,
-      bucket: c.bucket,
-      view: c.view,
-      commit: c.commit,
-      now: c.now,
-      ...(c.pause !== undefined ? { pause: c.pause } : {}),
+      ...writerDeps(c),
       ...(c.scheduled === true
         ? { minInputs: SCHEDULED_MERGE_MIN_FILES, growth: SCHEDULED_MERGE_GROWTH }
         : {}),
     }),
-  rewrite_deletes: (c) =>
-    runRewriteJob({
-      lake: c.lake,
-      bucket: c.bucket,
-      view: c.view,
-      commit: c.commit,
-      now: c.now,
-      ...(c.pause !== undefined ? { pause: c.pause } : {}),
-    }),
+  rewrite_deletes: (c) => runRewriteJob(writerDeps(c)),
   expire_snapshots: runExpireJob,
   delete_files: runDeleteFilesJob,
 };

@@ -9,7 +9,7 @@
 import { InvalidRequest, Unsupported } from "../../errors.ts";
 import type { SnapshotRecord } from "../../records.ts";
 import type { Literal, RowOp } from "./parse.ts";
-import { isNull, NULL, num, orNull, stagedReader, text } from "./staged-literals.ts";
+import { fileColumnStatsRow, isNull, NULL, num, orNull, stagedReader, text } from "./staged-literals.ts";
 import type { StagedBatch, StagedRow } from "./staged-parse.ts";
 import { type CommitText, changesRow, snapshotRow } from "./staged-snapshot.ts";
 
@@ -109,19 +109,7 @@ export async function compactionOps(input: CompactionInput): Promise<RowOp[]> {
     for (const s of rows.data_file_column_stats.filter(
       (x) => int(x.data_file_id, "data_file_id") === local,
     )) {
-      const flag = (l: Literal | undefined) => l?.k === "bool" && l.v;
-      stats.push([
-        num(dataFileId),
-        num(t),
-        orNull(s.column_id),
-        orNull(s.column_size_bytes),
-        flag(s.has_num_values) ? orNull(s.num_values) : NULL,
-        flag(s.has_null_count) ? orNull(s.null_count) : NULL,
-        flag(s.has_min) ? orNull(s.min_value) : NULL,
-        flag(s.has_max) ? orNull(s.max_value) : NULL,
-        flag(s.has_contains_nan) ? orNull(s.contains_nan) : NULL,
-        orNull(s.extra_stats),
-      ]);
+      stats.push(fileColumnStatsRow(dataFileId, t, s));
     }
     for (const s of sources) {
       const id2 = int(s.source_data_file_id, "source_data_file_id");

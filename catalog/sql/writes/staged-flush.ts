@@ -15,7 +15,16 @@ import { mergeColumnStats, readColumnStats, readTableStats } from "../../verbs/o
 import type { Literal, RowOp } from "./parse.ts";
 import type { Relativize } from "./staged-compaction.ts";
 import { existingFileDeletes } from "./staged-deletes.ts";
-import { flag, isNull, NULL, num, orNull, stagedReader, text } from "./staged-literals.ts";
+import {
+  fileColumnStatsRow,
+  flag,
+  isNull,
+  NULL,
+  num,
+  orNull,
+  stagedReader,
+  text,
+} from "./staged-literals.ts";
 import type { StagedBatch, StagedRow } from "./staged-parse.ts";
 import { type CommitText, changesRow, snapshotRow } from "./staged-snapshot.ts";
 
@@ -119,18 +128,7 @@ export async function flushOps(input: FlushInput): Promise<{ ops: RowOp[]; after
     for (const s of rows.data_file_column_stats.filter(
       (x) => int(x.data_file_id, "data_file_id") === local,
     )) {
-      stats.push([
-        num(id),
-        num(t),
-        orNull(s.column_id),
-        orNull(s.column_size_bytes),
-        flag(s.has_num_values) ? orNull(s.num_values) : NULL,
-        flag(s.has_null_count) ? orNull(s.null_count) : NULL,
-        flag(s.has_min) ? orNull(s.min_value) : NULL,
-        flag(s.has_max) ? orNull(s.max_value) : NULL,
-        flag(s.has_contains_nan) ? orNull(s.contains_nan) : NULL,
-        orNull(s.extra_stats),
-      ]);
+      stats.push(fileColumnStatsRow(id, t, s));
       statsByTable.set(t, [...(statsByTable.get(t) ?? []), s]);
     }
   }

@@ -16,7 +16,16 @@ import type { VerbContext } from "../../verbs/context.ts";
 import { readTableStats } from "../../verbs/ops/stats-support.ts";
 import type { Literal, RowOp } from "./parse.ts";
 import type { Relativize } from "./staged-compaction.ts";
-import { flag, isNull, NULL, num, orNull, stagedReader, text } from "./staged-literals.ts";
+import {
+  fileColumnStatsRow,
+  flag,
+  isNull,
+  NULL,
+  num,
+  orNull,
+  stagedReader,
+  text,
+} from "./staged-literals.ts";
 import type { StagedBatch, StagedRow } from "./staged-parse.ts";
 import { type CommitText, changesRow, snapshotRow } from "./staged-snapshot.ts";
 
@@ -114,18 +123,7 @@ export async function rewriteOps(input: RewriteInput): Promise<RowOp[]> {
       for (const s of rows.data_file_column_stats.filter(
         (x) => int(x.data_file_id, "data_file_id") === local,
       )) {
-        stats.push([
-          num(fileId),
-          num(t),
-          orNull(s.column_id),
-          orNull(s.column_size_bytes),
-          flag(s.has_num_values) ? orNull(s.num_values) : NULL,
-          flag(s.has_null_count) ? orNull(s.null_count) : NULL,
-          flag(s.has_min) ? orNull(s.min_value) : NULL,
-          flag(s.has_max) ? orNull(s.max_value) : NULL,
-          flag(s.has_contains_nan) ? orNull(s.contains_nan) : NULL,
-          orNull(s.extra_stats),
-        ]);
+        stats.push(fileColumnStatsRow(fileId, t, s));
       }
       for (const p of rows.data_file_partition.filter(
         (x) => int(x.local_file_id, "local_file_id") === local,

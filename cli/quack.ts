@@ -1,21 +1,22 @@
 /**
  * `quack-url`: the DuckDB lines that attach a lake over Quack. A deployment that serves
- * `GET /v1/lakes/{lake}/quack` (the Quack endpoint's own description) is asked first; otherwise the lines
- * follow stock DuckLake's Quack client: `ducklake:quack:<host>:<port>` (a Worker on https is port 443)
- * and the token passed per ATTACH as META_TOKEN, which is what tells lakes apart.
+ * `GET /v1/lakes/{lake}/quack` (the Quack endpoint's own description) is asked first; otherwise the CLI
+ * builds the same secret and ATTACH from the URL it was given, with the route's own rule for DuckDB's SSL
+ * default and the port (decision record docs/decisions/0204-quack-over-tls.md).
  */
+import { quackRecipe } from "../worker/quack/recipe.ts";
 import type { CliConfig } from "./config.ts";
 
 export function computedQuackLines(config: CliConfig, lake: string): string[] {
   const url = new URL(config.url);
-  const port = url.port || (url.protocol === "https:" ? "443" : "80");
-  const endpoint = `quack:${url.hostname}:${port}`;
+  // The route's own recipe, for the host and scheme the CLI was pointed at (worker/quack/recipe.ts).
+  const { secret, attach } = quackRecipe(lake, url.host, url.protocol === "https:");
   const token = config.token ?? "<token>";
   return [
     "INSTALL httpfs; INSTALL quack; INSTALL ducklake;",
     "LOAD httpfs; LOAD quack; LOAD ducklake;",
-    // The lake is chosen by the token string `<lake>:<token>` (docs/decisions/0202-quack-sessions-and-lake-selection.md).
-    `ATTACH 'ducklake:${endpoint}' AS ${lake.replaceAll("-", "_")} (META_TOKEN '${`${lake}:${token}`.replaceAll("'", "''")}');`,
+    secret.replaceAll("<token>", token.replaceAll("'", "''")),
+    attach,
   ];
 }
 

@@ -6,6 +6,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { SqlResult, SqlValue } from "../../../catalog/sql/result.ts";
+import { computedQuackLines } from "../../../cli/quack.ts";
 import { handleQuack, prepareResponse } from "../../../worker/quack/handler.ts";
 import {
   decodeEnvelope,
@@ -14,9 +15,9 @@ import {
   type Message,
   MessageType,
 } from "../../../worker/quack/messages.ts";
+import { quackRecipe } from "../../../worker/quack/recipe.ts";
 import { FETCH_CHUNKS, ResultStore } from "../../../worker/quack/results.ts";
 import { openSession, resumeSession } from "../../../worker/quack/session.ts";
-import { quackRecipe } from "../../../worker/routes/quack.ts";
 import capturedReads from "../../fixtures/quack/captured-reads.json";
 import writes from "../../fixtures/quack/writes.json";
 import { call, TOKENS } from "../../support/http.ts";
@@ -285,5 +286,18 @@ describe("GET /v1/lakes/{lake}/quack", () => {
     expect(quackRecipe("shop", "localhost", false).secret).toBe(
       "CREATE SECRET shop_quack (TYPE quack, TOKEN 'shop:<token>', SCOPE 'quack:localhost:80/shop');",
     );
+  });
+});
+
+describe("the CLI's quack-url without the route", () => {
+  it("builds the route's recipe from its URL: the port kept, SSL said when DuckDB's default is wrong", () => {
+    const lines = computedQuackLines({ url: "http://edge.test:8787", token: "t'1" }, "my-lake");
+    expect(lines.slice(2)).toEqual([
+      "CREATE SECRET my_lake_quack (TYPE quack, TOKEN 'my-lake:t''1', SCOPE 'quack:edge.test:8787/my-lake');",
+      "ATTACH 'ducklake:quack:edge.test:8787/my-lake' AS my_lake (META_DISABLE_SSL true);",
+    ]);
+    expect(
+      computedQuackLines({ url: "https://ducklake-edge.example.workers.dev", token: undefined }, "shop")[3],
+    ).toBe("ATTACH 'ducklake:quack:ducklake-edge.example.workers.dev:443/shop' AS shop;");
   });
 });

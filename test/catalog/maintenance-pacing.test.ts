@@ -66,7 +66,7 @@ function deps(lake: string, store: Store, catalog: Catalog, pauses: { n: number 
     now: () => Date.now(),
     pause: async () => {
       pauses.n++;
-      await new Promise<void>((resolve) => setTimeout(resolve, 0));
+      await Promise.resolve();
     },
   };
 }

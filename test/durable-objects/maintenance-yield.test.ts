@@ -2,7 +2,7 @@
  * A maintenance job's pause yields to the commits in flight (decision
  * docs/decisions/0326-maintenance-yields-to-commits.md): it returns only once no commit is in flight, or
  * once `maintenanceYieldMaxMs` has passed on the writer's clock. Ordered with a gate on the commit's WAL
- * PUT and a manual clock: no sleeps, no timing.
+ * PUT and a manual clock that reports when the pause arms its bound: no sleeps, no timing.
  */
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../durable-objects/clock.ts";
@@ -13,6 +13,22 @@ import { FaultBucket } from "../../storage/fault-bucket.ts";
 import { lakeName, realBucket } from "./support.ts";
 
 const CAP_MS = 100;
+
+/**
+ * A manual clock that also says when a timer of `ms` is armed: the pause arms exactly one of
+ * `maintenanceYieldMaxMs` when it starts to wait (the writer's other timers have other lengths).
+ */
+class GatedClock extends ManualClock {
+  private waiters: { ms: number; resolve: () => void }[] = [];
+  override after(ms: number, fn: () => void): () => void {
+    for (const w of this.waiters.filter((x) => x.ms === ms)) w.resolve();
+    this.waiters = this.waiters.filter((x) => x.ms !== ms);
+    return super.after(ms, fn);
+  }
+  whenArmed(ms: number): Promise<void> {
+    return new Promise((resolve) => this.waiters.push({ ms, resolve }));
+  }
+}
 
 function writerOn(lake: string, bucket: FaultBucket, clock: ManualClock): Writer {
   const tunables: WriterTunables = {
@@ -38,15 +54,12 @@ function writerOn(lake: string, bucket: FaultBucket, clock: ManualClock): Writer
   });
 }
 
-/** One macrotask turn: whatever was ready to run has run. */
-const turn = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
-
 async function rig(
   tag: string,
-): Promise<{ w: Writer; bucket: FaultBucket; clock: ManualClock; lake: string }> {
+): Promise<{ w: Writer; bucket: FaultBucket; clock: GatedClock; lake: string }> {
   const lake = lakeName(tag);
   const bucket = new FaultBucket(realBucket(), { seed: 3 });
-  const clock = new ManualClock();
+  const clock = new GatedClock();
   const w = writerOn(lake, bucket, clock);
   await w.createLake();
   await w.commit({ verbs: [{ op: "create_table", name: "u", columns: [{ name: "id", type: "int64" }] }] });
@@ -65,13 +78,14 @@ describe("a maintenance job's pause yields to the commits in flight", () => {
   });
 
   it("waits while a commit is in flight and returns once it has landed", async () => {
-    const { w, bucket, lake } = await rig("yield-inflight");
+    const { w, bucket, clock, lake } = await rig("yield-inflight");
     const gate = bucket.hold({ op: "put", prefix: `lakes/${lake}/wal/`, nth: 1 });
     const events: string[] = [];
     const commit = w.commit(oneRow(1)).then(() => events.push("commit landed"));
     await gate.whenHeld(1);
+    const armed = clock.whenArmed(CAP_MS);
     const pause = w.maintenancePause().then(() => events.push("pause returned"));
-    for (let i = 0; i < 5; i++) await turn();
+    await armed;
     expect(events).toEqual([]);
     gate.release();
     await Promise.all([commit, pause]);
@@ -87,13 +101,13 @@ describe("a maintenance job's pause yields to the commits in flight", () => {
     });
     await gate.whenHeld(1);
     let returned = false;
+    const armed = clock.whenArmed(CAP_MS);
     const pause = w.maintenancePause().then(() => {
       returned = true;
     });
-    for (let i = 0; i < 5; i++) await turn();
-    expect(returned).toBe(false);
+    await armed;
+    // The bound's timer is the only thing that can end the wait while the PUT is held.
     clock.advance(CAP_MS - 1);
-    for (let i = 0; i < 5; i++) await turn();
     expect(returned).toBe(false);
     clock.advance(1);
     await pause;

@@ -25,7 +25,8 @@ const LEAVES: [ParquetType, fc.Arbitrary<ParquetValue>][] = [
   ],
 ];
 
-const macrotask = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
+/** A pause that yields nothing: the tests count pauses and rows between them, not time. */
+const noWait = (): Promise<void> => Promise.resolve();
 
 /**
  * Counts what the writer touches between two pauses: `rows` is wrapped so every row read is recorded
@@ -49,7 +50,7 @@ function stretchProbe(rows: readonly ParquetRow[]) {
     pause: async () => {
       pauses++;
       current = new Set();
-      await macrotask();
+      await noWait();
     },
     widest: () => widest,
     pauses: () => pauses,
@@ -94,7 +95,7 @@ describe("paced Parquet write and read (decision 0325)", () => {
           const back = await readParquet(paced.bytes, {
             pause: async () => {
               readPauses++;
-              await macrotask();
+              await noWait();
             },
           });
           expect(readPauses).toBe(Math.ceil(rows.length / group));
@@ -131,12 +132,12 @@ describe("paced Parquet write and read (decision 0325)", () => {
     const fields: ParquetField[] = [
       { name: "x", type: { kind: "int", bits: 8, signed: true }, nullable: false },
     ];
-    await expect(writeParquetPaced(fields, [{ x: 1 }, { x: null }], { pause: macrotask })).rejects.toThrow(
+    await expect(writeParquetPaced(fields, [{ x: 1 }, { x: null }], { pause: noWait })).rejects.toThrow(
       ParquetInvalid,
     );
-    await expect(writeParquetPaced([], [], { pause: macrotask })).rejects.toThrow(ParquetInvalid);
-    await expect(
-      writeParquetPaced(fields, [{ x: 1 }], { pause: macrotask, rowGroupSize: 0 }),
-    ).rejects.toThrow(ParquetInvalid);
+    await expect(writeParquetPaced([], [], { pause: noWait })).rejects.toThrow(ParquetInvalid);
+    await expect(writeParquetPaced(fields, [{ x: 1 }], { pause: noWait, rowGroupSize: 0 })).rejects.toThrow(
+      ParquetInvalid,
+    );
   });
 });

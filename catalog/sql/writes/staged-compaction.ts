@@ -9,11 +9,13 @@
 import { InvalidRequest, Unsupported } from "../../errors.ts";
 import type { SnapshotRecord } from "../../records.ts";
 import type { Literal, RowOp } from "./parse.ts";
-import { fileColumnStatsRow, isNull, NULL, num, orNull, stagedReader, text } from "./staged-literals.ts";
+import { dataFileRow, scheduledDeletionRow, stagedFileStats } from "./staged-file-rows.ts";
+import { isNull, NULL, num, stagedReader } from "./staged-literals.ts";
 import type { StagedBatch, StagedRow } from "./staged-parse.ts";
 import { type CommitText, changesRow, snapshotRow } from "./staged-snapshot.ts";
 
-const { int, str } = stagedReader("staged compaction");
+const reader = stagedReader("staged compaction");
+const { int, str } = reader;
 
 /** Paths as DuckLake's commit stores them: relative to `dir` when inside it. */
 export type Relativize = (tableId: number, path: string) => Promise<{ path: string; relative: boolean }>;
@@ -30,9 +32,11 @@ export function isCompaction(batch: StagedBatch): boolean {
   return batch.rows.compaction.length > 0 || batch.rows.compaction_source.length > 0;
 }
 
-export async function compactionOps(input: CompactionInput): Promise<RowOp[]> {
-  const { batch, premise } = input;
-  const rows = batch.rows;
+/**
+ * DuckLake's writer commits a compaction alone (README "Verified against a stock DuckLake"): a staged
+ * compaction (`what`: merge or rewrite) that also carries other changes or appends files is refused.
+ */
+export function compactsAlone(rows: StagedBatch["rows"], what: "compaction" | "rewrite"): void {
   for (const t of [
     "delete_file",
     "inlined_data",
@@ -42,10 +46,19 @@ export async function compactionOps(input: CompactionInput): Promise<RowOp[]> {
   ] as const) {
     if (rows[t].length > 0) {
       throw new InvalidRequest(
-        "a transaction either compacts or makes other changes, not both: the staged compaction carries other rows",
+        `a transaction either compacts or makes other changes, not both: the staged ${what} carries other rows`,
       );
     }
   }
+  if (rows.data_file.some((f) => isNull(f.compaction_id))) {
+    throw new InvalidRequest(`a staged ${what} also appends files: compact or append, not both`);
+  }
+}
+
+export async function compactionOps(input: CompactionInput): Promise<RowOp[]> {
+  const { batch, premise } = input;
+  const rows = batch.rows;
+  compactsAlone(rows, "compaction");
   let nextFileId = premise.next_file_id;
   const ops: RowOp[] = [];
   const scheduled: Literal[][] = [];
@@ -88,45 +101,24 @@ export async function compactionOps(input: CompactionInput): Promise<RowOp[]> {
     const dataFileId = nextFileId++;
     const local = int(out.data_file_id, "data_file_id");
     const path = await input.tableRelative(t, str(out.path, "path"));
-    files.push([
-      num(dataFileId),
-      num(t),
-      num(begin),
-      NULL,
-      NULL,
-      text(path.path),
-      { k: "bool", v: path.relative },
-      orNull(out.file_format),
-      orNull(out.record_count),
-      orNull(out.file_size_bytes),
-      orNull(out.footer_size),
-      isNull(c.row_id_start) ? NULL : num(int(c.row_id_start, "row_id_start")),
-      orNull(out.partition_id),
-      orNull(out.encryption_key),
-      orNull(out.mapping_id),
-      partialMax > begin ? num(partialMax) : NULL,
-    ]);
-    for (const s of rows.data_file_column_stats.filter(
-      (x) => int(x.data_file_id, "data_file_id") === local,
-    )) {
-      stats.push(fileColumnStatsRow(dataFileId, t, s));
-    }
+    files.push(
+      dataFileRow(out, {
+        id: dataFileId,
+        tableId: t,
+        beginSnapshot: begin,
+        path,
+        rowIdStart: isNull(c.row_id_start) ? NULL : num(int(c.row_id_start, "row_id_start")),
+        partialMax: partialMax > begin ? num(partialMax) : NULL,
+        mappingId: out.mapping_id ?? NULL,
+      }),
+    );
+    stats.push(...stagedFileStats(rows.data_file_column_stats, local, dataFileId, t, reader).rows);
     for (const s of sources) {
       const id2 = int(s.source_data_file_id, "source_data_file_id");
       removed.push(id2);
-      const p = str(s.source_path, "source_path");
-      const inside = p.startsWith(input.dataPath);
-      scheduled.push([
-        num(id2),
-        text(inside ? p.slice(input.dataPath.length) : p),
-        { k: "bool", v: inside },
-        { k: "now" },
-      ]);
+      scheduled.push(scheduledDeletionRow(id2, str(s.source_path, "source_path"), input.dataPath));
     }
     tables.add(t);
-  }
-  if (rows.data_file.some((f) => isNull(f.compaction_id))) {
-    throw new InvalidRequest("a staged compaction also appends files: compact or append, not both");
   }
   ops.push(snapshotRow(premise, nextFileId));
   for (const table of [

@@ -12,7 +12,8 @@ import { InvalidRequest, Unsupported } from "../../errors.ts";
 import type { SnapshotRecord } from "../../records.ts";
 import type { Literal, RowOp } from "./parse.ts";
 import type { Relativize } from "./staged-compaction.ts";
-import { flag, isNull, NULL, num, orNull, stagedReader, text } from "./staged-literals.ts";
+import { deleteFileRow, scheduledDeletionRow } from "./staged-file-rows.ts";
+import { flag, isNull, NULL, num, stagedReader } from "./staged-literals.ts";
 import type { StagedBatch, StagedRow, StagedTable } from "./staged-parse.ts";
 import { type CommitText, changesRow, snapshotRow } from "./staged-snapshot.ts";
 
@@ -70,14 +71,13 @@ export async function existingFileDeletes(input: DeletesInput): Promise<DeletesO
     const overwrites = flag(d.overwrites_existing_delete);
     if (overwrites) {
       removed.push(int(d.overwrite_delete_file_id, "overwrite_delete_file_id"));
-      const p = str(d.overwrite_delete_file_path, "overwrite_delete_file_path");
-      const inside = p.startsWith(input.dataPath);
-      scheduled.push([
-        num(int(d.overwrite_delete_file_id, "overwrite_delete_file_id")),
-        text(inside ? p.slice(input.dataPath.length) : p),
-        { k: "bool", v: inside },
-        { k: "now" },
-      ]);
+      scheduled.push(
+        scheduledDeletionRow(
+          int(d.overwrite_delete_file_id, "overwrite_delete_file_id"),
+          str(d.overwrite_delete_file_path, "overwrite_delete_file_path"),
+          input.dataPath,
+        ),
+      );
     }
     // A flush keeps the carried deletes' snapshots (begin and partial_max as staged, checked by the
     // translation against the inlined deletes); a DELETE's file begins at the replaced one's begin and
@@ -93,21 +93,16 @@ export async function existingFileDeletes(input: DeletesInput): Promise<DeletesO
         ? num(input.snapshotId)
         : NULL;
     const path = await input.tableRelative(t, str(d.file_name, "file_name"));
-    files.push([
-      num(input.allocate()),
-      num(t),
-      num(begin),
-      NULL,
-      num(int(d.data_file_id, "data_file_id")),
-      text(path.path),
-      { k: "bool", v: path.relative },
-      orNull(d.format),
-      orNull(d.delete_count),
-      orNull(d.file_size_bytes),
-      orNull(d.footer_size),
-      orNull(d.encryption_key),
-      partialMax,
-    ]);
+    files.push(
+      deleteFileRow(d, {
+        id: input.allocate(),
+        tableId: t,
+        beginSnapshot: begin,
+        dataFileId: int(d.data_file_id, "data_file_id"),
+        path,
+        partialMax,
+      }),
+    );
   }
   const ops: RowOp[] = [];
   if (removed.length > 0) {

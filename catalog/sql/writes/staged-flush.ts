@@ -15,20 +15,13 @@ import { mergeColumnStats, readColumnStats, readTableStats } from "../../verbs/o
 import type { Literal, RowOp } from "./parse.ts";
 import type { Relativize } from "./staged-compaction.ts";
 import { existingFileDeletes } from "./staged-deletes.ts";
-import {
-  fileColumnStatsRow,
-  flag,
-  isNull,
-  NULL,
-  num,
-  orNull,
-  stagedReader,
-  text,
-} from "./staged-literals.ts";
+import { dataFileRow, deleteFileRow, stagedFileStats } from "./staged-file-rows.ts";
+import { flag, isNull, NULL, num, orNull, stagedReader } from "./staged-literals.ts";
 import type { StagedBatch, StagedRow } from "./staged-parse.ts";
 import { type CommitText, changesRow, snapshotRow } from "./staged-snapshot.ts";
 
-const { int, str } = stagedReader("staged flush");
+const reader = stagedReader("staged flush");
+const { int, str } = reader;
 
 const INLINED_DATA = /^ducklake_inlined_data_(\d+)_(\d+)$/;
 
@@ -106,30 +99,22 @@ export async function flushOps(input: FlushInput): Promise<{ ops: RowOp[]; after
     const id = nextFileId++;
     idOf.set(local, id);
     const path = await input.tableRelative(t, str(f.path, "path"));
-    files.push([
-      num(id),
-      num(t),
-      num(int(f.begin_snapshot, "begin_snapshot")),
-      NULL,
-      NULL,
-      text(path.path),
-      { k: "bool", v: path.relative },
-      orNull(f.file_format),
-      orNull(f.record_count),
-      orNull(f.file_size_bytes),
-      orNull(f.footer_size),
-      num(int(f.row_id_start, "row_id_start")),
-      orNull(f.partition_id),
-      orNull(f.encryption_key),
-      NULL,
-      orNull(f.partial_max),
-    ]);
+    files.push(
+      dataFileRow(f, {
+        id,
+        tableId: t,
+        beginSnapshot: int(f.begin_snapshot, "begin_snapshot"),
+        path,
+        rowIdStart: num(int(f.row_id_start, "row_id_start")),
+        partialMax: orNull(f.partial_max),
+        mappingId: NULL,
+      }),
+    );
     sizeByTable.set(t, (sizeByTable.get(t) ?? 0) + int(f.file_size_bytes, "file_size_bytes"));
-    for (const s of rows.data_file_column_stats.filter(
-      (x) => int(x.data_file_id, "data_file_id") === local,
-    )) {
-      stats.push(fileColumnStatsRow(id, t, s));
-      statsByTable.set(t, [...(statsByTable.get(t) ?? []), s]);
+    const fileStats = stagedFileStats(rows.data_file_column_stats, local, id, t, reader);
+    stats.push(...fileStats.rows);
+    if (fileStats.staged.length > 0) {
+      statsByTable.set(t, [...(statsByTable.get(t) ?? []), ...fileStats.staged]);
     }
   }
   const deletes: Literal[][] = [];
@@ -149,21 +134,16 @@ export async function flushOps(input: FlushInput): Promise<{ ops: RowOp[]; after
       throw new InvalidRequest("staged flush: a delete file attached to a file this commit does not stage");
     }
     const path = await input.tableRelative(t, str(d.file_name, "file_name"));
-    deletes.push([
-      num(nextFileId++),
-      num(t),
-      num(int(d.begin_snapshot, "begin_snapshot")),
-      NULL,
-      num(onto),
-      text(path.path),
-      { k: "bool", v: path.relative },
-      orNull(d.format),
-      orNull(d.delete_count),
-      orNull(d.file_size_bytes),
-      orNull(d.footer_size),
-      orNull(d.encryption_key),
-      orNull(d.max_snapshot),
-    ]);
+    deletes.push(
+      deleteFileRow(d, {
+        id: nextFileId++,
+        tableId: t,
+        beginSnapshot: int(d.begin_snapshot, "begin_snapshot"),
+        dataFileId: onto,
+        path,
+        partialMax: orNull(d.max_snapshot),
+      }),
+    );
   }
   // The flush of inlined deletes of Parquet files: delete files of existing data files, after the new
   // files' ids (docs/decisions/0265-staged-delete-files.md).

@@ -38,27 +38,3 @@ export function stagedReader(translation: string): StagedReader {
     },
   };
 }
-
-/**
- * The `ducklake_file_column_stats` row a client-side commit sends for one staged
- * `ducklake_staged_data_file_column_stats` row of file `fileId` in table `tableId`: a value whose `has_*`
- * flag is false is NULL.
- */
-export function fileColumnStatsRow(
-  fileId: number,
-  tableId: number,
-  s: Readonly<Record<string, Literal | undefined>>,
-): Literal[] {
-  return [
-    num(fileId),
-    num(tableId),
-    orNull(s.column_id),
-    orNull(s.column_size_bytes),
-    flag(s.has_num_values) ? orNull(s.num_values) : NULL,
-    flag(s.has_null_count) ? orNull(s.null_count) : NULL,
-    flag(s.has_min) ? orNull(s.min_value) : NULL,
-    flag(s.has_max) ? orNull(s.max_value) : NULL,
-    flag(s.has_contains_nan) ? orNull(s.contains_nan) : NULL,
-    orNull(s.extra_stats),
-  ];
-}

@@ -15,21 +15,14 @@ import { compareStat } from "../../types.ts";
 import type { VerbContext } from "../../verbs/context.ts";
 import { readTableStats } from "../../verbs/ops/stats-support.ts";
 import type { Literal, RowOp } from "./parse.ts";
-import type { Relativize } from "./staged-compaction.ts";
-import {
-  fileColumnStatsRow,
-  flag,
-  isNull,
-  NULL,
-  num,
-  orNull,
-  stagedReader,
-  text,
-} from "./staged-literals.ts";
+import { compactsAlone, type Relativize } from "./staged-compaction.ts";
+import { dataFileRow, stagedFileStats } from "./staged-file-rows.ts";
+import { flag, isNull, NULL, num, orNull, stagedReader, text } from "./staged-literals.ts";
 import type { StagedBatch, StagedRow } from "./staged-parse.ts";
 import { type CommitText, changesRow, snapshotRow } from "./staged-snapshot.ts";
 
-const { int, str } = stagedReader("staged rewrite");
+const reader = stagedReader("staged rewrite");
+const { int, str } = reader;
 
 export interface RewriteInput extends CommitText {
   batch: StagedBatch;
@@ -52,19 +45,7 @@ export function isRewrite(batch: StagedBatch): boolean {
 export async function rewriteOps(input: RewriteInput): Promise<RowOp[]> {
   const { batch, premise, probe } = input;
   const rows = batch.rows;
-  for (const t of [
-    "delete_file",
-    "inlined_data",
-    "inlined_row",
-    "inlined_delete",
-    "inlined_file_delete",
-  ] as const) {
-    if (rows[t].length > 0) {
-      throw new InvalidRequest(
-        "a transaction either compacts or makes other changes, not both: the staged rewrite carries other rows",
-      );
-    }
-  }
+  compactsAlone(rows, "rewrite");
   const S = premise.snapshot_id + 1;
   let nextFileId = premise.next_file_id;
   const files: Literal[][] = [];
@@ -102,29 +83,18 @@ export async function rewriteOps(input: RewriteInput): Promise<RowOp[]> {
       const fileId = nextFileId++;
       const local = int(out.data_file_id, "data_file_id");
       const path = await input.tableRelative(t, str(out.path, "path"));
-      files.push([
-        num(fileId),
-        num(t),
-        num(S),
-        NULL,
-        NULL,
-        text(path.path),
-        { k: "bool", v: path.relative },
-        orNull(out.file_format),
-        orNull(out.record_count),
-        orNull(out.file_size_bytes),
-        orNull(out.footer_size),
-        NULL,
-        orNull(out.partition_id),
-        orNull(out.encryption_key),
-        NULL,
-        NULL,
-      ]);
-      for (const s of rows.data_file_column_stats.filter(
-        (x) => int(x.data_file_id, "data_file_id") === local,
-      )) {
-        stats.push(fileColumnStatsRow(fileId, t, s));
-      }
+      files.push(
+        dataFileRow(out, {
+          id: fileId,
+          tableId: t,
+          beginSnapshot: S,
+          path,
+          rowIdStart: NULL,
+          partialMax: NULL,
+          mappingId: NULL,
+        }),
+      );
+      stats.push(...stagedFileStats(rows.data_file_column_stats, local, fileId, t, reader).rows);
       for (const p of rows.data_file_partition.filter(
         (x) => int(x.local_file_id, "local_file_id") === local,
       )) {
@@ -186,9 +156,6 @@ export async function rewriteOps(input: RewriteInput): Promise<RowOp[]> {
       });
     }
     columnStats.push(...(await outputColumnStats(probe, t, rows.data_file_column_stats, outputs)));
-  }
-  if (rows.data_file.some((f) => isNull(f.compaction_id))) {
-    throw new InvalidRequest("a staged rewrite also appends files: compact or append, not both");
   }
   return [
     snapshotRow(premise, nextFileId),

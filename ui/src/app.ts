@@ -408,7 +408,7 @@ function Maintenance({ lake, names }: { lake: string; names: Map<number, string>
     try {
       const page = await unwrap(
         api().GET("/v1/lakes/{lake}/maintenance", {
-          params: { path: { lake }, query: { limit: String(MAINTENANCE_PAGE), before: next } },
+          params: { path: { lake }, query: { limit: String(MAINTENANCE_PAGE), before: String(next) } },
         }),
       );
       setOlder({ runs: [...older.runs, ...page.runs], next: page.next, paged: true });

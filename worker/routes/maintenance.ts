@@ -11,6 +11,7 @@ import type { AppEnv } from "../app-env.ts";
 import { openCut } from "../cut.ts";
 import { callWriter } from "../lake-rpc.ts";
 import { requireScope } from "../middleware.ts";
+import { nextCursor, pageCursor } from "../page-cursor.ts";
 import { pageLimit } from "../page-limit.ts";
 import { bearerSecurity, LakeParamSchema, lakeRouteErrors } from "../schemas/common.ts";
 
@@ -102,7 +103,7 @@ const history = createRoute({
   request: {
     params: LakeParamSchema,
     query: z.object({
-      before: z.coerce.number().int().min(1).optional().openapi({ description: "a page's `next`" }),
+      before: pageCursor("before", "the previous page's `next`: only older runs"),
       limit: pageLimit(MAX_JOB_RUNS_PAGE, { description: "runs per page" }),
     }),
   },
@@ -114,7 +115,7 @@ const history = createRoute({
           schema: z
             .object({
               runs: z.array(JobRunSchema),
-              next: z.number().int().nullable().openapi({ description: "cursor of the older page" }),
+              next: nextCursor("pass as `before` for the older page; null when this was the last"),
               settings: SettingsSchema,
             })
             .openapi("MaintenanceHistory"),

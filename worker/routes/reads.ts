@@ -27,9 +27,10 @@ import { type OpenedCut, openCut, respondRead } from "../cut.ts";
 import { notFound } from "../errors.ts";
 import { parseFilters } from "../filter-query.ts";
 import { requireScope } from "../middleware.ts";
+import { nextAfter, nextCursor, pageCursor } from "../page-cursor.ts";
 import { pageLimit } from "../page-limit.ts";
 import { bearerSecurity, LakeParamSchema, lakeRouteErrors } from "../schemas/common.ts";
-import { queryInt, selectorRuleText, selectorShape, selectorValid } from "../selector.ts";
+import { selectorRuleText, selectorShape, selectorValid } from "../selector.ts";
 
 const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({
   description,
@@ -109,13 +110,17 @@ const snapshotsRoute = createRoute({
       .object({
         ...selectorShape,
         limit: limitParam,
-        since: queryInt("since", "only snapshots after this id (exclusive)", "0"),
+        since: pageCursor("since", "only snapshots after this id (exclusive)"),
       })
       .refine(selectorValid, selectorRuleText),
   },
   responses: {
     200: json(
-      z.object({ snapshots: z.array(SnapshotSchema), next: z.number().int().nullable(), cut: CutSchema }),
+      z.object({
+        snapshots: z.array(SnapshotSchema),
+        next: nextCursor("pass as `since` for the next page; null when this was the last"),
+        cut: CutSchema,
+      }),
       "snapshots after `since`; pass `next` as `since` for the following page (null: no more)",
     ),
     ...errors304,
@@ -173,7 +178,7 @@ const TableParams = LakeParamSchema.extend({
 
 const planQueryShape = {
   limit: limitParam,
-  after_file: queryInt(
+  after_file: pageCursor(
     "after_file",
     "page cursor: start after this data_file_id (pass the previous page's next_after_file)",
   ),
@@ -237,11 +242,7 @@ const planRoute = createRoute({
           columns: z.array(z.record(z.string(), z.unknown())),
           files: z.array(PlannedFileSchema),
           files_pruned: z.number().int().openapi({ description: "files of this page dropped by `filter`" }),
-          next_after_file: z
-            .number()
-            .int()
-            .nullable()
-            .openapi({ description: "pass as `after_file` for the next page; null when this was the last" }),
+          next_after_file: nextCursor("pass as `after_file` for the next page; null when this was the last"),
           inlined_rows: z.array(z.record(z.string(), z.unknown())),
           cut: CutSchema,
         })
@@ -374,9 +375,8 @@ export function registerReadRoutes(app: OpenAPIHono<AppEnv>): void {
       limit,
     });
     if (until !== undefined) snapshots = snapshots.filter((s) => s.snapshot_id <= until);
-    const last = snapshots.at(-1);
     const headId = until === undefined ? h.snapshot_id : Math.min(until, h.snapshot_id);
-    const next = last && last.snapshot_id < headId ? last.snapshot_id : null;
+    const next = nextAfter(snapshots, (s) => s.snapshot_id, { through: headId });
     return respondRead(c as Context<AppEnv>, opened, {
       snapshots: snapshots.map(snapshotJson),
       next,

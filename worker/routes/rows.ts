@@ -20,6 +20,7 @@ import { ApiError } from "../errors.ts";
 import { forwardWithKey } from "../forward.ts";
 import { callWriter } from "../lake-rpc.ts";
 import { requireScope } from "../middleware.ts";
+import { nextAfter, nextCursor, pageCursor } from "../page-cursor.ts";
 import { pageLimit } from "../page-limit.ts";
 import { bearerSecurity, ErrorEnvelopeSchema, LakeParamSchema, lakeRouteErrors } from "../schemas/common.ts";
 import { queryInt } from "../selector.ts";
@@ -204,11 +205,7 @@ const readQuery = z.object({
       description: 'point read: the key as JSON, e.g. {"id":1}',
     }),
   limit: pageLimit(MAX_ROWS_PAGE, { description: `rows per page (default ${MAX_ROWS_PAGE})` }),
-  cursor: z
-    .string()
-    .regex(/^\d{1,15}$/, "cursor is the `next` of a previous page")
-    .optional()
-    .openapi({ param: { name: "cursor", in: "query" } }),
+  cursor: pageCursor("cursor", "the previous page's `next`"),
   minWatermark: queryInt(
     "minWatermark",
     "read-your-writes: a write's watermark; the answer includes it (bounded wait, else CutNotYetVisible)",
@@ -257,7 +254,7 @@ const deadLetters = createRoute({
   request: {
     params: LakeParamSchema,
     query: z.object({
-      after: queryInt("after", "sequence number to start after (the previous page's last)", "0"),
+      after: pageCursor("after", "sequence number to start after (the previous page's `next`)"),
       limit: pageLimit(MAX_DEAD_LETTERS_PAGE, { description: "dead letters per page", example: "100" }),
     }),
   },
@@ -266,7 +263,10 @@ const deadLetters = createRoute({
       description: "dead letters",
       content: {
         "application/json": {
-          schema: z.object({ deadLetters: z.array(DeadLetter), next: z.number().int().nullable() }),
+          schema: z.object({
+            deadLetters: z.array(DeadLetter),
+            next: nextCursor("pass as `after` for the next page; null when this was the last"),
+          }),
         },
       },
     },
@@ -507,7 +507,7 @@ export function registerRowRoutes(app: OpenAPIHono<AppEnv>): void {
       {
         ...(q.snapshot !== undefined ? { snapshot: q.snapshot } : {}),
         ...(key !== undefined ? { key } : {}),
-        ...(q.cursor !== undefined ? { offset: Number(q.cursor) } : {}),
+        ...(q.cursor !== undefined ? { offset: q.cursor } : {}),
         ...(q.limit !== undefined ? { limit: q.limit } : {}),
       },
       dataObjectReader(c.env.BUCKET, lake),
@@ -543,7 +543,7 @@ export function registerRowRoutes(app: OpenAPIHono<AppEnv>): void {
           code: d.code,
           message: d.message,
         })),
-        next: got.length === limit ? (got.at(-1)?.seq ?? null) : null,
+        next: nextAfter(got, (d) => d.seq, { limit }),
       },
       200,
     );

@@ -22,19 +22,18 @@ interface Step {
   step: string;
   writes: string[];
 }
-const core = (fixture as unknown as { scenarios: Record<string, { dataPath: string; steps: Step[] }> })
-  .scenarios.core;
-const DATA = core?.dataPath as string;
-function writesOf(step: string): string {
-  const s = core?.steps.find((x) => x.step === step);
-  if (!s) throw new Error(`fixture has no step ${step}`);
+const DATA = scenario("core").dataPath;
+/** The first write of a captured scenario's step (the `core` scenario unless named). */
+function writesOf(step: string, name = "core"): string {
+  const s = scenario(name).steps.find((x) => x.step === step);
+  if (!s) throw new Error(`fixture scenario ${name} has no step ${step}`);
   return s.writes[0] as string;
 }
 /**
  * Snapshots 1-3 as DuckLake wrote them: schema s, table t (id 2: id INTEGER, s VARCHAR, n DECIMAL), three
  * inlined rows; snapshot 4 a verb commit creating table u (id 3), which a winner on another table writes.
  */
-const SETUP = ["create_schema", "create_table", "insert_inlined"].map(writesOf);
+const SETUP = ["create_schema", "create_table", "insert_inlined"].map((step) => writesOf(step));
 const TABLE = 2;
 /** The head the staged commits read: snapshot 4, schema version 3, next_catalog_id 4, next_file_id 1. */
 const BASE = 4;
@@ -158,6 +157,75 @@ const stats = (col: number, min: string, max: string, nulls = 0): Cell[] => [
   true,
   null,
 ];
+/**
+ * A `ducklake_staged_data_file` row of local file 0 as DuckLake stages an appended (or compacted) file:
+ * absolute path, no partition, mapping or encryption; the rest as given (NULL when not).
+ */
+function stagedDataFile(f: {
+  path: string;
+  count: Cell | undefined;
+  size: Cell | undefined;
+  footer: Cell | undefined;
+  table?: Cell | undefined;
+  format?: Cell | undefined;
+  rowIdStart?: number;
+  partialMax?: number;
+  begin?: number;
+  compaction?: number;
+}): (Cell | undefined)[] {
+  return [
+    0,
+    f.table ?? TABLE,
+    0,
+    f.path,
+    false,
+    f.format ?? "parquet",
+    f.count,
+    f.size,
+    f.footer,
+    f.rowIdStart ?? null,
+    null,
+    null,
+    null,
+    f.partialMax ?? null,
+    f.begin ?? null,
+    f.compaction ?? null,
+  ];
+}
+/**
+ * A `ducklake_staged_data_file_column_stats` row of local file `local` (default 0): value and null counts
+ * known, min/max known when given, no NaN information.
+ */
+function stagedColumnStats(s: {
+  column: Cell | undefined;
+  size: Cell | undefined;
+  values: Cell | undefined;
+  nulls: Cell | undefined;
+  min: Cell | undefined;
+  max: Cell | undefined;
+  local?: Cell | undefined;
+  table?: Cell | undefined;
+  extra?: Cell | undefined;
+}): (Cell | undefined)[] {
+  return [
+    s.local ?? 0,
+    s.table ?? TABLE,
+    s.column,
+    s.size,
+    true,
+    s.values,
+    true,
+    s.nulls,
+    s.min !== null,
+    s.min,
+    s.max !== null,
+    s.max,
+    false,
+    null,
+    true,
+    s.extra ?? null,
+  ];
+}
 /** An inlined insert of rows (id, s, n) into table t. */
 function inlinedInsert(base: number, nextFileId: number, rows: [number, string, string][]): string {
   const ids = rows.map((r) => r[0]);
@@ -189,44 +257,17 @@ function inlinedInsert(base: number, nextFileId: number, rows: [number, string, 
 function fileInsert(base: number, nextFileId: number, name: string, count: number): string {
   return staged(base, nextFileId, {
     data_file: [
-      [
-        0,
-        TABLE,
-        0,
-        `${DATA}s/t/${name}.parquet`,
-        false,
-        "parquet",
-        count,
-        1000 + count,
-        300,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-      ],
+      stagedDataFile({ path: `${DATA}s/t/${name}.parquet`, count, size: 1000 + count, footer: 300 }),
     ],
     data_file_column_stats: [
-      [
-        0,
-        TABLE,
-        1,
-        100,
-        true,
-        count,
-        true,
-        0,
-        true,
-        "100",
-        true,
-        String(100 + count),
-        false,
-        null,
-        true,
-        null,
-      ],
+      stagedColumnStats({
+        column: 1,
+        size: 100,
+        values: count,
+        nulls: 0,
+        min: "100",
+        max: String(100 + count),
+      }),
     ],
   });
 }
@@ -238,28 +279,9 @@ function inlinedDelete(base: number, nextFileId: number, rowIds: number[]): stri
 }
 function mixed(base: number, nextFileId: number): string {
   return staged(base, nextFileId, {
-    data_file: [
-      [
-        0,
-        TABLE,
-        0,
-        `${DATA}s/t/mixed.parquet`,
-        false,
-        "parquet",
-        10,
-        1010,
-        300,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-      ],
-    ],
+    data_file: [stagedDataFile({ path: `${DATA}s/t/mixed.parquet`, count: 10, size: 1010, footer: 300 })],
     data_file_column_stats: [
-      [0, TABLE, 1, 100, true, 10, true, 0, true, "5", true, "9000", false, null, true, null],
+      stagedColumnStats({ column: 1, size: 100, values: 10, nulls: 0, min: "5", max: "9000" }),
     ],
     inlined_data: [[TABLE, false]],
     inlined_row: [[TABLE, 0, null, "(77, 'm', 7.70)"]],
@@ -446,16 +468,22 @@ describe("a burst of staged commits shares batches", () => {
   });
 });
 
+/** The view scenario's write of `step`. */
+const viewStep = (step: string): string => writesOf(step, "view");
+/** A lake attached as DuckLake does, holding the view scenario's schema s and table t (snapshot 2). */
+async function viewLake(tag: string, yieldHoldMs: number): Promise<string> {
+  const lake = lakeName(tag);
+  rigLake(lake, { tunables: { yieldHoldMs } });
+  ok(await write(lake, writesOf("attach_new"), { mayCreateLake: true }));
+  ok(await write(lake, viewStep("create_schema")));
+  ok(await write(lake, viewStep("create_table")));
+  return lake;
+}
+
 describe("the yield: a lone commit that lost its race gets a gap", () => {
   it("a re-driven DDL lands before a commit that arrived after its loss", async () => {
-    const view = (fixture as unknown as { scenarios: Record<string, { steps: Step[] }> }).scenarios.view;
-    const viewStep = (step: string) => view?.steps.find((x) => x.step === step)?.writes[0] as string;
-    const lake = lakeName("yield");
     // The hold is longer than any test: only the re-driven DDL's landing can release it (the gate).
-    rigLake(lake, { tunables: { yieldHoldMs: 3_600_000 } });
-    ok(await write(lake, writesOf("attach_new"), { mayCreateLake: true }));
-    ok(await write(lake, viewStep("create_schema")));
-    ok(await write(lake, viewStep("create_table")));
+    const lake = await viewLake("yield", 3_600_000);
     const insert: CommitRequest["verbs"] = [
       { op: "inline_insert", table: { schema: "s", name: "t" }, rows: [{ id: 1, s: "a", amount: "1.00" }] },
     ];
@@ -505,16 +533,10 @@ async function createTableT2(lake: string): Promise<{ read: number; sql: string 
 
 describe("the yield under a writer that commits without pause (issue 12's measured case)", () => {
   it("a CREATE TABLE that lost once lands at its first re-drive; the writer's next commit lands after it", async () => {
-    const view = (fixture as unknown as { scenarios: Record<string, { steps: Step[] }> }).scenarios.view;
-    const viewStep = (step: string) => view?.steps.find((x) => x.step === step)?.writes[0] as string;
-    const lake = lakeName("yield-table");
     // The hold outlasts any test: only the re-driven CREATE TABLE's landing can release the writer (the
     // gate). In production it is yieldHoldMs (250 ms), so the DDL lands at DuckLake's first re-drive (its
     // first retry wait is 100 ms) and the writer pauses once, at most that long: "within a few hundred ms".
-    rigLake(lake, { tunables: { yieldHoldMs: 3_600_000 } });
-    ok(await write(lake, writesOf("attach_new"), { mayCreateLake: true }));
-    ok(await write(lake, viewStep("create_schema")));
-    ok(await write(lake, viewStep("create_table")));
+    const lake = await viewLake("yield-table", 3_600_000);
     const insert = (id: number): CommitRequest["verbs"] => [
       { op: "inline_insert", table: { schema: "s", name: "t" }, rows: [{ id, s: "w", amount: "1.00" }] },
     ];
@@ -553,44 +575,19 @@ describe("the yield under a writer that commits without pause (issue 12's measur
  * inlined table and the snapshot the flush read.
  */
 function flush(base: number, nextFileId: number): string {
-  const col = (c: number, min: string | null, max: string | null, nulls: number): Cell[] => [
-    0,
-    TABLE,
-    c,
-    40,
-    true,
-    3,
-    true,
-    nulls,
-    min !== null,
-    min,
-    max !== null,
-    max,
-    false,
-    null,
-    true,
-    null,
-  ];
+  const col = (column: number, min: string | null, max: string | null, nulls: number) =>
+    stagedColumnStats({ column, size: 40, values: 3, nulls, min, max });
   return staged(base, nextFileId, {
     data_file: [
-      [
-        0,
-        TABLE,
-        0,
-        `${DATA}s/t/flushed.parquet`,
-        false,
-        "parquet",
-        3,
-        863,
-        610,
-        0,
-        null,
-        null,
-        null,
-        3,
-        3,
-        null,
-      ],
+      stagedDataFile({
+        path: `${DATA}s/t/flushed.parquet`,
+        count: 3,
+        size: 863,
+        footer: 610,
+        rowIdStart: 0,
+        partialMax: 3,
+        begin: 3,
+      }),
     ],
     data_file_column_stats: [col(1, "1", "3", 0), col(2, "a", "b", 1), col(3, "1.50", "2.50", 1)],
     flushed_inlined: [["ducklake_inlined_data_2_2", 2, base]],
@@ -674,6 +671,18 @@ async function expectLandsAsClient(
   expect(await allRows(server.lake, r.position)).toEqual(await allRows(client.lake, client.position));
 }
 
+/** The staged batch, sent to a lake replayed up to `before`, is refused with `code` and writes nothing. */
+async function expectTamperedRefused(
+  tag: string,
+  name: string,
+  before: string,
+  batch: string,
+  code: string,
+): Promise<void> {
+  const { lake, position } = await replayed(tag, name, before);
+  await expectRefused(lake, position, batch, code);
+}
+
 /** A staged delete file row (`ducklake_staged_delete_file`), absolute paths as DuckLake stages them. */
 function stagedDelete(d: {
   dataPath: string;
@@ -749,55 +758,33 @@ describe("staged delete files of existing data files (docs/decisions/0265-staged
   });
 
   it("a tampered replacing delete file (a delete file that is not live) writes nothing", async () => {
-    const { lake, position } = await replayed("del-replace-tampered", "rewrite", "delete_file");
     // The client-side translation's refusal: the scheduled file is no delete file the batch removed.
-    await expectRefused(lake, position, replacing(371, 7), "Unsupported");
+    await expectTamperedRefused(
+      "del-replace-tampered",
+      "rewrite",
+      "delete_file",
+      replacing(371, 7),
+      "Unsupported",
+    );
   });
 
   /** The capture's `ducklake_rewrite_data_files` of table t: file 0 and its delete file 2 into file 3. */
   const rewrite = (lastDelete: number) => {
     const at = (f: string) => `${rw.dataPath}s/t/${f}`;
-    const col = (c: number, size: number, min: string, max: string): Cell[] => [
-      0,
-      2,
-      c,
-      size,
-      true,
-      1629,
-      true,
-      0,
-      true,
-      min,
-      true,
-      max,
-      false,
-      null,
-      true,
-      null,
-    ];
+    const col = (column: number, size: number, min: string, max: string) =>
+      stagedColumnStats({ column, size, values: 1629, nulls: 0, min, max });
     return staged(
       5,
       3,
       {
         data_file: [
-          [
-            0,
-            2,
-            0,
-            at("ducklake-01a23218-5ea8-73be-9bdd-1be954c393bc.parquet"),
-            false,
-            "parquet",
-            1629,
-            26749,
-            494,
-            null,
-            null,
-            null,
-            null,
-            null,
-            null,
-            0,
-          ],
+          stagedDataFile({
+            path: at("ducklake-01a23218-5ea8-73be-9bdd-1be954c393bc.parquet"),
+            count: 1629,
+            size: 26749,
+            footer: 494,
+            compaction: 0,
+          }),
         ],
         data_file_column_stats: [
           col(1, 6548, "100", "1999"),
@@ -839,8 +826,7 @@ describe("staged delete files of existing data files (docs/decisions/0265-staged
   });
 
   it("a tampered rewrite (a delete file that is not the source's live one) writes nothing", async () => {
-    const { lake, position } = await replayed("rewrite-tampered", "rewrite", "delete_file_2");
-    await expectRefused(lake, position, rewrite(1), "InvalidRequest");
+    await expectTamperedRefused("rewrite-tampered", "rewrite", "delete_file_2", rewrite(1), "InvalidRequest");
   });
 
   const fd = scenario("flush_deletes");
@@ -883,8 +869,13 @@ describe("staged delete files of existing data files (docs/decisions/0265-staged
   });
 
   it("a tampered flush of inlined deletes (a count that is not the carried deletes') writes nothing", async () => {
-    const { lake, position } = await replayed("flush-del-tampered", "flush_deletes", "delete_inlined_2");
-    await expectRefused(lake, position, flushDeletes(3), "InvalidRequest");
+    await expectTamperedRefused(
+      "flush-del-tampered",
+      "flush_deletes",
+      "delete_inlined_2",
+      flushDeletes(3),
+      "InvalidRequest",
+    );
   });
 });
 
@@ -929,24 +920,19 @@ function stagedOf(
 function stagedFileStats(after: StockRows, dataFileId: number, local: number): (Cell | undefined)[][] {
   return (after.ducklake_file_column_stats ?? [])
     .filter((c) => c.data_file_id === dataFileId)
-    .map((c) => [
-      local,
-      c.table_id,
-      c.column_id,
-      c.column_size_bytes,
-      true,
-      c.value_count,
-      true,
-      c.null_count,
-      true,
-      c.min_value,
-      true,
-      c.max_value,
-      false,
-      null,
-      true,
-      c.extra_stats,
-    ]);
+    .map((c) =>
+      stagedColumnStats({
+        local,
+        table: c.table_id,
+        column: c.column_id,
+        size: c.column_size_bytes,
+        values: c.value_count,
+        nulls: c.null_count,
+        min: c.min_value,
+        max: c.max_value,
+        extra: c.extra_stats,
+      }),
+    );
 }
 
 describe("staged rewrites of some files and dropped files (docs/decisions/0247, 0248)", () => {
@@ -961,24 +947,15 @@ describe("staged rewrites of some files and dropped files (docs/decisions/0247, 
       const deletes = after.ducklake_delete_file ?? [];
       return {
         data_file: [
-          [
-            0,
-            out.table_id,
-            0,
-            abs(out.path),
-            false,
-            out.file_format,
-            out.record_count,
-            out.file_size_bytes,
-            out.footer_size,
-            null,
-            null,
-            null,
-            null,
-            null,
-            null,
-            0,
-          ],
+          stagedDataFile({
+            table: out.table_id,
+            path: abs(out.path),
+            format: out.file_format,
+            count: out.record_count,
+            size: out.file_size_bytes,
+            footer: out.footer_size,
+            compaction: 0,
+          }),
         ],
         data_file_column_stats: stagedFileStats(after, num(out.data_file_id), 0),
         compaction: [[0, out.table_id, "rewrite_delete", null, 0]],
@@ -1007,8 +984,13 @@ describe("staged rewrites of some files and dropped files (docs/decisions/0247, 
   });
 
   it("a tampered staged rewrite of some files (a source with another file's delete file) writes nothing", async () => {
-    const { lake, position } = await replayed("rewrite-some-tampered", "rewrite_some", someSteps.before);
-    await expectRefused(lake, position, rewriteSome({ source: 1 }), "InvalidRequest");
+    await expectTamperedRefused(
+      "rewrite-some-tampered",
+      "rewrite_some",
+      someSteps.before,
+      rewriteSome({ source: 1 }),
+      "InvalidRequest",
+    );
   });
 
   /** The capture's DELETE of every row of the rewritten file: it drops that file whole. */
@@ -1047,7 +1029,12 @@ describe("staged rewrites of some files and dropped files (docs/decisions/0247, 
   });
 
   it("a tampered staged drop (a data file that is not live) writes nothing", async () => {
-    const { lake, position } = await replayed("drop-tampered", "rewrite_some", dropSteps.before);
-    await expectRefused(lake, position, dropping({ dropped: 9 }), "NotFound");
+    await expectTamperedRefused(
+      "drop-tampered",
+      "rewrite_some",
+      dropSteps.before,
+      dropping({ dropped: 9 }),
+      "NotFound",
+    );
   });
 });

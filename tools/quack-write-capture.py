@@ -5,8 +5,10 @@ Runs stock DuckDB 1.5.5 as a Quack server (this script in `--serve` mode, on 127
 default) and a stock DuckDB + DuckLake client against it, one fresh lake per scenario. For every step it records each
 request the client sent that holds a write statement (in order), and, after the step, every
 `ducklake_*` table and every inlined data/delete table of the server's metadata database as rows.
-Writes test/fixtures/quack/writes.json, which test/catalog/sql/writes.test.ts replays through the
-writer's sqlWrite and compares row by row.
+Writes test/fixtures/quack/writes/<scenario>.json (one file per scenario, so none nears biome's 1 MiB
+limit), which test/support/quack-writes.ts loads and test/catalog/sql/writes.test.ts replays through the
+writer's sqlWrite and compares row by row. A scenario the loader does not import is refused before
+capturing.
 
     python3 -m pip install -r tools/requirements-quack.txt
     python3 tools/quack-write-capture.py [--check] [--port 9240] [--only SCENARIO ...]
@@ -61,7 +63,26 @@ ap.add_argument("--only", action="append",
 args = ap.parse_args()
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OUT = os.path.join(ROOT, "test/fixtures/quack/writes.json")
+OUT_DIR = os.path.join(ROOT, "test/fixtures/quack/writes")
+LOADER = os.path.join(ROOT, "test/support/quack-writes.ts")
+
+
+def scenario_file(name):
+    return os.path.join(OUT_DIR, f"{name}.json")
+
+
+def committed():
+    """The committed capture as one document: {"duckdb": version, "scenarios": {name: scenario}}."""
+    doc = {"duckdb": None, "scenarios": {}}
+    for path in sorted(glob.glob(os.path.join(OUT_DIR, "*.json"))):
+        with open(path) as f:
+            sc = json.load(f)
+        version = sc.pop("duckdb")
+        if doc["duckdb"] not in (None, version):
+            sys.exit(f"{path} was captured with DuckDB {version}, the others with {doc['duckdb']}")
+        doc["duckdb"] = version
+        doc["scenarios"][os.path.basename(path)[: -len(".json")]] = sc
+    return doc
 
 T = "CREATE TABLE lake.s.t (id INTEGER, s VARCHAR, amount DECIMAL(10,2))"
 BASE = [("create_schema", ["CREATE SCHEMA lake.s"]), ("create_table", [T])]
@@ -221,6 +242,15 @@ def run(name, steps, work):
             os.killpg(srv.pid, 9)
 
 
+# The tests read the capture through the loader's imports: a scenario it does not import would be
+# captured and never replayed.
+with open(LOADER) as f:
+    loader = f.read()
+unloaded = [n for n in SCENARIOS if (not args.only or n in args.only)
+            and f'from "../fixtures/quack/writes/{n}.json"' not in loader]
+if unloaded:
+    sys.exit(f"{os.path.relpath(LOADER, ROOT)} does not import scenario(s) {', '.join(unloaded)}: add them there first")
+
 result = {"duckdb": duckdb.__version__, "scenarios": {}}
 for name, steps in SCENARIOS.items():
     if args.only and name not in args.only:
@@ -246,12 +276,8 @@ def shape(v):
     return s
 
 
-if args.only and not args.check:
-    with open(OUT) as f:
-        result["scenarios"] = json.load(f)["scenarios"] | result["scenarios"]
 if args.check:
-    with open(OUT) as f:
-        old = json.load(f)
+    old = committed()
     if args.only:
         old["scenarios"] = {n: old["scenarios"][n] for n in args.only if n in old["scenarios"]}
     if shape(old) != shape(result):
@@ -259,6 +285,13 @@ if args.check:
         sys.exit(1)
     print("fixture matches a fresh capture")
 else:
-    with open(OUT, "w") as f:
-        json.dump(result, f, indent=1, allow_nan=False)
-    print("wrote", OUT)
+    # --only replaces just those scenarios' files; a full capture also removes files of dropped scenarios.
+    os.makedirs(OUT_DIR, exist_ok=True)
+    if not args.only:
+        for path in glob.glob(os.path.join(OUT_DIR, "*.json")):
+            if os.path.basename(path)[: -len(".json")] not in result["scenarios"]:
+                os.remove(path)
+    for name, sc in result["scenarios"].items():
+        with open(scenario_file(name), "w") as f:
+            json.dump({"duckdb": result["duckdb"], **sc}, f, indent=1, allow_nan=False)
+        print("wrote", scenario_file(name))

@@ -21,7 +21,7 @@ import type { CheckpointInfo } from "../../../storage/api.ts";
 import { openLatest } from "../../../storage/index.ts";
 import { dataObjectKey } from "../../../storage/keys.ts";
 import { lakeName, realBucket, rigLake, stub } from "../../durable-objects/support.ts";
-import fixture from "../../fixtures/quack/writes.json";
+import fixture from "../../support/quack-writes.ts";
 
 interface Step {
   step: string;

@@ -11,7 +11,7 @@ import { Unsupported } from "../../../catalog/errors.ts";
 import { shapeOf, splitStatements } from "../../../catalog/sql/lexer.ts";
 import { parseWrite } from "../../../catalog/sql/writes/parse.ts";
 import templates from "../../fixtures/quack/templates-client-commit-writes.json";
-import captured from "../../fixtures/quack/writes.json";
+import captured from "../../support/quack-writes.ts";
 
 /** Shape prefixes of the statements we refuse (none today). */
 const REFUSED: string[] = [];

@@ -12,7 +12,7 @@ import type { Envelope } from "../../../durable-objects/envelope.ts";
 import type { HeadAnswer } from "../../../durable-objects/writer.ts";
 import { openLatest } from "../../../storage/index.ts";
 import { lakeName, realBucket, rigLake, stub, walPuts } from "../../durable-objects/support.ts";
-import fixture from "../../fixtures/quack/writes.json";
+import fixture from "../../support/quack-writes.ts";
 
 interface Step {
   step: string;

@@ -1,8 +1,8 @@
 /**
  * DuckLake's client-side commit batches through the writer's sqlWrite, against stock DuckDB 1.5.5:
- * `test/fixtures/quack/writes.json` (tools/quack-write-capture.py) holds, per scenario and step, every
- * write request a stock DuckLake client sent a stock Quack server and the server's `ducklake_*` rows
- * after the step. Each scenario is replayed from a lake created by its own initialization batch; after
+ * `test/fixtures/quack/writes/<scenario>.json` (tools/quack-write-capture.py; loaded by
+ * test/support/quack-writes.ts) holds, per scenario and step, every write request a stock DuckLake client
+ * sent a stock Quack server and the server's `ducklake_*` rows after the step. Each scenario is replayed from a lake created by its own initialization batch; after
  * every step our rows must equal stock's (values DuckDB mints at the server — times, the main schema's
  * UUID, created_by — excepted). Also: atomicity (a batch failing at statement k writes nothing), the
  * lost race (CommitConflict, nothing written), read-your-writes positions, lake creation rules.
@@ -15,7 +15,7 @@ import { toText } from "../../../catalog/values/index.ts";
 import type { Envelope } from "../../../durable-objects/envelope.ts";
 import { openLatest } from "../../../storage/index.ts";
 import { lakeName, realBucket, rigLake, stub, unwrap } from "../../durable-objects/support.ts";
-import fixture from "../../fixtures/quack/writes.json";
+import fixture from "../../support/quack-writes.ts";
 
 type StockRow = Record<string, unknown>;
 interface Step {

@@ -19,8 +19,8 @@ import { quackRecipe } from "../../../worker/quack/recipe.ts";
 import { FETCH_CHUNKS, ResultStore } from "../../../worker/quack/results.ts";
 import { openSession, resumeSession } from "../../../worker/quack/session.ts";
 import capturedReads from "../../fixtures/quack/captured-reads.json";
-import writes from "../../fixtures/quack/writes.json";
 import { call, TOKENS } from "../../support/http.ts";
+import writes from "../../support/quack-writes.ts";
 import { connect, connectRequest, post, prepare } from "./client.ts";
 
 const SCHEMATA =

@@ -13,10 +13,12 @@ import { MAX_FLUSH_RECORDS } from "../catalog/ingest/limits.ts";
 import type { RowFileSource } from "../catalog/ingest/read-files.ts";
 import { readIngestHead, readTail } from "../catalog/ingest/state.ts";
 import type { PlannedObject } from "../catalog/maintenance/flush-plan.ts";
+import type { Pause } from "../catalog/maintenance/pace.ts";
 import type { CommitRequest } from "../catalog/verbs/schema.ts";
 import type { Bucket, ReadView } from "../storage/api.ts";
 import { CodedError } from "../storage/errors.ts";
 import { dataObjectKey } from "../storage/keys.ts";
+import { yieldToEventLoop } from "../storage/maintenance.ts";
 
 export interface RowsFlushDeps {
   lake: string;
@@ -30,6 +32,11 @@ export interface RowsFlushDeps {
   message: string;
   /** Reads the lake's data files (a key-index rebuild reads the table's rows). */
   files: RowFileSource;
+  /**
+   * The yield between the stretches of laying out and encoding a batch's Parquet, as maintenance's
+   * (docs/decisions/0325-paced-maintenance.md); default one macrotask.
+   */
+  pause?: Pause;
 }
 
 export interface RowsFlushStep {
@@ -64,7 +71,7 @@ export async function runRowsFlushStep(
   deps: RowsFlushDeps,
   max: number = MAX_FLUSH_RECORDS,
 ): Promise<RowsFlushStep | null> {
-  const plan = await planRowsFlush(deps.view(), deps.now, max);
+  const plan = await planRowsFlush(deps.view(), deps.now, max, deps.pause ?? yieldToEventLoop);
   if (plan === null) return null;
   await putPlannedObjects(deps, plan.objects);
   const r = await deps.commit({ verbs: [plan.verb], message: deps.message });

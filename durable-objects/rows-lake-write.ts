@@ -9,6 +9,7 @@
 import { type CommitRequest, planLakeWrite } from "../catalog/index.ts";
 import type { ReadView } from "../storage/api.ts";
 import { CodedError } from "../storage/errors.ts";
+import { yieldToEventLoop } from "../storage/maintenance.ts";
 import { putPlannedObjects, type RowsFlushDeps } from "./rows-flush.ts";
 
 /**
@@ -17,7 +18,7 @@ import { putPlannedObjects, type RowsFlushDeps } from "./rows-flush.ts";
  */
 export const MAX_LAKE_WRITE_ATTEMPTS = 8;
 
-export interface LakeWriteDeps extends Pick<RowsFlushDeps, "lake" | "bucket" | "now"> {
+export interface LakeWriteDeps extends Pick<RowsFlushDeps, "lake" | "bucket" | "now" | "pause"> {
   view: () => ReadView;
 }
 
@@ -31,7 +32,7 @@ export async function commitLakeWrite<T>(
   commit: (request: CommitRequest) => Promise<T>,
 ): Promise<T> {
   for (let attempt = 1; ; attempt++) {
-    const plan = await planLakeWrite(deps.view(), request, deps.now);
+    const plan = await planLakeWrite(deps.view(), request, deps.now, deps.pause ?? yieldToEventLoop);
     if (plan === null) return commit(request);
     await putPlannedObjects(deps, plan.objects);
     try {

@@ -4,15 +4,19 @@
  * holds them (laid out by `catalog/parquet-layout.ts`, stats as stock DuckLake registers them). Pure: a
  * ReadView in, bytes and the `rows_flush` verb out. The host PUTs the files, then commits the verb, which
  * re-folds the same records and registers each file in place of inlined rows — or, if the log or the
- * table moved in between, applies nothing and leaves the file unreferenced.
+ * table moved in between, applies nothing and leaves the file unreferenced. Laying out and encoding a
+ * file is paced as maintenance's are (docs/decisions/0325-paced-maintenance.md): the host's pause after
+ * every MAINTENANCE_ROWS_PER_PAUSE rows laid out and after every row group encoded, so a large flush never
+ * holds the writer's event loop, and the commits waiting on it, for more than one bounded stretch.
  */
-import { writeParquet } from "../../parquet/index.ts";
+import { type ParquetRow, writeParquetPaced } from "../../parquet/index.ts";
 import type { ReadView } from "../../storage/api.ts";
 import { decodeValue, ValueKind } from "../codec.ts";
 import { CodedError } from "../errors.ts";
 import { dataPathPrefix, joinPath } from "../file-paths.ts";
 import { Kind, keys, OptionScope } from "../keys.ts";
 import { DUCKLAKE_DEFAULT_INLINING_ROW_LIMIT, type PlannedObject } from "../maintenance/flush-plan.ts";
+import { MAINTENANCE_ROWS_PER_ROW_GROUP, Pacer, type Pause } from "../maintenance/pace.ts";
 import {
   fileColumnStats,
   layoutColumns,
@@ -25,7 +29,6 @@ import type { ColumnRecord, OptionRecord, SchemaRecord, TableRecord } from "../r
 import { uuidv7 } from "../uuid.ts";
 import type { VerbOf } from "../verbs/schema.ts";
 import { byTable, foldTable } from "./fold.ts";
-import { MAX_FLUSH_RECORDS } from "./limits.ts";
 import { readIngestHead, readTail } from "./state.ts";
 
 export interface RowsFlushPlan {
@@ -61,11 +64,15 @@ async function one<T>(
   return (await scanAll<T>(view, prefix, vk, what))[0];
 }
 
-/** The next flush batch after the drained watermark, or null when the log is drained. */
+/**
+ * The next flush batch after the drained watermark, or null when the log is drained. `pause` is the host's
+ * yield between the stretches of laying out and encoding a file (`noPause` only where nothing else runs).
+ */
 export async function planRowsFlush(
   view: ReadView,
   now: () => number,
-  max: number = MAX_FLUSH_RECORDS,
+  max: number,
+  pause: Pause,
 ): Promise<RowsFlushPlan | null> {
   const head = await readIngestHead(view);
   const records = await readTail(view, head.drained, max);
@@ -75,6 +82,7 @@ export async function planRowsFlush(
   const objects: PlannedObject[] = [];
   const files: NonNullable<VerbOf<"rows_flush">["files"]> = [];
   const inlinedBecause: RowsFlushPlan["inlinedBecause"] = [];
+  const pacer = new Pacer(pause);
   for (const [t, list] of byTable(records)) {
     const kept = foldTable(list).kept;
     if (kept.length === 0) continue;
@@ -95,10 +103,16 @@ export async function planRowsFlush(
     if (!tableDir.startsWith(dataPath)) continue;
     try {
       const top = layoutColumns(cols);
-      const file = writeParquet(
-        parquetFields(cols),
-        kept.map((p) => toParquetRow(top, p.row)),
-      );
+      const fields = parquetFields(cols);
+      const prows: ParquetRow[] = [];
+      for (const p of kept) {
+        prows.push(toParquetRow(top, p.row));
+        await pacer.tick();
+      }
+      const file = await writeParquetPaced(fields, prows, {
+        pause: pacer.pause,
+        rowGroupSize: MAINTENANCE_ROWS_PER_ROW_GROUP,
+      });
       const stats = fileColumnStats(cols, file);
       const name = `ducklake-${uuidv7(now())}.parquet`;
       objects.push({

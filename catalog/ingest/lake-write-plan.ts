@@ -15,6 +15,7 @@ import { lookupIdempotency } from "../commit/idempotency.ts";
 import { isMemberError } from "../errors.ts";
 import { readHead, readSnapshot } from "../head.ts";
 import type { PlannedObject } from "../maintenance/flush-plan.ts";
+import type { Pause } from "../maintenance/pace.ts";
 import { Staging } from "../staging.ts";
 import { VerbContext } from "../verbs/context.ts";
 import type { CommitRequest, VerbOf } from "../verbs/schema.ts";
@@ -56,6 +57,7 @@ export async function planLakeWrite(
   view: ReadView,
   request: CommitRequest,
   now: () => number,
+  pause: Pause,
 ): Promise<LakeWritePlan | null> {
   const writes = plannableRowsWrites(request);
   if (writes === undefined) return null;
@@ -83,7 +85,7 @@ export async function planLakeWrite(
   const verbs: CommitRequest["verbs"] = [];
   for (const [i, v] of writes.entries()) {
     const range = ranges[i];
-    const files = range && isLake(v) ? await ownFiles(st, view, now, range, objects) : [];
+    const files = range && isLake(v) ? await ownFiles(st, view, now, pause, range, objects) : [];
     verbs.push(files.length > 0 ? { ...v, lakePlan: { files } } : v);
   }
   if (objects.length === 0) return null;
@@ -100,6 +102,7 @@ async function ownFiles(
   st: Staging,
   view: ReadView,
   now: () => number,
+  pause: Pause,
   range: { first: number; last: number },
   objects: PlannedObject[],
 ): Promise<NonNullable<VerbOf<"rows_flush">["files"]>> {
@@ -108,7 +111,7 @@ async function ownFiles(
   const overlay: ReadView = { position: view.position, get: (k) => st.get(k), scan: (r) => st.scan(r) };
   const count = range.last - range.first + 1;
   if (count > MAX_FLUSH_RECORDS) return [];
-  const batch = await planRowsFlush(overlay, now, count);
+  const batch = await planRowsFlush(overlay, now, count, pause);
   if (batch === null || batch.objects.length === 0 || batch.verb.through !== range.last) return [];
   objects.push(...batch.objects);
   return batch.verb.files ?? [];

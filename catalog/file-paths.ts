@@ -15,6 +15,25 @@ export function joinPath(base: string, rel: string): string {
   return base === "" || base.endsWith("/") ? `${base}${rel}` : `${base}/${rel}`;
 }
 
+/** A schema's or table's stored path: relative to its parent's directory, or a directory of its own. */
+export interface StoredDir {
+  path: string;
+  path_is_relative: boolean;
+}
+
+/** The directory of a schema (under the data path) or a table (under its schema's directory). */
+export function dirUnder(parent: string, rec: StoredDir): string {
+  return rec.path_is_relative ? joinPath(parent, rec.path) : rec.path;
+}
+
+/**
+ * A table's directory, as every reader and writer resolves it: the lake's data path, then the schema's
+ * path, then the table's path, each relative to the one before unless stored absolute.
+ */
+export function tableDirOf(dataPath: string, schema: StoredDir, table: StoredDir): string {
+  return dirUnder(dirUnder(dataPath, schema), table);
+}
+
 // `.`, `..` and their percent-encoded spellings, which URL readers resolve as dot segments.
 const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses.

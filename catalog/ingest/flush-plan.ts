@@ -13,7 +13,7 @@ import { type ParquetRow, writeParquetPaced } from "../../parquet/index.ts";
 import type { ReadView } from "../../storage/api.ts";
 import { decodeValue, ValueKind } from "../codec.ts";
 import { CodedError } from "../errors.ts";
-import { dataPathPrefix, joinPath } from "../file-paths.ts";
+import { dataPathPrefix, joinPath, tableDirOf } from "../file-paths.ts";
 import { Kind, keys, OptionScope } from "../keys.ts";
 import { DUCKLAKE_DEFAULT_INLINING_ROW_LIMIT, type PlannedObject } from "../maintenance/flush-plan.ts";
 import { MAINTENANCE_ROWS_PER_ROW_GROUP, Pacer, type Pause } from "../maintenance/pace.ts";
@@ -98,8 +98,7 @@ export async function planRowsFlush(
     const cols = (
       await scanAll<ColumnRecord>(view, keys.current(Kind.column, t), ValueKind.column, "column")
     ).sort((a, b) => a.column_order - b.column_order);
-    const schemaDir = schema.path_is_relative ? joinPath(dataPath, schema.path) : schema.path;
-    const tableDir = table.path_is_relative ? joinPath(schemaDir, table.path) : table.path;
+    const tableDir = tableDirOf(dataPath, schema, table);
     if (!tableDir.startsWith(dataPath)) continue;
     try {
       const top = layoutColumns(cols);

@@ -16,7 +16,7 @@ import {
 import type { ReadView } from "../../storage/api.ts";
 import { decodeValue, ValueKind } from "../codec.ts";
 import { Corruption, InvalidRequest } from "../errors.ts";
-import { dataPathPrefix, joinPath } from "../file-paths.ts";
+import { dataPathPrefix, tableDirOf } from "../file-paths.ts";
 import { Kind, keys } from "../keys.ts";
 import {
   fileColumnStats,
@@ -136,8 +136,7 @@ export async function tableCandidates(
 ): Promise<TableCandidates> {
   const dataPath = dataPathPrefix(globalDataPath);
   const plan = await tableFilesAt(view, tableId);
-  const schemaPath = plan.schema.path_is_relative ? joinPath(dataPath, plan.schema.path) : plan.schema.path;
-  const tablePath = plan.table.path_is_relative ? joinPath(schemaPath, plan.table.path) : plan.table.path;
+  const tablePath = tableDirOf(dataPath, plan.schema, plan.table);
   const versions = (
     await scanAll<SchemaVersionRecord>(
       view,

@@ -10,7 +10,7 @@ import { type ParquetField, type ParquetRow, writeParquetPaced } from "../../par
 import type { ReadView } from "../../storage/api.ts";
 import { decodeValue, ValueKind } from "../codec.ts";
 import { CodedError, InvalidRequest } from "../errors.ts";
-import { dataPathPrefix, joinPath } from "../file-paths.ts";
+import { dataPathPrefix, joinPath, tableDirOf } from "../file-paths.ts";
 import { keys } from "../keys.ts";
 import {
   fileColumnStats,
@@ -257,6 +257,5 @@ async function planTable(
 
 /** The table's directory: the data path, the schema's path, the table's path (each maybe relative). */
 export function tableDir(scan: Awaited<ReturnType<typeof tableFilesAt>>, dataPath: string): string {
-  const schemaPath = scan.schema.path_is_relative ? joinPath(dataPath, scan.schema.path) : scan.schema.path;
-  return scan.table.path_is_relative ? joinPath(schemaPath, scan.table.path) : scan.table.path;
+  return tableDirOf(dataPath, scan.schema, scan.table);
 }

@@ -6,7 +6,7 @@
  */
 import type { ReadView } from "../../storage/api.ts";
 import { decodeValue, ValueKind } from "../codec.ts";
-import { joinPath } from "../file-paths.ts";
+import { dirUnder, joinPath, tableDirOf } from "../file-paths.ts";
 import { foldName, Kind, keys, NameSpace, OptionScope } from "../keys.ts";
 import type { OptionRecord, SchemaRecord, TableRecord } from "../records.ts";
 import { pathFor } from "../verbs/context.ts";
@@ -48,8 +48,7 @@ async function tableDir(
     if (!table) return { reason: `table id ${ref.id} does not exist` };
     const schema = await record<SchemaRecord>(view, Kind.schema, table.schema_id, ValueKind.schema, "schema");
     if (!schema) return { reason: `schema id ${table.schema_id} does not exist` };
-    const sdir = schema.path_is_relative ? join(dataPath, schema.path) : schema.path;
-    return { dir: table.path_is_relative ? join(sdir, table.path) : table.path };
+    return { dir: tableDirOf(dataPath, schema, table) };
   }
   const schemaName = ref.schema ?? "main";
   const createdKey = `${foldName(schemaName)}.${foldName(ref.name)}`;
@@ -58,9 +57,7 @@ async function tableDir(
     ? await record<SchemaRecord>(view, Kind.schema, schemaEntry.id, ValueKind.schema, "schema")
     : undefined;
   const sdir = schema
-    ? schema.path_is_relative
-      ? join(dataPath, schema.path)
-      : schema.path
+    ? dirUnder(dataPath, schema)
     : created.schemas.has(foldName(schemaName)) && /^[A-Za-z0-9_-]+$/.test(schemaName)
       ? join(dataPath, pathFor(schemaName, ""))
       : undefined;
@@ -70,7 +67,7 @@ async function tableDir(
     : undefined;
   if (tableEntry?.kind === "table") {
     const table = await record<TableRecord>(view, Kind.table, tableEntry.id, ValueKind.table, "table");
-    if (table) return { dir: table.path_is_relative ? join(sdir, table.path) : table.path };
+    if (table) return { dir: dirUnder(sdir, table) };
   }
   const createdPath = created.tables.get(createdKey);
   if (createdPath !== undefined) return { dir: join(sdir, createdPath) };

@@ -6,6 +6,7 @@
 import type { ReadView } from "../../storage/api.ts";
 import { decodeValue, ValueKind } from "../codec.ts";
 import { NotFound, quoteName } from "../errors.ts";
+import { joinPath, tableDirOf } from "../file-paths.ts";
 import { resolveSnapshot } from "../head.ts";
 import { foldName, Kind, keys, NameSpace, OptionScope } from "../keys.ts";
 import type {
@@ -80,10 +81,6 @@ export function plannedRowIds(
   return start === null
     ? { row_id_start: null, row_id_end: null, row_ids_in_file: true }
     : { row_id_start: start, row_id_end: start + f.record_count, row_ids_in_file: false };
-}
-
-function join(base: string, rel: string): string {
-  return base.endsWith("/") ? `${base}${rel}` : `${base}/${rel}`;
 }
 
 /**
@@ -220,9 +217,8 @@ export async function tableFilesAt(
   const global =
     rawGlobal === undefined ? undefined : decodeValue<OptionRecord>(ValueKind.option, rawGlobal, "option");
   const dataPath = global?.values.data_path ?? "";
-  const schemaPath = schema.path_is_relative ? join(dataPath, schema.path) : schema.path;
-  const tablePath = table.path_is_relative ? join(schemaPath, table.path) : table.path;
-  const resolve = (path: string, relative: boolean) => (relative ? join(tablePath, path) : path);
+  const tablePath = tableDirOf(dataPath, schema, table);
+  const resolve = (path: string, relative: boolean) => (relative ? joinPath(tablePath, path) : path);
   const [deletes, inlinedDeleteRecords, paged, inlineRows, columnRecords] = await Promise.all([
     versionsAt<DeleteFileRecord>(view, s, Kind.deleteFile, ValueKind.deleteFile, t),
     scanAll<InlineFileDeleteRecord>(

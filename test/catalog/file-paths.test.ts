@@ -3,7 +3,7 @@
  * docs/decisions/0105-registered-file-paths.md), checked by the verbs for every entry point.
  */
 import { describe, expect, it } from "vitest";
-import { registeredPathProblem } from "../../catalog/file-paths.ts";
+import { registeredPathProblem, tableDirOf } from "../../catalog/file-paths.ts";
 import { tableFilesAt } from "../../catalog/index.ts";
 import { cols, fresh, settle } from "./support.ts";
 
@@ -175,5 +175,17 @@ describe("refusal texts", () => {
     const text = registeredPathProblem(data, `${data}main/t/`, "s3://x/y.parquet", false) ?? "";
     expect(text).not.toBe("");
     expect(text.toLowerCase()).not.toMatch(/conflict|unique|concurrent|primary key/);
+  });
+});
+
+describe("a table's directory (tableDirOf, the one resolution every reader and writer uses)", () => {
+  it("data path → schema path → table path, each relative unless stored absolute", () => {
+    const rel = (path: string) => ({ path, path_is_relative: true });
+    const abs = (path: string) => ({ path, path_is_relative: false });
+    expect(tableDirOf(DATA, rel("main/"), rel("t/"))).toBe(TABLE_DIR);
+    expect(tableDirOf(DATA.slice(0, -1), rel("main/"), rel("t/"))).toBe(TABLE_DIR);
+    expect(tableDirOf(DATA, abs("r2://b/s/"), rel("t/"))).toBe("r2://b/s/t/");
+    expect(tableDirOf(DATA, rel("main/"), abs("r2://b/t/"))).toBe("r2://b/t/");
+    expect(tableDirOf("", rel("main/"), rel("t/"))).toBe("main/t/");
   });
 });

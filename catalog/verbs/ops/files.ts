@@ -5,7 +5,7 @@
  */
 import { ValueKind } from "../../codec.ts";
 import { InvalidRequest, NotFound, quoteName } from "../../errors.ts";
-import { dataPathPrefix, joinPath, registeredPathProblem } from "../../file-paths.ts";
+import { dataPathPrefix, joinPath, registeredPathProblem, tableDirOf } from "../../file-paths.ts";
 import { Kind, keys, OptionScope } from "../../keys.ts";
 import { checkPathNotFenced } from "../../maintenance/cleanup.ts";
 import type {
@@ -40,8 +40,7 @@ export async function tableDirectory(
   );
   const dataPath = options?.values.data_path ?? "";
   const schema = await ctx.schemaById(table.schema_id);
-  const schemaDir = schema.path_is_relative ? joinPath(dataPath, schema.path) : schema.path;
-  return { dataPath, tableDir: table.path_is_relative ? joinPath(schemaDir, table.path) : table.path };
+  return { dataPath, tableDir: tableDirOf(dataPath, schema, table) };
 }
 
 /**

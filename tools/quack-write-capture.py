@@ -264,6 +264,8 @@ for name, steps in SCENARIOS.items():
 MINTED = [
     (re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"), "<uuid>"),
     (re.compile(r"/tmp/qd-capture-[A-Za-z0-9_-]+/"), "<work>/"),
+    # The ATTACH names the capture server's port (--port): any port captures the same batches.
+    (re.compile(r"quack:127\.0\.0\.1:\d+"), "quack:127.0.0.1:<port>"),
     (re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d+)?\+\d{2}(:\d{2})?"), "<time>"),
     (re.compile(r"'DuckDB [0-9a-f]+'"), "'DuckDB <build>'"),
 ]
@@ -281,7 +283,12 @@ if args.check:
     if args.only:
         old["scenarios"] = {n: old["scenarios"][n] for n in args.only if n in old["scenarios"]}
     if shape(old) != shape(result):
-        print("the committed fixture differs from a fresh capture; re-run without --check", file=sys.stderr)
+        names = sorted(set(old["scenarios"]) | set(result["scenarios"]))
+        differ = [n for n in names if shape(old["scenarios"].get(n)) != shape(result["scenarios"].get(n))]
+        if old["duckdb"] != result["duckdb"]:
+            differ.append(f"duckdb {old['duckdb']} != {result['duckdb']}")
+        print(f"the committed fixture differs from a fresh capture ({', '.join(differ)}); re-run without --check",
+              file=sys.stderr)
         sys.exit(1)
     print("fixture matches a fresh capture")
 else:

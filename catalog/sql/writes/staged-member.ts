@@ -33,13 +33,14 @@ import { mergeColumnStats } from "../../verbs/ops/stats-support.ts";
 import type { CommitRequest, Verb } from "../../verbs/schema.ts";
 import { type SqlResult, T } from "../result.ts";
 import { StagedRowsMember } from "./member.ts";
-import type { Literal } from "./parse.ts";
+import type { Literal, RowOp } from "./parse.ts";
 import { parseTupleText } from "./parse.ts";
 import { compactionOps, isCompaction } from "./staged-compaction.ts";
 import { isDeleteRewrite, replacedDeleteOps } from "./staged-deletes.ts";
-import { flushOps, isFlush } from "./staged-flush.ts";
+import { type AfterFlush, flushOps, isFlush } from "./staged-flush.ts";
 import type { StagedBatch, StagedRow, StagedTable } from "./staged-parse.ts";
 import { isRewrite, rewriteOps } from "./staged-rewrite.ts";
+import type { CommitText } from "./staged-snapshot.ts";
 import { inlineValue } from "./translate.ts";
 
 /** Staged tables whose rows this translation does not carry yet: a batch using one is refused by name. */
@@ -171,73 +172,15 @@ export class StagedCommitMember implements SelfStagedMember {
       base < premise.snapshot_id ? await readSnapshotsBetween(group, base, premise.snapshot_id) : [];
     let staged: StagedMember;
     try {
-      if (isFlush(this.batch)) {
-        const probe = new VerbContext(group.child(), premise, env);
-        const { ops, after } = await flushOps({
-          batch: this.batch,
-          premise,
-          probe,
-          tableRelative: (t, path) => this.relativePath(probe, t, path, false),
-          dataPath: await this.dataPath(probe),
-          author,
-          message,
-          extraInfo: extra,
-        });
+      const rows = await this.translatedRows(group, premise, env, { author, message, extraInfo: extra });
+      if (rows !== undefined) {
         staged = await new StagedRowsMember(
-          ops,
+          rows.ops,
           this.hashText(),
           this.idempotencyKey,
           new Map(),
-          after,
+          rows.after,
         ).stage(group, premise, env);
-      } else if (isRewrite(this.batch)) {
-        const probe = new VerbContext(group.child(), premise, env);
-        const ops = await rewriteOps({
-          batch: this.batch,
-          premise,
-          probe,
-          tableRelative: (t, path) => this.relativePath(probe, t, path, false),
-          author,
-          message,
-          extraInfo: extra,
-        });
-        staged = await new StagedRowsMember(ops, this.hashText(), this.idempotencyKey).stage(
-          group,
-          premise,
-          env,
-        );
-      } else if (isCompaction(this.batch)) {
-        const probe = new VerbContext(group.child(), premise, env);
-        const ops = await compactionOps({
-          batch: this.batch,
-          premise,
-          dataPath: await this.dataPath(probe),
-          tableRelative: (t, path) => this.relativePath(probe, t, path, false),
-          author,
-          message,
-          extraInfo: extra,
-        });
-        staged = await new StagedRowsMember(ops, this.hashText(), this.idempotencyKey).stage(
-          group,
-          premise,
-          env,
-        );
-      } else if (isDeleteRewrite(this.batch)) {
-        const probe = new VerbContext(group.child(), premise, env);
-        const ops = await replacedDeleteOps({
-          batch: this.batch,
-          premise,
-          dataPath: await this.dataPath(probe),
-          tableRelative: (t, path) => this.relativePath(probe, t, path, false),
-          author,
-          message,
-          extraInfo: extra,
-        });
-        staged = await new StagedRowsMember(ops, this.hashText(), this.idempotencyKey).stage(
-          group,
-          premise,
-          env,
-        );
       } else {
         const { verbs, preserved } = await this.translate(new VerbContext(group.child(), premise, env));
         const req: CommitRequest = { verbs };
@@ -315,6 +258,47 @@ export class StagedCommitMember implements SelfStagedMember {
   }
 
   /** The lake's data path (where files scheduled for deletion are stored relative to). */
+  /**
+   * A staged batch of one of the shapes the staged-row translations own (a flush, a rewrite, a merge, a
+   * delete-file rewrite: docs/decisions/0263-staged-flush.md, 0265) as the rows DuckLake's client-side
+   * commit would send for it on the premise; undefined for a data-only batch, which goes to the verbs.
+   */
+  private async translatedRows(
+    group: Staging,
+    premise: SnapshotRecord,
+    env: MemberEnv,
+    text: CommitText,
+  ): Promise<{ ops: RowOp[]; after?: AfterFlush } | undefined> {
+    const batch = this.batch;
+    const shape = isFlush(batch)
+      ? "flush"
+      : isRewrite(batch)
+        ? "rewrite"
+        : isCompaction(batch)
+          ? "compaction"
+          : isDeleteRewrite(batch)
+            ? "deletes"
+            : undefined;
+    if (shape === undefined) return undefined;
+    const probe = new VerbContext(group.child(), premise, env);
+    const common = {
+      batch,
+      premise,
+      tableRelative: (t: number, path: string) => this.relativePath(probe, t, path, false),
+      ...text,
+    };
+    switch (shape) {
+      case "flush":
+        return flushOps({ ...common, probe, dataPath: await this.dataPath(probe) });
+      case "rewrite":
+        return { ops: await rewriteOps({ ...common, probe }) };
+      case "compaction":
+        return { ops: await compactionOps({ ...common, dataPath: await this.dataPath(probe) }) };
+      case "deletes":
+        return { ops: await replacedDeleteOps({ ...common, dataPath: await this.dataPath(probe) }) };
+    }
+  }
+
   private async dataPath(probe: VerbContext): Promise<string> {
     const opts = await probe.read<OptionRecord>(
       keys.current(Kind.option, OptionScope.global, 0),

@@ -9,8 +9,7 @@
 
 import { parquetMetadata } from "hyparquet";
 import { describe, expect, it } from "vitest";
-import type { CommitRequest } from "../../catalog/index.ts";
-import { openCatalog, readRows } from "../../catalog/index.ts";
+import { readRows } from "../../catalog/index.ts";
 import { MAX_FLUSH_RECORDS } from "../../catalog/ingest/limits.ts";
 import {
   MAINTENANCE_ROWS_PER_PAUSE,
@@ -19,8 +18,7 @@ import {
 import { drainRowLog } from "../../durable-objects/rows-flush.ts";
 import { commitLakeWrite } from "../../durable-objects/rows-lake-write.ts";
 import { dataObjectReader } from "../../storage/data-objects.ts";
-import { openWriter } from "../../storage/index.ts";
-import { bucket, lakeName, settle } from "./support.ts";
+import { bucket, createEvents, durableLake } from "./support.ts";
 
 const T = { schema: "main", name: "events" };
 const range = (a: number, n: number) => Array.from({ length: n }, (_, i) => a + i);
@@ -28,28 +26,8 @@ const range = (a: number, n: number) => Array.from({ length: n }, (_, i) => a + 
 const N = MAX_FLUSH_RECORDS;
 
 async function rig(tag: string) {
-  const lake = lakeName(tag);
-  const store = await openWriter(bucket(), lake);
-  const catalog = await openCatalog(store, {});
-  await store.flush();
-  const commit = async (req: CommitRequest) => {
-    const out = await catalog.commit(req);
-    await settle(store, out.durable);
-    return { snapshotId: out.snapshotId, assigned: out.assigned };
-  };
-  await commit({
-    verbs: [
-      {
-        op: "create_table",
-        schema: "main",
-        name: "events",
-        columns: [
-          { name: "id", type: "int64" },
-          { name: "v", type: "varchar" },
-        ],
-      },
-    ],
-  });
+  const { lake, store, commit } = await durableLake(tag);
+  await commit({ verbs: createEvents() });
   let pauses = 0;
   const pause = async (): Promise<void> => {
     pauses++;

@@ -4,27 +4,17 @@
  * of existing keys flushed — the rows stay exactly one per key, as a model map says.
  */
 import { describe, expect, it } from "vitest";
-import type { CommitRequest } from "../../catalog/index.ts";
-import { openCatalog, readRows } from "../../catalog/index.ts";
+import { readRows } from "../../catalog/index.ts";
 import { ingestKeys } from "../../catalog/ingest/keys.ts";
 import { drainRowLog } from "../../durable-objects/rows-flush.ts";
 import { dataObjectReader } from "../../storage/data-objects.ts";
-import { openWriter } from "../../storage/index.ts";
-import { bucket, lakeName, settle } from "./support.ts";
+import { bucket, createEvents, durableLake, settle } from "./support.ts";
 
 const T = { schema: "main", name: "events" };
 const range = (a: number, n: number) => Array.from({ length: n }, (_, i) => a + i);
 
 async function rig(tag: string) {
-  const lake = lakeName(tag);
-  const store = await openWriter(bucket(), lake);
-  const catalog = await openCatalog(store, {});
-  await store.flush();
-  const commit = async (req: CommitRequest) => {
-    const out = await catalog.commit(req);
-    await settle(store, out.durable);
-    return { snapshotId: out.snapshotId, assigned: out.assigned };
-  };
+  const { lake, store, commit } = await durableLake(tag);
   const files = dataObjectReader(bucket(), lake);
   const drain = () =>
     drainRowLog({
@@ -52,20 +42,7 @@ async function rig(tag: string) {
 describe("key index rebuild", () => {
   it("a lost index is rebuilt from the Parquet file and inlined rows before upserts are flushed", async () => {
     const { commit, drain, rows, loseIndex } = await rig("keyidx");
-    const created = await commit({
-      verbs: [
-        {
-          op: "create_table",
-          schema: "main",
-          name: "events",
-          columns: [
-            { name: "id", type: "int64" },
-            { name: "v", type: "varchar" },
-          ],
-        },
-        { op: "set_row_key", table: T, columns: ["id"] },
-      ],
-    });
+    const created = await commit({ verbs: createEvents(true) });
     const tableId = Number(created.assigned[0]?.tableId);
     const upserts = (ids: number[], v: string) => ({
       verbs: [

@@ -3,7 +3,7 @@ import type { Catalog, CommitRequest } from "../../catalog/index.ts";
 import { readIngestHead, readRows } from "../../catalog/index.ts";
 import { ingestKeys } from "../../catalog/ingest/keys.ts";
 import type { ReadView, Store } from "../../storage/api.ts";
-import { fresh, settle } from "./support.ts";
+import { createEvents, fresh, settle } from "./support.ts";
 
 const T = { schema: "main", name: "events" };
 
@@ -15,20 +15,7 @@ async function commit(store: Store, catalog: Catalog, req: CommitRequest) {
 
 async function setup(tag: string, keyed: boolean) {
   const { store, catalog } = await fresh(tag);
-  await commit(store, catalog, {
-    verbs: [
-      {
-        op: "create_table",
-        schema: "main",
-        name: "events",
-        columns: [
-          { name: "id", type: "int64" },
-          { name: "v", type: "varchar" },
-        ],
-      },
-      ...(keyed ? [{ op: "set_row_key" as const, table: T, columns: ["id"] }] : []),
-    ],
-  });
+  await commit(store, catalog, { verbs: createEvents(keyed) });
   return { store, catalog };
 }
 
@@ -151,18 +138,7 @@ describe("row ingestion log", () => {
       verbs: [{ op: "rows_write", table: T, ops: [{ op: "insert", row: { id: 1 } }] }],
     });
     await commit(store, catalog, {
-      verbs: [
-        { op: "drop_table", table: T },
-        {
-          op: "create_table",
-          schema: "main",
-          name: "events",
-          columns: [
-            { name: "id", type: "int64" },
-            { name: "v", type: "varchar" },
-          ],
-        },
-      ],
+      verbs: [{ op: "drop_table", table: T }, ...createEvents()],
     });
     await commit(store, catalog, {
       verbs: [{ op: "rows_write", table: T, ops: [{ op: "insert", row: { id: 9 } }] }],

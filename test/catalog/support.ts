@@ -4,7 +4,7 @@
  * deterministic way to lose a head race). Nothing here fakes the store.
  */
 import { env } from "cloudflare:workers";
-import { type Catalog, type CatalogOptions, openCatalog } from "../../catalog/index.ts";
+import { type Catalog, type CatalogOptions, type CommitRequest, openCatalog } from "../../catalog/index.ts";
 import type { Bucket, Bytes, CommitHandle, Store, Transaction } from "../../storage/api.ts";
 import { openWriter } from "../../storage/index.ts";
 
@@ -36,6 +36,49 @@ export async function fresh(
 export async function settle(store: Store, durable: Promise<void>): Promise<void> {
   await store.flush();
   await durable;
+}
+
+/** What a durable commit answers: the minted snapshot and the verbs' assigned values. */
+export interface Committed {
+  snapshotId: number | null;
+  assigned: Record<string, unknown>[];
+}
+
+/** A fresh lake, its name, and a commit through its catalog that answers once durable (as the writer's). */
+export async function durableLake(tag: string): Promise<{
+  lake: string;
+  store: Store;
+  catalog: Catalog;
+  commit: (req: CommitRequest) => Promise<Committed>;
+}> {
+  const lake = lakeName(tag);
+  const store = await openWriter(bucket(), lake);
+  const catalog = await openCatalog(store, {});
+  await store.flush();
+  const commit = async (req: CommitRequest): Promise<Committed> => {
+    const out = await catalog.commit(req);
+    await settle(store, out.durable);
+    return { snapshotId: out.snapshotId, assigned: out.assigned };
+  };
+  return { lake, store, catalog, commit };
+}
+
+/** `main.events (id int64, v varchar)`, the row-ingestion tests' table; keyed by `id` when `keyed`. */
+export function createEvents(keyed = false): CommitRequest["verbs"] {
+  return [
+    {
+      op: "create_table",
+      schema: "main",
+      name: "events",
+      columns: [
+        { name: "id", type: "int64" },
+        { name: "v", type: "varchar" },
+      ],
+    },
+    ...(keyed
+      ? [{ op: "set_row_key" as const, table: { schema: "main", name: "events" }, columns: ["id"] }]
+      : []),
+  ];
 }
 
 export { StoreCounter as ReadCounter } from "../support/store-counter.ts";

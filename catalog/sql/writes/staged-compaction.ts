@@ -10,7 +10,7 @@ import { InvalidRequest, Unsupported } from "../../errors.ts";
 import type { SnapshotRecord } from "../../records.ts";
 import type { Literal, RowOp } from "./parse.ts";
 import { dataFileRow, scheduledDeletionRow, stagedFileStats } from "./staged-file-rows.ts";
-import { isNull, NULL, num, stagedReader } from "./staged-literals.ts";
+import { isNull, NULL, num, type StagedReader, stagedReader } from "./staged-literals.ts";
 import type { StagedBatch, StagedRow } from "./staged-parse.ts";
 import { type CommitText, changesRow, snapshotRow } from "./staged-snapshot.ts";
 
@@ -55,6 +55,26 @@ export function compactsAlone(rows: StagedBatch["rows"], what: "compaction" | "r
   }
 }
 
+/**
+ * Staged compaction `id`'s source files in their `source_order` (at least one) and its output file (the
+ * staged data file carrying that `compaction_id`; undefined when none, which each compaction judges).
+ */
+export function compactionParts(
+  rows: StagedBatch["rows"],
+  id: number,
+  what: "compaction" | "rewrite",
+  read: StagedReader,
+): { sources: StagedRow[]; out: StagedRow | undefined } {
+  const sources = rows.compaction_source
+    .filter((s) => read.int(s.compaction_id, "compaction_id") === id)
+    .sort((a, b) => read.int(a.source_order, "source_order") - read.int(b.source_order, "source_order"));
+  if (sources.length === 0) throw new InvalidRequest(`staged ${what} ${id} has no source files`);
+  const out = rows.data_file.find(
+    (f) => !isNull(f.compaction_id) && read.int(f.compaction_id, "compaction_id") === id,
+  );
+  return { sources, out };
+}
+
 export async function compactionOps(input: CompactionInput): Promise<RowOp[]> {
   const { batch, premise } = input;
   const rows = batch.rows;
@@ -74,10 +94,7 @@ export async function compactionOps(input: CompactionInput): Promise<RowOp[]> {
         `staged ${str(c.compaction_type, "compaction_type")} compactions are not translated yet`,
       );
     }
-    const sources = rows.compaction_source
-      .filter((s) => int(s.compaction_id, "compaction_id") === id)
-      .sort((a, b) => int(a.source_order, "source_order") - int(b.source_order, "source_order"));
-    if (sources.length === 0) throw new InvalidRequest(`staged compaction ${id} has no source files`);
+    const { sources, out } = compactionParts(rows, id, "compaction", reader);
     for (const s of sources) {
       if (
         !isNull(s.last_delete_file_id) ||
@@ -86,9 +103,6 @@ export async function compactionOps(input: CompactionInput): Promise<RowOp[]> {
         throw new Unsupported("staged compactions of files with deletes are not translated yet");
       }
     }
-    const out = rows.data_file.find(
-      (f) => !isNull(f.compaction_id) && int(f.compaction_id, "compaction_id") === id,
-    ) as StagedRow | undefined;
     if (!out) throw new InvalidRequest(`staged compaction ${id} has no output file`);
     const begins = sources.map((s) => int(s.source_begin_snapshot, "source_begin_snapshot"));
     const last = sources.map((s) =>

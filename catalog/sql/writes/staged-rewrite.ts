@@ -15,7 +15,7 @@ import { compareStat } from "../../types.ts";
 import type { VerbContext } from "../../verbs/context.ts";
 import { readTableStats } from "../../verbs/ops/stats-support.ts";
 import type { Literal, RowOp } from "./parse.ts";
-import { compactsAlone, type Relativize } from "./staged-compaction.ts";
+import { compactionParts, compactsAlone, type Relativize } from "./staged-compaction.ts";
 import { dataFileRow, stagedFileStats } from "./staged-file-rows.ts";
 import { flag, isNull, NULL, num, orNull, stagedReader, text } from "./staged-literals.ts";
 import type { StagedBatch, StagedRow } from "./staged-parse.ts";
@@ -67,13 +67,7 @@ export async function rewriteOps(input: RewriteInput): Promise<RowOp[]> {
     let removedBytes = 0;
     for (const c of rows.compaction.filter((x) => int(x.table_id, "table_id") === t)) {
       const id = int(c.compaction_id, "compaction_id");
-      const sources = rows.compaction_source
-        .filter((s) => int(s.compaction_id, "compaction_id") === id)
-        .sort((a, b) => int(a.source_order, "source_order") - int(b.source_order, "source_order"));
-      if (sources.length === 0) throw new InvalidRequest(`staged rewrite ${id} has no source files`);
-      const out = rows.data_file.find(
-        (f) => !isNull(f.compaction_id) && int(f.compaction_id, "compaction_id") === id,
-      );
+      const { sources, out } = compactionParts(rows, id, "rewrite", reader);
       if (!out)
         throw new Unsupported(
           `a staged rewrite without an output file (every row deleted) is not translated yet`,

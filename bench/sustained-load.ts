@@ -34,6 +34,24 @@ interface Commit {
   ms: number;
 }
 
+/** p99 of the commits whose span overlapped a maintenance interval vs of those that overlapped none. */
+function overlapP99(
+  commits: Commit[],
+  busy: { end: number; ms: number }[],
+): { overlapping: number; p99Overlapping: number; p99Clear: number } {
+  const spans = busy.map((b) => [b.end - b.ms, b.end] as const).sort((a, b) => a[0] - b[0]);
+  const over: number[] = [];
+  const clear: number[] = [];
+  for (const c of commits) {
+    const start = c.end - c.ms;
+    const hit = spans.some(([from, to]) => from < c.end && to > start);
+    (hit ? over : clear).push(c.ms);
+  }
+  over.sort((a, b) => a - b);
+  clear.sort((a, b) => a - b);
+  return { overlapping: over.length, p99Overlapping: quantile(over, 0.99), p99Clear: quantile(clear, 0.99) };
+}
+
 interface Step {
   end: number;
   ms: number;
@@ -229,10 +247,14 @@ export async function sustainedLoad(inner: Bucket, spec: LoadSpec): Promise<Row[
     const st = steps.filter((x) => x.end >= from && x.end < to).map((x) => x.ms);
     const stSorted = [...st].sort((a, b) => a - b);
     const sizes = manifestSizes.filter((x) => x.t < to).map((x) => x.size);
+    const cpuMs = lagsIn(from, to).reduce((a, x) => a + x.cpuMs, 0);
     rows.push({
       writers: spec.writers,
       window: i + 1,
       commitsPerSec: Math.round(inWin.length / (Math.max(1, spanMs) / 1000)),
+      // CPU the whole process spent per commit (commits, maintenance, the bench itself): a per-commit cost
+      // that grows with history shows here whatever the machine's load.
+      cpuMsPerCommit: Math.round((cpuMs / Math.max(1, inWin.length)) * 100) / 100,
       p50Ms: quantile(lat, 0.5),
       p99Ms: quantile(lat, 0.99),
       p999Ms: quantile(lat, 0.999),
@@ -242,8 +264,7 @@ export async function sustainedLoad(inner: Bucket, spec: LoadSpec): Promise<Row[
       jobRuns: jobs.filter((x) => x.end >= from && x.end < to).length,
       loopLagMaxMs: Math.round(Math.max(0, ...lagsIn(from, to).map((x) => x.ms))),
       // CPU the process got over the window's wall time (1 = one core busy): low with a high lag = starved.
-      cpuShare:
-        Math.round((lagsIn(from, to).reduce((a, x) => a + x.cpuMs, 0) / Math.max(1, spanMs)) * 100) / 100,
+      cpuShare: Math.round((cpuMs / Math.max(1, spanMs)) * 100) / 100,
       manifestKiB: Math.round((sizes.at(-1) ?? Number.NaN) / 102.4) / 10,
     });
   }
@@ -262,6 +283,8 @@ export async function sustainedLoad(inner: Bucket, spec: LoadSpec): Promise<Row[
   const l0Merged = steps.reduce((a, x) => a + x.l0Bytes, 0);
   const runMerged = steps.reduce((a, x) => a + x.runBytes, 0);
   const stepMs = steps.map((x) => x.ms).sort((a, b) => a - b);
+  // Commits that ran while a store maintenance step or a catalog job ran, against the rest.
+  const overlap = overlapP99(commits, [...steps, ...jobs]);
   rows.push({
     writers: spec.writers,
     window: "total",
@@ -275,6 +298,9 @@ export async function sustainedLoad(inner: Bucket, spec: LoadSpec): Promise<Row[
     p99LastOverFirst:
       Math.round(((rows.at(-1)?.p99Ms as number) / Math.max(1, rows[0]?.p99Ms as number)) * 100) / 100,
     maintSteps: steps.length,
+    commitsDuringMaint: overlap.overlapping,
+    p99DuringMaintMs: overlap.p99Overlapping,
+    p99OutsideMaintMs: overlap.p99Clear,
     compactions: steps.filter((x) => x.compacted).length,
     jobRuns:
       [...new Set(jobs.map((x) => x.job))]

@@ -4,6 +4,12 @@
  * only the keys and ranges it depends on, and later reads can never overwrite staged changes. A group
  * member stages into a child layer that is folded into the group on success and discarded on failure
  * (the store transaction has no savepoints). Scans merge the staged writes with the base scan in key order.
+ *
+ * Base scans are remembered like base gets (docs/decisions/0180-flat-commit-reads.md): the base is one
+ * transaction's frozen cut, so a range scanned once answers the same for the rest of the attempt, and a
+ * group of k members that each resolve the same table's columns scans the store once, not k times. Every
+ * store scan costs a block read per sorted table whose key range covers it, and the tables grow in number
+ * with the lake's history, so scans per member made commits slower as the lake aged.
  */
 import BTreeImport from "sorted-btree";
 import type { Bytes, KeyValue, ReadView, ScanRange } from "../storage/api.ts";
@@ -15,9 +21,39 @@ type Staged = Bytes | undefined;
 const BTree: typeof BTreeImport =
   (BTreeImport as unknown as { default?: typeof BTreeImport }).default ?? BTreeImport;
 
+/**
+ * Bounds on the remembered base scans of one attempt. A scan yielding more entries than
+ * `MAX_REMEMBERED_SCAN_ENTRIES` (a row range, not a table's columns) is read from the base again when
+ * repeated, and past `MAX_REMEMBERED_SCANS` ranges nothing more is remembered: both are a cache's limits,
+ * so reaching them costs reads, never an error.
+ */
+export const MAX_REMEMBERED_SCAN_ENTRIES = 256;
+export const MAX_REMEMBERED_SCANS = 256;
+
 interface Root {
   base: ReadView;
   cache: Map<string, Staged>;
+  /** Complete base scans by range (`[start, end, limit]` as JSON), in key order. */
+  scans: Map<string, KeyValue[]>;
+}
+
+/** Reads a base range, remembering it when it is small and read to its end. */
+async function* baseScan(root: Root, range: ScanRange, id: string): AsyncIterable<KeyValue> {
+  const known = root.scans.get(id);
+  if (known !== undefined) {
+    yield* known;
+    return;
+  }
+  let kept: KeyValue[] | undefined = root.scans.size < MAX_REMEMBERED_SCANS ? [] : undefined;
+  for await (const kv of root.base.scan(range)) {
+    if (kept !== undefined) {
+      if (kept.length < MAX_REMEMBERED_SCAN_ENTRIES) kept.push(kv);
+      else kept = undefined;
+    }
+    yield kv;
+  }
+  // Only a scan the caller read to its end is whole (a caller that stops early never gets here).
+  if (kept !== undefined && root.scans.size < MAX_REMEMBERED_SCANS) root.scans.set(id, kept);
 }
 
 /** A normalized scan range: keys in [start, end) as latin1 strings; end undefined = unbounded. */
@@ -42,7 +78,7 @@ export class Staging {
   ) {}
 
   static over(base: ReadView): Staging {
-    return new Staging({ base, cache: new Map() }, undefined);
+    return new Staging({ base, cache: new Map(), scans: new Map() }, undefined);
   }
 
   /** A child layer for one group member; fold it with `commitToParent()` or just drop it. */
@@ -114,7 +150,8 @@ export class Staging {
         if (entry[1] !== undefined) yield { key: keyFromString(entry[0]), value: entry[1] };
       }
     };
-    for await (const kv of this.root.base.scan(baseRange)) {
+    const id = JSON.stringify([start, end ?? null, baseRange.limit ?? null]);
+    for await (const kv of baseScan(this.root, baseRange, id)) {
       const ks = keyString(kv.key);
       for (const s of emitStagedBefore(ks)) {
         yield s;

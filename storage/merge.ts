@@ -5,6 +5,15 @@
  */
 import type { Bytes, KeyValue, SortedEntry } from "./api.ts";
 import { compareBytes } from "./bytes.ts";
+import { yieldToEventLoop } from "./maintenance.ts";
+
+/**
+ * A scan gives the event loop a macrotask turn after every this many entries it steps over, visible or
+ * tombstones (docs/decisions/0181-scan-yields.md). A commit's own scans (a table's columns, a few records)
+ * stay far below it and never pause; a walk over the tombstones an inlined-row flush leaves behind is cut
+ * into stretches of this many entries, a few milliseconds each.
+ */
+export const SCAN_YIELD_EVERY_ENTRIES = 4096;
 
 interface Head {
   entry: SortedEntry;
@@ -99,7 +108,12 @@ export async function* visibleEntries(
 ): AsyncGenerator<KeyValue> {
   if (limit !== undefined && limit <= 0) return;
   let n = 0;
+  let walked = 0;
   for await (const e of entries) {
+    // A walk over memtable entries and cached blocks resolves only microtasks, so without this turn a scan
+    // stepping over many tombstones held the event loop (and every commit) until it ended
+    // (docs/decisions/0181-scan-yields.md).
+    if (++walked % SCAN_YIELD_EVERY_ENTRIES === 0) await yieldToEventLoop();
     if (e.value === undefined) continue;
     yield { key: e.key, value: e.value };
     if (limit !== undefined && ++n >= limit) return;

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { Bytes, ScanRange, SortedEntry, SortedSource } from "../../storage/api.ts";
 import { compareBytes, inBounds, rangeBounds } from "../../storage/bytes.ts";
 import { newMemTree } from "../../storage/memtable.ts";
-import { mergeNewestFirst, visibleEntries } from "../../storage/merge.ts";
+import { mergeNewestFirst, SCAN_YIELD_EVERY_ENTRIES, visibleEntries } from "../../storage/merge.ts";
 import { Cut } from "../../storage/read-view.ts";
 
 /** A sorted layer held in an array: the shape a sorted table presents to the read path. */
@@ -102,5 +102,43 @@ describe("newest-first merge over sorted layers", () => {
     for await (const kv of visibleEntries(mergeNewestFirst([newer.scan({}), older.scan({})]), 1))
       firstOnly.push(hex(kv.key));
     expect(firstOnly).toEqual(["02"]);
+  });
+});
+
+describe("scans give the event loop a turn (docs/decisions/0181-scan-yields.md)", () => {
+  /** A layer of `n` tombstones (and `visible` live keys after them), answered without any I/O. */
+  const tombstones = (n: number, visible = 0): SortedSource => ({
+    async get() {
+      return undefined;
+    },
+    async *scan() {
+      for (let i = 0; i < n + visible; i++) {
+        const key = Uint8Array.of(1, i >> 16, (i >> 8) & 255, i & 255);
+        yield { key, value: i < n ? undefined : Uint8Array.of(1) };
+      }
+    },
+  });
+
+  /** Whether a timer armed before the scan ran before the scan ended (the gate: no sleeps, no clocks). */
+  async function timerRanDuring(layer: SortedSource): Promise<{ ran: boolean; seen: number }> {
+    let ran = false;
+    const timer = setTimeout(() => {
+      ran = true;
+    }, 0);
+    let seen = 0;
+    for await (const _ of new Cut(1, newMemTree(), [layer]).scan({})) seen++;
+    const result = { ran, seen };
+    clearTimeout(timer);
+    return result;
+  }
+
+  it("a scan stepping over many tombstones lets timers and I/O callbacks run before it ends", async () => {
+    const r = await timerRanDuring(tombstones(SCAN_YIELD_EVERY_ENTRIES * 5, 3));
+    expect(r).toEqual({ ran: true, seen: 3 });
+  });
+
+  it("a scan shorter than the bound never pauses", async () => {
+    const r = await timerRanDuring(tombstones(SCAN_YIELD_EVERY_ENTRIES - 10, 3));
+    expect(r).toEqual({ ran: false, seen: 3 });
   });
 });

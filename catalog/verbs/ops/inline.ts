@@ -22,6 +22,7 @@ import { compareStat, NESTED } from "../../types.ts";
 import { columnTree, parseValue, type StoredValue, type TypeNode, toText } from "../../values/index.ts";
 import type { Assigned, VerbContext } from "../context.ts";
 import type { DataFileSpec, DeleteFileSpec, VerbOf } from "../schema.ts";
+import { resolveTableShape } from "../shape-memo.ts";
 import { dataFileRow, deleteFileRow, liveDataFile, liveDeleteFilesOf } from "./files.ts";
 import { emptyTableStats, mergeColumnStats, readTableStats, writeTableStats } from "./stats-support.ts";
 
@@ -182,9 +183,9 @@ export function canonicalRow(
 }
 
 export async function inlineInsert(ctx: VerbContext, v: VerbOf<"inline_insert">): Promise<Assigned> {
-  const table = await ctx.table(v.table);
+  // The batch's memo: a group of single-row inserts resolves the table once (decision 0180).
+  const { table, shape } = await resolveTableShape(ctx, v.table);
   const t = table.table_id;
-  const shape = tableShape(t, await ctx.columns(t));
   const cols = shape.cols;
   ctx.inlinedRows += v.rows.length;
   if (ctx.inlinedRows > MAX_INLINED_ROWS_PER_COMMIT) {

@@ -48,6 +48,8 @@ export async function coldPlans(inner: Bucket, fileCounts: number[], latencies: 
         latencyMs: L,
         ms,
         filesPlanned: plan.files.length,
+        // What block fences' windows cost in bytes (docs/decisions/0175-block-fences.md).
+        kibRead: Math.round(reader.counters.bytesRead / 1024),
         ...costs(fb, lake),
       });
     }

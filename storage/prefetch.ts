@@ -129,9 +129,12 @@ export async function prefetchLayers(
   const wants = await Promise.all(list.map((t) => t.wantsWindow()));
   const windowed = new Set(list.filter((_, i) => wants[i]));
   // Connections: every metadata GET of the cut in flight or about to start here, and the caller's own.
+  // The windows fill what those leave of their last wave of PREFETCH_CONNECTIONS, so they land with the
+  // metadata: a full wave leaves none (a window queued behind it would only tie the ordinary path).
   let busy = options.reservedConnections ?? 0;
   for (const t of lazyTables(layers)) if (t.opening || (tables.has(t) && !t.isOpen)) busy++;
-  const windows = planWindows(reach, windowed, PREFETCH_CONNECTIONS - busy, PREFETCH_RANGE_BYTES_MAX);
+  const free = (PREFETCH_CONNECTIONS - (busy % PREFETCH_CONNECTIONS)) % PREFETCH_CONNECTIONS;
+  const windows = planWindows(reach, windowed, free, PREFETCH_RANGE_BYTES_MAX);
   // A hint: a table that fails to open or a GET that fails here is fetched again by the read that needs
   // it, which reports the failure (after its own retries) as before.
   const readers = new Map<LazyTable, SstReader>();

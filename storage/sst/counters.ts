@@ -20,6 +20,8 @@ export class ReadCounters {
   blocksRead = 0;
   /** Block-fence windows fetched before their table's metadata (docs/decisions/0175-block-fences.md). */
   fenceWindows = 0;
+  /** Bytes those windows asked for (part of bytesRead). */
+  fenceWindowBytes = 0;
   /** Blocks those windows held once verified against the real index and their checksums. */
   fenceBlocksAdopted = 0;
   /**
@@ -48,6 +50,7 @@ export class ReadCounters {
     this.cacheMisses = 0;
     this.blocksRead = 0;
     this.fenceWindows = 0;
+    this.fenceWindowBytes = 0;
     this.fenceBlocksAdopted = 0;
     this.fenceFallbacks = 0;
     this.fenceMismatches = 0;
@@ -64,6 +67,7 @@ export class ReadCounters {
     maxBlocksResident: number;
     blocksRead: number;
     fenceWindows: number;
+    fenceWindowBytes: number;
     fenceBlocksAdopted: number;
     fenceFallbacks: number;
     fenceMismatches: number;
@@ -78,6 +82,7 @@ export class ReadCounters {
       maxBlocksResident: this.maxBlocksResident,
       blocksRead: this.blocksRead,
       fenceWindows: this.fenceWindows,
+      fenceWindowBytes: this.fenceWindowBytes,
       fenceBlocksAdopted: this.fenceBlocksAdopted,
       fenceFallbacks: this.fenceFallbacks,
       fenceMismatches: this.fenceMismatches,

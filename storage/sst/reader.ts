@@ -287,6 +287,7 @@ export class SstReader implements SortedSource {
     counters: ReadCounters,
   ): Promise<{ bytes: Uint8Array; size: number }> {
     counters.fenceWindows++;
+    counters.fenceWindowBytes += window.length;
     return rangeGet(bucket, key, window, counters);
   }
 

@@ -197,6 +197,23 @@ describe("block fences", () => {
     expect(await dump(cut)).toEqual(await dump(cutOf(faultBucket(), name, manifest).cut));
   });
 
+  it("a window GET that fails is a fallback, not an error: the ordinary path fetches its blocks", async () => {
+    const { name, manifest } = await lake(8_000, 256 * 1024);
+    const expected = await dump(cutOf(faultBucket(), name, manifest).cut);
+    // A dry run counts the metadata GETs, which start before the windows.
+    const dry = cutOf(faultBucket(), name, manifest);
+    await prefetchLayers(dry.layers, HINTS);
+    const metadataGets = dry.counters.r2Gets - dry.counters.fenceWindows - dry.counters.fenceFallbacks;
+    expect(dry.counters.fenceFallbacks).toBe(0);
+    const fb = faultBucket();
+    fb.fail({ op: "get", prefix: `lakes/${name}/sst/`, nth: metadataGets + 1 });
+    const { cut, layers, counters } = cutOf(fb, name, manifest);
+    await prefetchLayers(layers, HINTS);
+    expect(counters.fenceFallbacks).toBeGreaterThan(0);
+    expect(counters.fenceBlocksAdopted).toBeLessThan(dry.counters.fenceBlocksAdopted);
+    expect(await dump(cut)).toEqual(expected);
+  });
+
   it("fences that disagree with the index are counted, their windows dropped, answers unchanged", async () => {
     const { name, manifest } = await lake(8_000, 256 * 1024);
     const expected = await dump(cutOf(faultBucket(), name, manifest).cut);

@@ -173,10 +173,10 @@ export async function prefetchLayers(
     const windowedReader = [...withWindows].some((t) => readers.get(t) === reader);
     for (const b of [...set].sort((x, y) => x - y)) {
       if (reader.holds(b)) continue;
-      // A block a window was meant to bring (cut short by a bound, failed, or its fences disagreed).
-      if (windowedReader) reader.counters.fenceFallbacks++;
       const bytes = reader.blockBytes(b);
       if (bytes > budget.left) break;
+      // A block a window was meant to bring (cut short by a bound, failed, or its fences disagreed).
+      if (windowedReader) reader.counters.fenceFallbacks++;
       budget.left -= bytes;
       taken += bytes;
       take.push(b);

@@ -1,7 +1,7 @@
 /**
  * The cold paths of `npm run bench -- sustained`: a cold scan plan (a stateless reader with no cache
- * opening the newest cut and planning `main.orders`, by name and by id, at 1k / 10k data files: the Worker's plan route minus
- * HTTP) and a cold-wake commit (a new writer over an existing lake, its held epoch kept, committing one
+ * opening the newest cut and planning `main.orders`, by name and by id, at 1k / 10k data files: the
+ * Worker's plan route minus HTTP) and a cold-wake commit (a new writer over an existing lake, its held epoch kept, committing one
  * row), each at 0 and 50 ms injected per operation. Serial round trips come from the fault bucket: the
  * longest chain of calls each started after the previous one completed.
  */

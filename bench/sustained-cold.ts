@@ -1,7 +1,7 @@
 /**
  * The cold paths of `npm run bench -- sustained`: a cold scan plan (a stateless reader with no cache
- * opening the newest cut and planning `main.orders` at 1k / 10k data files: the Worker's plan route minus
- * HTTP) and a cold-wake commit (a new writer over an existing lake, its held epoch kept, committing one
+ * opening the newest cut and planning `main.orders`, by name and by id, at 1k / 10k data files: the
+ * Worker's plan route minus HTTP) and a cold-wake commit (a new writer over an existing lake, its held epoch kept, committing one
  * row), each at 0 and 50 ms injected per operation. Serial round trips come from the fault bucket: the
  * longest chain of calls each started after the previous one completed.
  */
@@ -35,22 +35,28 @@ export async function coldPlans(inner: Bucket, fileCounts: number[], latencies: 
   for (const files of fileCounts) {
     const lake = `cold-plan-${files}`;
     await buildLake(inner, { lake, tables: 10, files });
-    for (const L of latencies) {
-      const fb = new FaultBucket(inner);
-      if (L > 0) fb.delay({ op: [...OPS], ms: L });
-      const t = performance.now();
-      const reader = await openLatest(fb, lake, { prefetchTables: true });
-      const plan = await tableFilesAt(reader, { name: "orders" }, undefined, { limit: 1000 });
-      const ms = performance.now() - t;
-      rows.push({
-        measure: "cold scan plan",
-        files,
-        latencyMs: L,
-        ms,
-        filesPlanned: plan.files.length,
-        ...costs(fb, lake),
-      });
-    }
+    let ordersId: number | undefined;
+    for (const L of latencies)
+      for (const byId of [false, true]) {
+        const fb = new FaultBucket(inner);
+        if (L > 0) fb.delay({ op: [...OPS], ms: L });
+        const t = performance.now();
+        const reader = await openLatest(fb, lake, { prefetchTables: true });
+        const ref = byId && ordersId !== undefined ? ordersId : { name: "orders" };
+        const plan = await tableFilesAt(reader, ref, undefined, { limit: 1000 });
+        const ms = performance.now() - t;
+        ordersId = plan.table.table_id;
+        rows.push({
+          measure: byId ? "cold scan plan (by id)" : "cold scan plan",
+          files,
+          latencyMs: L,
+          ms,
+          filesPlanned: plan.files.length,
+          // What block fences' windows cost in bytes (docs/decisions/0175-block-fences.md).
+          kibRead: Math.round(reader.counters.bytesRead / 1024),
+          ...costs(fb, lake),
+        });
+      }
   }
   return rows;
 }

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- sustained [--quick] [latency=20] [seconds=N] [commits=N] [writers=N] [only=load|cold]`: the store under sustained load
+ * `npm run bench -- sustained [--quick] [latency=20] [seconds=N] [commits=N] [writers=N] [only=load|cold] [files=N,M]`: the store under sustained load
  * (issue 16). 16 and 64 writers of single-row commits through the writer core for a fixed time with
  * injected PUT/GET latency (sustained-load.ts), then the cold paths at 0 and 50 ms per operation
  * (sustained-cold.ts). --quick: 20 s per writer count and a 1k-file plan, under two minutes in all; the
@@ -23,7 +23,10 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
   // `writers=16` runs one writer count.
   const writerCounts =
     arg(opts.args, "writers") === undefined ? [16, 64] : [Number(arg(opts.args, "writers"))];
-  const fileCounts = opts.quick ? [1_000] : [1_000, 10_000];
+  // `files=1000,10000` picks the cold plan's file counts (the full run's pair under --quick).
+  const filesArg = arg(opts.args, "files");
+  const fileCounts =
+    filesArg !== undefined ? filesArg.split(",").map(Number) : opts.quick ? [1_000] : [1_000, 10_000];
   const coldLatencies = [0, 50];
   // `only=load` or `only=cold` runs one phase (while iterating on one of them).
   const only = arg(opts.args, "only");

@@ -12,6 +12,7 @@ import type { ObjectCache } from "./cache.ts";
 import { Corruption } from "./errors.ts";
 import type { Manifest } from "./manifest.ts";
 import { ReadCounters } from "./sst/counters.ts";
+import type { ByteWindow } from "./sst/fences.ts";
 import { MAX_COALESCE_BLOCKS, SCAN_READAHEAD, SstReader } from "./sst/reader.ts";
 import { manifestTables, runsOf, type TableRef } from "./table-record.ts";
 
@@ -72,6 +73,10 @@ const max = (a: Bytes | undefined, b: Bytes | undefined): Bytes | undefined =>
 /** One table, opened on first use; reads outside its key range (or below `mergedBelow`) never open it. */
 export class LazyTable implements SortedSource {
   private reader: Promise<SstReader> | undefined;
+  /** The reader once its open resolved (no metadata GET left to overlap). */
+  private opened: SstReader | undefined;
+  /** Whether the record's fences agree with the index (checked once, when a window is adopted). */
+  private fencesOk: boolean | undefined;
 
   constructor(
     private readonly bucket: Bucket,
@@ -122,6 +127,48 @@ export class LazyTable implements SortedSource {
     });
   }
 
+  /**
+   * Whether a fence window would still save a round here: the record has fences, and the metadata is
+   * neither open nor in the object cache (then the ordinary path is as fast and reads no extra bytes).
+   */
+  async wantsWindow(): Promise<boolean> {
+    if (this.ref.fences === undefined || this.opened !== undefined) return false;
+    if (this.cache === undefined) return true;
+    return (await this.cache.get(`${this.ref.record.key}#meta`)) === undefined;
+  }
+
+  /** Whether the table's metadata is in hand. */
+  get isOpen(): boolean {
+    return this.opened !== undefined;
+  }
+
+  /** Whether the table's metadata GET is in flight (a connection in use). */
+  get opening(): boolean {
+    return this.reader !== undefined && this.opened === undefined;
+  }
+
+  /**
+   * Fetches `window` of the data region now, beside the metadata GET (started here if need be), and
+   * hands it to the reader once open (SstReader.adoptWindow, docs/decisions/0175-block-fences.md).
+   * Resolves with the blocks held (0 when anything failed, the fences disagree with the index, or the
+   * table could not be opened): a hint, the reads fetch what is missing.
+   */
+  fetchWindow(window: ByteWindow): Promise<number> {
+    const body = SstReader.fetchWindow(this.bucket, this.ref.record.key, window, this.counters);
+    body.catch(() => {});
+    return this.open().then(
+      (reader) => {
+        if (this.fencesOk === undefined) {
+          this.fencesOk = reader.fencesAgree(this.ref.fences ?? []);
+          if (!this.fencesOk) this.counters.fenceMismatches++;
+        }
+        if (!this.fencesOk) return 0;
+        return reader.adoptWindow(window, body);
+      },
+      () => 0,
+    );
+  }
+
   open(): Promise<SstReader> {
     if (this.reader === undefined) {
       const r = this.ref.record;
@@ -136,9 +183,14 @@ export class LazyTable implements SortedSource {
       });
       this.reader = p;
       // A transient failure must not stick: the next read tries again.
-      p.catch(() => {
-        if (this.reader === p) this.reader = undefined;
-      });
+      p.then(
+        (r) => {
+          if (this.reader === p) this.opened = r;
+        },
+        () => {
+          if (this.reader === p) this.reader = undefined;
+        },
+      );
     }
     return this.reader;
   }

@@ -125,9 +125,11 @@ async function openAfterPrefetch(
   if (manifest.sortedTables.length <= PREFETCH_TABLES_MAX) {
     for (const t of lazyTables(layers)) t.open().catch(() => {});
   }
-  // The host's first reads, fetched right behind the metadata while the tail and the fence go on; not
-  // awaited (a hint: a failure here is the first read's to report).
-  if (options.prefetch !== undefined) prefetchLayers(layers, options.prefetch).catch(() => {});
+  // The host's first reads, fetched right behind the metadata while the tail and the fence go on (with
+  // block fences, beside the metadata: docs/decisions/0175-block-fences.md; one connection is the fence
+  // PUT's); not awaited (a hint: a failure here is the first read's to report).
+  if (options.prefetch !== undefined)
+    prefetchLayers(layers, options.prefetch, { reservedConnections: 1 }).catch(() => {});
 
   // The fence goes at the id after the listed tail as soon as the ids are known, beside the tail GETs
   // (docs/decisions/0174-wake-tail-overlap.md): it needs the ids, not the segments' contents, so a long

@@ -11,7 +11,8 @@
  */
 import type { Bytes, PrefetchRange, SortedSource } from "./api.ts";
 import { compareBytes } from "./bytes.ts";
-import { LazyTable, type PrefetchBudget, RunLayer } from "./layers.ts";
+import { planWindows } from "./fence-windows.ts";
+import { LazyTable, lazyTables, type PrefetchBudget, RunLayer } from "./layers.ts";
 import type { SstReader } from "./sst/reader.ts";
 
 /** The six concurrent connections a Worker or Durable Object may hold open. */
@@ -90,14 +91,26 @@ async function pool(tasks: (() => Promise<void>)[], width: number): Promise<void
   await Promise.all(Array.from({ length: Math.min(width, tasks.length) }, lane));
 }
 
+/** Options of one prefetch call. */
+export interface PrefetchOptions {
+  /**
+   * Connections the caller keeps busy meanwhile (an opening writer's fence PUT): fence windows use only
+   * what is left of PREFETCH_CONNECTIONS after these and the metadata GETs in flight.
+   */
+  reservedConnections?: number;
+}
+
 /**
  * Opens every table the ranges reach (their metadata GETs together, or the ones already started by
- * `prefetchTables`), then fetches the blocks the ranges touch with ≤ PREFETCH_CONNECTIONS GETs. Layers
- * without a prefetch budget (the writer's) are left alone.
+ * `prefetchTables`), then fetches the blocks the ranges touch with ≤ PREFETCH_CONNECTIONS GETs. For a
+ * table whose metadata is still to come and whose record has block fences, the ranges' windows are
+ * fetched beside the metadata instead (fence-windows.ts, docs/decisions/0175-block-fences.md), and only
+ * what they missed is fetched after it. Layers without a prefetch budget (the writer's) are left alone.
  */
 export async function prefetchLayers(
   layers: readonly SortedSource[],
   ranges: readonly PrefetchRange[],
+  options: PrefetchOptions = {},
 ): Promise<void> {
   // Per range and layer, the tables it reaches in key order (a run's partitions share the range's bytes).
   const reach: { range: PrefetchRange; tables: LazyTable[] }[] = [];
@@ -111,17 +124,30 @@ export async function prefetchLayers(
     }
   }
   if (tables.size === 0) return;
+  // Which tables still wait for their metadata (checked before any open starts below).
+  const list = [...tables];
+  const wants = await Promise.all(list.map((t) => t.wantsWindow()));
+  const windowed = new Set(list.filter((_, i) => wants[i]));
+  // Connections: every metadata GET of the cut in flight or about to start here, and the caller's own.
+  // The windows fill what those leave of their last wave of PREFETCH_CONNECTIONS, so they land with the
+  // metadata: a full wave leaves none (a window queued behind it would only tie the ordinary path).
+  let busy = options.reservedConnections ?? 0;
+  for (const t of lazyTables(layers)) if (t.opening || (tables.has(t) && !t.isOpen)) busy++;
+  const free = (PREFETCH_CONNECTIONS - (busy % PREFETCH_CONNECTIONS)) % PREFETCH_CONNECTIONS;
+  const windows = planWindows(reach, windowed, free, PREFETCH_RANGE_BYTES_MAX);
   // A hint: a table that fails to open or a GET that fails here is fetched again by the read that needs
   // it, which reports the failure (after its own retries) as before.
   const readers = new Map<LazyTable, SstReader>();
-  await Promise.all(
-    [...tables].map((t) =>
+  await Promise.all([
+    ...list.map((t) =>
       t.open().then(
         (r) => void readers.set(t, r),
         () => {},
       ),
     ),
-  );
+    ...windows.map((w) => w.table.fetchWindow(w.window)),
+  ]);
+  const withWindows = new Set(windows.map((w) => w.table));
   const blocks = new Map<SstReader, Set<number>>();
   const budgets = new Map<SstReader, PrefetchBudget>();
   for (const { range, tables: ts } of reach) {
@@ -144,10 +170,13 @@ export async function prefetchLayers(
   for (const [reader, set] of blocks) {
     const budget = budgets.get(reader) as PrefetchBudget;
     const take: number[] = [];
+    const windowedReader = [...withWindows].some((t) => readers.get(t) === reader);
     for (const b of [...set].sort((x, y) => x - y)) {
       if (reader.holds(b)) continue;
       const bytes = reader.blockBytes(b);
       if (bytes > budget.left) break;
+      // A block a window was meant to bring (cut short by a bound, failed, or its fences disagreed).
+      if (windowedReader) reader.counters.fenceFallbacks++;
       budget.left -= bytes;
       taken += bytes;
       take.push(b);

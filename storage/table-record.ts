@@ -21,12 +21,18 @@
  *                `mergeInto` by an unfinished compaction; readers must ignore them in this table
  *   mergeInto    (optional, with mergedBelow; absent = run 0) the run an unfinished compaction merges
  *                this table into
+ *   fences       (optional) [[firstKeyHex, byteOffset], ...]: ≤ FENCES_PER_TABLE_MAX block starts the
+ *                builder chose (storage/sst/fences.ts), so a reader can fetch a range's blocks beside the
+ *                table's metadata (docs/decisions/0175-block-fences.md). Records written before fences
+ *                existed have none and read the ordinary way; a reader never trusts them (it adopts
+ *                blocks by the real index and their checksums)
  */
 import { z } from "zod";
 import type { Bytes } from "./api.ts";
 import { compareBytes, fromHex, toHex } from "./bytes.ts";
 import { Corruption } from "./errors.ts";
 import type { SortedTableRecord } from "./manifest.ts";
+import { FENCE_KEY_BYTES_MAX, FENCES_PER_TABLE_MAX, type Fence } from "./sst/fences.ts";
 import { parseSstKey } from "./sst/key.ts";
 import type { SstInfo } from "./sst/writer.ts";
 
@@ -49,6 +55,18 @@ const tableRecordSchema = z
     run: safeInt.optional(),
     mergedBelow: hexKey.optional(),
     mergeInto: safeInt.optional(),
+    fences: z
+      .array(
+        z.tuple([
+          z
+            .string()
+            .regex(/^(?:[0-9a-f]{2})*$/)
+            .max(2 * FENCE_KEY_BYTES_MAX),
+          safeInt,
+        ]),
+      )
+      .max(FENCES_PER_TABLE_MAX)
+      .optional(),
   })
   .loose();
 
@@ -62,6 +80,8 @@ export interface TableRef {
   mergedBelow: Bytes | undefined;
   /** The run a level-1 partition belongs to (0 for L0 tables and records written before runs had numbers). */
   run: number;
+  /** The record's block fences decoded; undefined for a record written before fences existed. */
+  fences: Fence[] | undefined;
 }
 
 export const LEVEL_L0 = 0;
@@ -81,6 +101,9 @@ export function tableRecord(info: SstInfo, level: 0 | 1, run?: number): TableRec
     entries: info.entries,
     tombstones: info.tombstones,
     blocks: info.blocks,
+    ...(info.fences !== undefined
+      ? { fences: info.fences.map((f): [string, number] => [toHex(f.key), f.offset]) }
+      : {}),
   };
 }
 
@@ -103,7 +126,8 @@ export function tableRef(lake: string, raw: SortedTableRecord): TableRef {
   if (minKey === undefined || maxKey === undefined) throw bad("malformed key bounds");
   if (r.level === LEVEL_L0 && r.run !== undefined) throw bad("a run number on an L0 table");
   if (r.mergeInto !== undefined && r.mergedBelow === undefined) throw bad("mergeInto without mergedBelow");
-  return { record: r, minKey, maxKey, mergedBelow, run: r.run ?? 0 };
+  const fences = r.fences?.map(([k, offset]): Fence => ({ key: fromHex(k) as Bytes, offset }));
+  return { record: r, minKey, maxKey, mergedBelow, run: r.run ?? 0, fences };
 }
 
 /** Every record of a manifest, validated, split into L0 (newest first) and the run (key order). */

@@ -17,6 +17,7 @@ import { type BlockHandle, encodeIndex } from "./block-index.ts";
 import { buildBloom, DEFAULT_BLOOM_BITS_PER_KEY, murmur3 } from "./bloom.ts";
 import { crc32c } from "./crc32c.ts";
 import { SstInvalidInput } from "./errors.ts";
+import { chooseFences, type Fence } from "./fences.ts";
 import { encodeFooter, FOOTER_BYTES, FORMAT_VERSION } from "./footer.ts";
 import { encodeProps } from "./props.ts";
 
@@ -39,6 +40,11 @@ export interface SstSummary {
   entries: number;
   tombstones: number;
   blocks: number;
+  /**
+   * A few blocks' first keys and offsets (fences.ts), for the manifest: a reader turns a key range into a
+   * byte window of the table before it has the index (docs/decisions/0175-block-fences.md).
+   */
+  fences: Fence[];
 }
 
 export interface BuiltSst {
@@ -153,6 +159,7 @@ export class SstBuilder {
         entries: this.entries,
         tombstones: this.tombstones,
         blocks: this.handles.length,
+        fences: chooseFences(this.handles, metaOffset),
       },
     };
   }

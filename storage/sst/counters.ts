@@ -18,6 +18,19 @@ export class ReadCounters {
   maxBlocksResident = 0;
   /** Data blocks decoded (from R2 or the cache). */
   blocksRead = 0;
+  /** Block-fence windows fetched before their table's metadata (docs/decisions/0175-block-fences.md). */
+  fenceWindows = 0;
+  /** Bytes those windows asked for (part of bytesRead). */
+  fenceWindowBytes = 0;
+  /** Blocks those windows held once verified against the real index and their checksums. */
+  fenceBlocksAdopted = 0;
+  /**
+   * Blocks a windowed range still needed after its windows arrived (a window cut short by a bound, a failed
+   * or short GET, a block that failed its checksum): fetched the ordinary way.
+   */
+  fenceFallbacks = 0;
+  /** Tables whose manifest fences disagreed with their index: their windows were dropped, never used. */
+  fenceMismatches = 0;
 
   hold(): void {
     this.blocksResident++;
@@ -36,6 +49,11 @@ export class ReadCounters {
     this.cacheHits = 0;
     this.cacheMisses = 0;
     this.blocksRead = 0;
+    this.fenceWindows = 0;
+    this.fenceWindowBytes = 0;
+    this.fenceBlocksAdopted = 0;
+    this.fenceFallbacks = 0;
+    this.fenceMismatches = 0;
     this.maxBlocksResident = this.blocksResident;
   }
 
@@ -48,6 +66,11 @@ export class ReadCounters {
     blocksResident: number;
     maxBlocksResident: number;
     blocksRead: number;
+    fenceWindows: number;
+    fenceWindowBytes: number;
+    fenceBlocksAdopted: number;
+    fenceFallbacks: number;
+    fenceMismatches: number;
   } {
     return {
       r2Gets: this.r2Gets,
@@ -58,6 +81,11 @@ export class ReadCounters {
       blocksResident: this.blocksResident,
       maxBlocksResident: this.maxBlocksResident,
       blocksRead: this.blocksRead,
+      fenceWindows: this.fenceWindows,
+      fenceWindowBytes: this.fenceWindowBytes,
+      fenceBlocksAdopted: this.fenceBlocksAdopted,
+      fenceFallbacks: this.fenceFallbacks,
+      fenceMismatches: this.fenceMismatches,
     };
   }
 }

@@ -30,6 +30,7 @@ import { Bloom } from "./bloom.ts";
 import { ReadCounters } from "./counters.ts";
 import { crc32c } from "./crc32c.ts";
 import { SstNotFound } from "./errors.ts";
+import type { ByteWindow, Fence } from "./fences.ts";
 import { decodeFooter, FOOTER_BYTES, type Footer, type Section } from "./footer.ts";
 import { decodeProps, type Props } from "./props.ts";
 
@@ -272,6 +273,97 @@ export class SstReader implements SortedSource {
       this.resident.set(j, bytes);
       if (this.cache) await this.cache.put(`${this.key}#${h.offset}`, bytes);
     }
+  }
+
+  /**
+   * Fetches a byte window of table `key`'s data region without its metadata (a block fence's window,
+   * docs/decisions/0175-block-fences.md), to be handed to `adoptWindow` once the table is open. Counted
+   * as a GET of `counters`.
+   */
+  static fetchWindow(
+    bucket: Bucket,
+    key: string,
+    window: ByteWindow,
+    counters: ReadCounters,
+  ): Promise<{ bytes: Uint8Array; size: number }> {
+    counters.fenceWindows++;
+    counters.fenceWindowBytes += window.length;
+    return rangeGet(bucket, key, window, counters);
+  }
+
+  /**
+   * Whether `fences` (from the manifest) agree with this table's index: each names the offset and first
+   * key of one of its blocks. A window planned from fences that do not is dropped unused.
+   */
+  fencesAgree(fences: readonly Fence[]): boolean {
+    const blocks = this.index.blocks;
+    for (const f of fences) {
+      const i = this.firstBlockAtOrAfter(f.offset);
+      const b = blocks[i];
+      if (b === undefined || b.offset !== f.offset || compareBytes(b.firstKey, f.key) !== 0) return false;
+    }
+    return true;
+  }
+
+  /**
+   * Holds every block lying wholly inside `window` once `body` (its bytes, fetched before this reader
+   * had its index) arrives: which blocks, and where each starts, come from this reader's own index, and
+   * each must pass its checksum, so a window planned from wrong fences can waste bytes but never yields
+   * wrong data. A read of such a block meanwhile awaits the window instead of starting its own GET.
+   * Resolves (never rejects) once they are held or dropped; returns how many it held.
+   */
+  adoptWindow(window: ByteWindow, body: Promise<{ bytes: Uint8Array; size: number }>): Promise<number> {
+    const blocks = this.index.blocks;
+    const end = Math.min(window.offset + window.length, this.metaOffset);
+    const inside: number[] = [];
+    for (let j = this.firstBlockAtOrAfter(window.offset); j < blocks.length; j++) {
+      const h = blocks[j]!;
+      if (h.offset + h.length > end) break;
+      if (!this.resident.has(j) && !this.arriving.has(j)) inside.push(j);
+    }
+    if (inside.length === 0) {
+      body.catch(() => {});
+      return Promise.resolve(0);
+    }
+    const p = (async (): Promise<number> => {
+      let got: { bytes: Uint8Array; size: number };
+      try {
+        got = await body;
+      } catch {
+        return 0;
+      }
+      if (got.size !== this.footer.objectSize || got.bytes.length !== window.length) return 0;
+      let held = 0;
+      for (const j of inside) {
+        const h = blocks[j]!;
+        const bytes = got.bytes.subarray(h.offset - window.offset, h.offset - window.offset + h.length);
+        if (!verifyBlock(bytes)) continue;
+        this.resident.set(j, bytes);
+        held++;
+        if (this.cache) await this.cache.put(`${this.key}#${h.offset}`, bytes).catch(() => {});
+      }
+      this.counters.fenceBlocksAdopted += held;
+      return held;
+    })();
+    const settled = p.then(() => {});
+    for (const j of inside) this.arriving.set(j, settled);
+    void settled.finally(() => {
+      for (const j of inside) if (this.arriving.get(j) === settled) this.arriving.delete(j);
+    });
+    return p;
+  }
+
+  /** The first block whose offset is ≥ `offset` (== blocks if none). */
+  private firstBlockAtOrAfter(offset: number): number {
+    const blocks = this.index.blocks;
+    let lo = 0;
+    let hi = blocks.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (blocks[mid]!.offset < offset) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 
   /** `limit` counts entries yielded, tombstones included. */

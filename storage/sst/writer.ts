@@ -5,6 +5,7 @@
 import type { Bucket, Bytes, SortedEntry } from "../api.ts";
 import { buildSst, type SstBuildOptions } from "./builder.ts";
 import { SstExists } from "./errors.ts";
+import type { Fence } from "./fences.ts";
 import { sstKey } from "./key.ts";
 
 /** A written table as a manifest lists it. */
@@ -21,6 +22,8 @@ export interface SstInfo {
   entries: number;
   tombstones: number;
   blocks: number;
+  /** The builder's block fences (fences.ts); absent in infos made before fences existed. */
+  fences?: Fence[];
 }
 
 export interface SstTarget {

@@ -1,8 +1,9 @@
 /**
  * A cold scan plan through a stateless reader counts its serial R2 round trips, not its time: the plan
  * names the ranges its dependent lookups read (catalog/reads/plan-prefetch.ts) and the reader fetches
- * their blocks together (storage/prefetch.ts, docs/decisions/0170-plan-prefetch.md). The rounds must not
- * grow with the table's file count, and the GETs stay a handful.
+ * their blocks together (storage/prefetch.ts, docs/decisions/0170-plan-prefetch.md), the first set beside
+ * the tables' metadata through the manifest's block fences (docs/decisions/0175-block-fences.md). The
+ * rounds by name must not grow with the table's file count, and the GETs stay a handful.
  */
 import { describe, expect, it } from "vitest";
 import { openCatalog, tableFilesAt, type Verb } from "../../catalog/index.ts";
@@ -10,6 +11,7 @@ import { FaultBucket } from "../../storage/fault-bucket.ts";
 import { openLatest, openWriter } from "../../storage/index.ts";
 import { lakePrefix } from "../../storage/keys.ts";
 import { PREFETCH_CONNECTIONS } from "../../storage/prefetch.ts";
+import { FENCE_SPACING_MIN_BYTES } from "../../storage/sst/fences.ts";
 import { bucket, lakeName } from "./support.ts";
 
 /** Small partitions, so the larger lake's catalog spans several run partitions (as 10k files do at 2 MiB). */
@@ -33,7 +35,9 @@ const fileVerb = (i: number): Verb => ({
 });
 
 /** A lake with `files` files in main.orders plus five other tables, maintained into a sorted run. */
-async function lakeWith(files: number): Promise<{ lake: string; tables: number; ordersId: number }> {
+async function lakeWith(
+  files: number,
+): Promise<{ lake: string; tables: number; dataBytes: number; ordersId: number }> {
   const lake = lakeName(`plan-rounds-${files}`);
   const store = await openWriter(bucket(), lake, { maintenance: { partitionBytes: PARTITION_BYTES } });
   const catalog = await openCatalog(store, { dataPath: `r2://bench/lakes/${lake}/data/` });
@@ -47,12 +51,16 @@ async function lakeWith(files: number): Promise<{ lake: string; tables: number; 
     await commit(Array.from({ length: Math.min(CHUNK, files - i) }, (_, j) => fileVerb(i + j)));
   let report = await store.maintain({ forceFlush: true, forceCompaction: true });
   while (report.more || report.compaction?.finished === false) report = await store.maintain();
-  const tables = (store as unknown as { manifest: { sortedTables: unknown[] } }).manifest.sortedTables.length;
+  const records = (store as unknown as { manifest: { sortedTables: { metaOffset: number }[] } }).manifest
+    .sortedTables;
+  const tables = records.length;
+  // The tables' data regions (blocks): what a window that ran to the end of every table would read.
+  const dataBytes = records.reduce((sum, r) => sum + r.metaOffset, 0);
   await store.close();
   const plan = await tableFilesAt(await openLatest(bucket(), lake), { name: "orders" }, undefined, {
     limit: 1,
   });
-  return { lake, tables, ordersId: plan.table.table_id };
+  return { lake, tables, dataBytes, ordersId: plan.table.table_id };
 }
 
 async function coldPlan(lake: string, ref: Parameters<typeof tableFilesAt>[1]) {
@@ -60,14 +68,27 @@ async function coldPlan(lake: string, ref: Parameters<typeof tableFilesAt>[1]) {
   const reader = await openLatest(fb, lake, { prefetchTables: true });
   const plan = await tableFilesAt(reader, ref, undefined, { limit: 1000 });
   const k = fb.counts(lakePrefix(lake));
-  return { plan, gets: k.get, lists: k.list, rounds: fb.serialRounds({ prefix: lakePrefix(lake) }) };
+  const t = reader.counters.tables;
+  return {
+    plan,
+    gets: k.get,
+    lists: k.list,
+    rounds: fb.serialRounds({ prefix: lakePrefix(lake) }),
+    bytes: reader.counters.bytesRead,
+    fences: {
+      windows: t.fenceWindows,
+      windowBytes: t.fenceWindowBytes,
+      adopted: t.fenceBlocksAdopted,
+      mismatches: t.fenceMismatches,
+    },
+  };
 }
 
 describe("a cold scan plan's round trips", () => {
-  it("do not grow with the file count: 5 by name, 4 by id, at 300 and 3,000 files", async () => {
+  it("do not grow with the file count: 4 by name at 300 and 3,000 files; by id 3, or 4 past six connections", async () => {
     const rows = [];
     for (const files of [300, 3000]) {
-      const { lake, tables, ordersId } = await lakeWith(files);
+      const { lake, tables, dataBytes, ordersId } = await lakeWith(files);
       const byName = await coldPlan(lake, { name: "orders" });
       const byId = await coldPlan(lake, ordersId);
       expect(byName.plan.files).toHaveLength(Math.min(files, 1000));
@@ -75,9 +96,21 @@ describe("a cold scan plan's round trips", () => {
         byName.plan.files.map((f) => f.data_file_id),
       );
       rows.push({ files, tables, byName, byId });
-      // list → manifest + tail → table metadata → the lookups' blocks (→ the table's blocks, by name).
-      expect(byName.rounds).toBeLessThanOrEqual(5);
+      // list → manifest + tail → table metadata beside the lookups' fence windows (and the table's, by
+      // id) → the table's blocks, by name (docs/decisions/0175-block-fences.md).
+      expect(byName.rounds).toBe(4);
+      // By id the windows hold every block; they fill what the metadata GETs leave of six connections, so
+      // with four partitions two tables' blocks come in a fourth round.
       expect(byId.rounds).toBeLessThanOrEqual(4);
+      if (tables === 1) expect(byId.rounds).toBe(3);
+      expect(byName.fences.windows).toBeGreaterThan(0);
+      expect(byName.fences.adopted).toBeGreaterThan(0);
+      expect(byName.fences.mismatches).toBe(0);
+      // Bytes: the lookups' windows are a few fence segments, not whole tables (at 3,000 files ~5% of
+      // the data; 128 KiB is four minimum fence spacings, the floor for a table of a few blocks).
+      expect(byName.fences.windowBytes).toBeLessThanOrEqual(
+        Math.max(dataBytes / 8, 4 * FENCE_SPACING_MIN_BYTES),
+      );
       // One list; the manifest and a short tail; one metadata GET per table; at most six block GETs per
       // prefetch (one for a plan by id, two by name).
       expect(byName.lists).toBe(1);
@@ -88,6 +121,5 @@ describe("a cold scan plan's round trips", () => {
     const [small, large] = rows;
     expect(large!.tables).toBeGreaterThan(small!.tables);
     expect(large!.byName.rounds).toBe(small!.byName.rounds);
-    expect(large!.byId.rounds).toBe(small!.byId.rounds);
   }, 300_000);
 });

@@ -5,6 +5,7 @@
  * beside its remaining GETs (docs/decisions/0174-wake-tail-overlap.md).
  */
 import { describe, expect, it } from "vitest";
+import { WRITER_WAKE_PREFETCH_BYTES_MAX } from "../../storage/prefetch.ts";
 import type { LakeStore } from "../../storage/store.ts";
 import { WAKE_TAIL_GETS_IN_FLIGHT } from "../../storage/tail-prefetch.ts";
 import { b, dump, faultBucket, lakeName, open } from "./helpers.ts";
@@ -69,7 +70,7 @@ describe("writer wake", () => {
     await again.close();
   });
 
-  it("a wake's prefetch hint lands with the metadata round: the first dependent lookups cost no GET", async () => {
+  it("a wake's prefetch hint lands in the metadata round (block fences): the first commit is 3 rounds + its PUT", async () => {
     const lake = lakeName("wake-prefetch");
     const st = (await open(faultBucket(), lake, {
       maintenance: { partitionBytes: 64 * 1024, l0CompactionTrigger: 100 },
@@ -87,8 +88,12 @@ describe("writer wake", () => {
     await st.close();
 
     // A chain of dependent lookups (each key named by the value before): without the hint each is a
-    // round of its own after the open's three; with it, the blocks come in one round behind the metadata.
-    const chain = async (fb: ReturnType<typeof faultBucket>, prefetch: boolean): Promise<number> => {
+    // round of its own after the open's three; with it, the blocks' fence windows come beside the
+    // metadata GETs and the fence PUT (docs/decisions/0175-block-fences.md), then the commit's PUT.
+    const chain = async (
+      fb: ReturnType<typeof faultBucket>,
+      prefetch: boolean,
+    ): Promise<{ rounds: number; bytes: number }> => {
       const re = await open(fb, lake, {
         heldEpoch: epoch,
         ...(prefetch ? { prefetch: [{ prefix: b("z-") }, { prefix: b("k025") }] } : {}),
@@ -98,17 +103,28 @@ describe("writer wake", () => {
       expect(next).toBeDefined();
       expect(await view.get(next as Uint8Array)).toEqual(value);
       const rounds = fb.serialRounds({ prefix: `lakes/${lake}/` });
+      const bytes = (re as LakeStore).readCounters.bytesRead;
+      re.write([{ key: b("z-head"), value: b("k02501") }]);
+      await re.flush();
+      expect(fb.serialRounds({ prefix: `lakes/${lake}/` })).toBe(rounds + 1);
       await re.close();
-      return rounds;
+      return { rounds, bytes };
     };
     const without = await chain(faultBucket(), false);
     const fb = faultBucket();
     const withHint = await chain(fb, true);
-    expect(without).toBeGreaterThanOrEqual(5);
-    // list → manifest + tail → metadata + fence → the hinted blocks.
-    expect(withHint).toBe(4);
+    expect(without.rounds).toBeGreaterThanOrEqual(5);
+    // list → manifest + tail → metadata + windows + fence (then the commit's segment PUT).
+    expect(withHint.rounds).toBe(3);
     expect(fb.count({ op: "get", prefix: `lakes/${lake}/sst/` })).toBeLessThanOrEqual(
       st.manifest.sortedTables.length + 6,
     );
+    // The windows stay inside the wake's prefetch budget: never a whole table's blocks.
+    const tables = st.manifest.sortedTables as unknown as { size: number; metaOffset: number }[];
+    const metadata = tables.reduce((n, t) => n + t.size - t.metaOffset, 0);
+    const data = tables.reduce((n, t) => n + t.metaOffset, 0);
+    const sstBytes = withHint.bytes;
+    expect(sstBytes).toBeLessThanOrEqual(metadata + WRITER_WAKE_PREFETCH_BYTES_MAX);
+    expect(sstBytes - metadata).toBeLessThan(data / 2);
   });
 });

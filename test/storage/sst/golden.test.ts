@@ -107,6 +107,8 @@ describe("sorted table golden vectors", () => {
       entries: 3,
       tombstones: 1,
       blocks: 1,
+      // One block: no fences (storage/sst/fences.ts); the object's bytes are unchanged by them.
+      fences: [],
     });
   });
 

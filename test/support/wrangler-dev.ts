@@ -79,7 +79,8 @@ export async function startWrangler(port: number): Promise<DevServer> {
   const timer = setTimeout(() => markReady(false), WRANGLER_START_TIMEOUT_MS);
   const url = `http://127.0.0.1:${port}`;
   const stop = async (options: { keepState?: boolean } = {}): Promise<void> => {
-    if (child.exitCode === null && child.pid !== undefined) {
+    // Killed by a signal, a child has a signalCode and no exitCode: a second stop() must not wait again.
+    if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
       const pid = child.pid;
       const exited = new Promise<void>((r) => child.once("exit", () => r()));
       const signal = (s: NodeJS.Signals): void => {

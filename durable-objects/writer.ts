@@ -729,6 +729,9 @@ export class Writer {
     // The idle flush (docs/decisions/0178-idle-memtable-flush.md): no commit for idleFlushAfterMs and none
     // in flight, so the first step flushes the memtable whatever its size.
     let idle = this.idleFlushDue(s);
+    // Recorded before it runs: if the flush fails (or the instance dies in it), the re-armed alarm of an
+    // evicted object still finds it due and opens the lake to run it again.
+    if (idle && !this.terminal) this.recordIdleFlushAt(s);
     try {
       for (
         let step = 0;

@@ -175,4 +175,45 @@ describe("the idle memtable flush", () => {
     expect((await tail(realBucket(), lake)).filter((t) => t.batches > 0).length).toBe(1);
     expect((await record(lake))?.idleFlushAt).toBeGreaterThan(Date.now() + skew.ms);
   });
+
+  it("a crash inside the idle flush loses nothing: the next instance's alarm flushes again", async () => {
+    // The writes the idle pass makes before the flush's table PUT, counted on a twin lake with the same
+    // history (the pass's own batches come first), so the crash below lands inside the flush.
+    const twin = await lakeWithCommits("idle-crash-twin");
+    twin.skew.ms += IDLE_FLUSH_AFTER_MS + 1;
+    twin.fb.resetCounters();
+    const logFrom = twin.fb.log.length;
+    expect(await runDurableObjectAlarm(stub(twin.lake))).toBe(true);
+    const calls = twin.fb.log.slice(logFrom);
+    const tableAt = calls.findIndex((c) => c.op === "put" && c.key.startsWith(sstPrefix(twin.lake)));
+    expect(tableAt).toBeGreaterThanOrEqual(0);
+    const writesBefore = calls.slice(0, tableAt).filter((c) => c.op === "put" || c.op === "delete").length;
+
+    const { lake, fb, skew } = await lakeWithCommits("idle-crash");
+    const before = unwrap(await stub(lake).head(lake));
+    skew.ms += IDLE_FLUSH_AFTER_MS + 1;
+    // The pass's writes and the flush's table PUT land; its manifest PUT, and every call after, fail.
+    fb.crashAfterWrites(writesBefore + 1);
+    await runDurableObjectAlarm(stub(lake));
+    expect(fb.crashed).toBe(true);
+    expect(tablePuts(fb, lake)).toBe(1);
+    const failed = await record(lake);
+    expect(failed?.backgroundFailures).toBeGreaterThanOrEqual(1);
+    expect(failed?.idleFlushAt).toBeDefined();
+    // A healthy bucket client and a new instance: the re-armed alarm opens the lake and flushes.
+    const again = rigLake(lake, {
+      now: () => Date.now() + skew.ms,
+      tunables: { storeMaintenance: { flushAfterSegments: 4 * COMMITS } },
+    });
+    await evictDurableObject(stub(lake));
+    skew.ms += IDLE_FLUSH_AFTER_MS + 1;
+    expect(await runDurableObjectAlarm(stub(lake))).toBe(true);
+    expect(tablePuts(again.bucket, lake)).toBe(1);
+    expect((await tail(realBucket(), lake)).filter((t) => t.batches > 0)).toEqual([]);
+    expect((await record(lake))?.idleFlushAt).toBeUndefined();
+    // Every acknowledged commit is still there.
+    const after = unwrap(await stub(lake).head(lake));
+    expect(after.snapshotId).toBeGreaterThanOrEqual(before.snapshotId);
+    expect(after.batchCount).toBeGreaterThanOrEqual(before.batchCount);
+  });
 });

@@ -6,15 +6,22 @@
  * process burns CPU is the reported hang. Prints one line per second and a summary; the server's whole
  * process group is killed with SIGKILL at the end (the hang ignored SIGTERM). Evidence and what it
  * showed: docs/decisions/0172-load-hang.md.
+ *
+ * Then the issue's figures for the same run: commit p50/p99 per minute, and from the stopped server's
+ * local R2 (`dev-r2-usage.ts`) the bytes stored by kind against the live bytes and the manifest's size.
+ * Ports: `port` (the server), `port + 1` (its inspector), `port + 2` (Miniflare reading the state).
  */
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { DEV_TOKEN, startWrangler } from "../test/support/wrangler-dev.ts";
+import { devR2Usage } from "./dev-r2-usage.ts";
 
 /** Bounds: one health probe, one commit request, the whole run. */
 const HEALTH_TIMEOUT_MS = 5_000;
 const COMMIT_TIMEOUT_MS = 30_000;
 const MAX_SECONDS = 600;
+/** Latency windows of the summary (the issue's figures are per minute). */
+const WINDOW_MS = 60_000;
 
 const port = Number(process.argv[2] ?? 9510);
 const seconds = Math.min(MAX_SECONDS, Number(process.argv[3] ?? 60));
@@ -94,6 +101,9 @@ try {
   let failed = 0;
   let next = 0;
   const latencies: number[] = [];
+  const started = Date.now();
+  /** Per window: the latencies of the commits that finished in it. */
+  const windows: number[][] = [];
   const writer = async (): Promise<void> => {
     while (Date.now() < end) {
       const id = next++;
@@ -115,7 +125,12 @@ try {
       } catch {
         failed++;
       }
-      latencies.push(performance.now() - t);
+      const ms = performance.now() - t;
+      latencies.push(ms);
+      const w = Math.floor((Date.now() - started) / WINDOW_MS);
+      const window = windows[w] ?? [];
+      window.push(ms);
+      windows[w] = window;
     }
   };
   let hung = 0;
@@ -146,8 +161,8 @@ try {
     }
   };
   await Promise.all([watchdog(), ...Array.from({ length: writers }, writer)]);
+  const q = (xs: number[], p: number): number => Math.round(xs[Math.floor(p * (xs.length - 1))] ?? 0);
   latencies.sort((a, b) => a - b);
-  const q = (p: number): number => Math.round(latencies[Math.floor(p * (latencies.length - 1))] ?? 0);
   console.log(
     JSON.stringify({
       summary: true,
@@ -156,11 +171,20 @@ try {
       ok,
       failed,
       unhealthyProbes: hung,
-      p50: q(0.5),
-      p99: q(0.99),
-      max: q(1),
+      p50: q(latencies, 0.5),
+      p99: q(latencies, 0.99),
+      max: q(latencies, 1),
+      perMinute: windows.map((xs, minute) => {
+        const sorted = [...xs].sort((a, b) => a - b);
+        return { minute: minute + 1, commits: xs.length, p50: q(sorted, 0.5), p99: q(sorted, 0.99) };
+      }),
     }),
   );
+  // The server stopped (its state kept), R2 is read as it was left.
+  await server.stop({ keepState: true });
+  const usage = await devR2Usage(server.persistDir, lake, port + 2);
+  console.log(JSON.stringify({ r2: true, lake, ...usage }));
 } finally {
   await server.stop();
+  rmSync(server.persistDir, { recursive: true, force: true });
 }

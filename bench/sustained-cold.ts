@@ -1,19 +1,24 @@
 /**
  * The cold paths of `npm run bench -- sustained`: a cold scan plan (a stateless reader with no cache
  * opening the newest cut and planning `main.orders`, by name and by id, at 1k / 10k data files: the
- * Worker's plan route minus HTTP) and a cold-wake commit (a new writer over an existing lake, its held epoch kept, committing one
- * row), each at 0 and 50 ms injected per operation. Serial round trips come from the fault bucket: the
+ * Worker's plan route minus HTTP) and a cold-wake commit (a new writer over an existing lake, its held
+ * epoch kept, committing one row), each at 0 and 50 ms injected per operation. The wake comes after one
+ * of three histories: a long WAL tail (no background pass ran: the crash case), a forced memtable flush
+ * (`maintainNow`), or the host's own idle flush (its alarm pass once no commit arrived for
+ * `IDLE_FLUSH_AFTER_MS`, docs/decisions/0178-idle-memtable-flush.md). Serial round trips come from the
+ * fault bucket: the
  * longest chain of calls each started after the previous one completed.
  */
 import { tableFilesAt } from "../catalog/index.ts";
 import { systemClock } from "../durable-objects/clock.ts";
+import { IDLE_FLUSH_AFTER_MS } from "../durable-objects/idle-flush.ts";
 import { DEFAULT_TUNABLES } from "../durable-objects/options.ts";
 import { MemoryRegistry } from "../durable-objects/registry.ts";
 import { Writer } from "../durable-objects/writer.ts";
 import type { Bucket } from "../storage/api.ts";
 import { FaultBucket } from "../storage/fault-bucket.ts";
 import { openLatest } from "../storage/index.ts";
-import { lakePrefix } from "../storage/keys.ts";
+import { lakePrefix, walPrefix } from "../storage/keys.ts";
 import { buildLake } from "./read-lakes.ts";
 import type { Row } from "./report.ts";
 
@@ -61,14 +66,14 @@ export async function coldPlans(inner: Bucket, fileCounts: number[], latencies: 
   return rows;
 }
 
-function writer(bucket: Bucket, lake: string, registry: MemoryRegistry): Writer {
+function writer(bucket: Bucket, lake: string, registry: MemoryRegistry, now = () => Date.now()): Writer {
   return new Writer({
     lake,
     bucket,
     identity: "bench",
     registry,
     clock: systemClock,
-    now: () => Date.now(),
+    now,
     tunables: DEFAULT_TUNABLES,
     abort: (reason) => {
       throw new Error(`writer aborted during the benchmark: ${reason}`);
@@ -84,13 +89,24 @@ const insert = (id: number) => ({
   verbs: [{ op: "inline_insert" as const, table: { name: "t" }, rows: [{ id, v: `row ${id}` }] }],
 });
 
+/** What ran between the lake's last commit and the wake. */
+type History = "tail" | "maintenance" | "idle";
+
+const HISTORY_MEASURE: Record<History, string> = {
+  tail: "cold-wake commit (WAL tail)",
+  maintenance: "cold-wake commit (after maintenance)",
+  idle: "cold-wake commit (after idle flush)",
+};
+
 export async function coldWakes(inner: Bucket, latencies: number[]): Promise<Row[]> {
   const rows: Row[] = [];
   for (const L of latencies) {
-    for (const maintained of [false, true]) {
-      const lake = `cold-wake-${L}-${maintained ? "m" : "t"}`;
+    for (const history of ["tail", "maintenance", "idle"] as const) {
+      const lake = `cold-wake-${L}-${history}`;
       const registry = new MemoryRegistry();
-      const first = writer(inner, lake, registry);
+      // The writer's wall clock, moved past the idle interval instead of waiting it out.
+      let skew = 0;
+      const first = writer(inner, lake, registry, () => Date.now() + skew);
       await first.createLake();
       await first.commit({
         verbs: [
@@ -107,15 +123,23 @@ export async function coldWakes(inner: Bucket, latencies: number[]): Promise<Row
       // A lake with history: 200 commits, 8 at a time (a few dozen WAL segments).
       for (let i = 0; i < 200; i += 8)
         await Promise.all(Array.from({ length: 8 }, (_, j) => first.commit(insert(i + j))));
-      if (maintained) await first.maintainNow();
+      if (history === "maintenance") await first.maintainNow();
+      if (history === "idle") {
+        // The host's own policy decides: its alarm pass, a minute after the last commit.
+        skew += IDLE_FLUSH_AFTER_MS;
+        await first.background();
+        if (registry.get()?.idleFlushAt !== undefined)
+          throw new Error("the idle pass left its flush due: the bench would measure a WAL tail");
+      }
       const fb = new FaultBucket(inner);
       if (L > 0) fb.delay({ op: [...OPS], ms: L });
       // A wake: the object's memory is gone, its own storage (existence, held epoch) is kept.
-      const woken = writer(fb, lake, registry);
+      const woken = writer(fb, lake, registry, () => Date.now() + skew);
       let t = performance.now();
       await woken.commit(insert(10_000));
       rows.push({
-        measure: maintained ? "cold-wake commit (after maintenance)" : "cold-wake commit (WAL tail)",
+        measure: HISTORY_MEASURE[history],
+        walGets: fb.count({ op: "get", prefix: walPrefix(lake) }),
         latencyMs: L,
         ms: performance.now() - t,
         ...costs(fb, lake),

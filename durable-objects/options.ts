@@ -1,5 +1,6 @@
 /** The writer's tunables, with defaults chosen for R2 (see README "Defaults"). */
 import type { MaintenancePolicy, WriterOptions as StoreOptions } from "../storage/api.ts";
+import { IDLE_FLUSH_AFTER_MS } from "./idle-flush.ts";
 
 export interface WriterTunables {
   /**
@@ -48,6 +49,11 @@ export interface WriterTunables {
    * stretch then runs once per this many ms at most, and at most one commit waits behind it.
    */
   maintenanceYieldMaxMs: number;
+  /**
+   * The background pass flushes the memtable once no commit has arrived for this long, so the next wake
+   * reads a covered WAL instead of a long tail (`IDLE_FLUSH_AFTER_MS`, docs/decisions/0178-idle-memtable-flush.md).
+   */
+  idleFlushAfterMs: number;
   /** How long an idempotency key is honoured, in ms (the catalog's default when unset: 24 h). */
   idempotencyTtlMs?: number;
   /** The store's background-work tuning (memtable flush, compaction, GC); storage's defaults when unset. */
@@ -70,4 +76,5 @@ export const DEFAULT_TUNABLES: WriterTunables = {
   backgroundRetryMaxMs: 15 * 60_000,
   yieldHoldMs: 250,
   maintenanceYieldMaxMs: 100,
+  idleFlushAfterMs: IDLE_FLUSH_AFTER_MS,
 };

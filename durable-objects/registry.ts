@@ -20,6 +20,12 @@ export interface LakeRecord {
    * no commit came since (decision docs/decisions/0324-maintenance-alarm.md).
    */
   maintenanceDueAt?: number;
+  /**
+   * When the idle memtable flush is due (ms since the epoch): applied batches live only in the WAL tail,
+   * and the alarm flushes them then even if the object was evicted meanwhile
+   * (docs/decisions/0178-idle-memtable-flush.md). Absent when the sorted tables cover every batch.
+   */
+  idleFlushAt?: number;
   /** Consecutive failed background passes (drives the re-arm backoff); 0 or absent after a success. */
   backgroundFailures?: number;
 }

@@ -36,7 +36,14 @@ import { expiresSnapshots, planSqlWrite } from "../catalog/sql/writes/plan.ts";
 import { JOB_NAMES, type JobName, type JobRun, type StoredJobRun } from "../maintenance/history.ts";
 import { runMaintenancePass } from "../maintenance/run.ts";
 import { nextDueAt } from "../maintenance/schedule.ts";
-import type { Bucket, CheckpointInfo, CheckpointWriter, MaintenanceReport, Store } from "../storage/api.ts";
+import type {
+  Bucket,
+  CheckpointInfo,
+  CheckpointWriter,
+  MaintainOptions,
+  MaintenanceReport,
+  Store,
+} from "../storage/api.ts";
 import { dataObjectReader } from "../storage/data-objects.ts";
 import { CodedError, Fenced, LakeDeleted, OpenRaced, StoreUnavailable } from "../storage/errors.ts";
 import { LakeStore, openCheckpoint, openWriter } from "../storage/index.ts";
@@ -45,6 +52,7 @@ import { yieldToEventLoop } from "../storage/maintenance.ts";
 import type { Clock } from "./clock.ts";
 import { Coalescer, type Settled } from "./coalescer.ts";
 import { CommitOutcomeUnknown, LakeDeletedPendingRemoval, LakeWasDeleted, Unavailable } from "./errors.ts";
+import { idleFlushAt } from "./idle-flush.ts";
 import { type MetricsSnapshot, WriterMetrics } from "./metrics.ts";
 import type { WriterTunables } from "./options.ts";
 import { FlushPacer } from "./pacer.ts";
@@ -55,6 +63,9 @@ import { type Phase, type StallReport, StallWatch } from "./stall.ts";
 import { Ticket } from "./ticket.ts";
 
 export type LogLevel = "info" | "warn" | "error";
+
+/** Who asked for a commit: a caller, or the writer's own background pass (jobs, the row flusher). */
+export type Origin = "caller" | "background";
 
 /** The awaits of the submitting task, in order (a test seam may throw after each). */
 export type SubmitStep = "capacity" | "commitGroup";
@@ -225,6 +236,8 @@ export class Writer {
   /** When the row flusher is next due (undefined: not armed, or unknown after a restart). */
   private flushDueAt: number | undefined;
   private maintenanceArmed = false;
+  /** Wall time of the newest commit this activation saw arrive or land (the idle flush's clock). */
+  private lastCommitAt: number | undefined;
   private swept = 0;
   private readonly maintenanceRuns: JobRun[] = [];
   /** The maintenance pass running or last run (passes are serialised: `maintenancePass`). */
@@ -286,26 +299,38 @@ export class Writer {
     return this.coalescer.slotHeld;
   }
 
-  /** Commits one request; resolves only once its batch is durable and published. */
-  async commit(request: unknown): Promise<CommitResult> {
+  /**
+   * Commits one request; resolves only once its batch is durable and published. `origin` "background":
+   * the writer's own pass commits it (maintenance jobs, the row flusher), which does not count as the
+   * lake being busy for the idle flush (docs/decisions/0178-idle-memtable-flush.md).
+   */
+  async commit(request: unknown, origin: Origin = "caller"): Promise<CommitResult> {
     const parsed = parseRequest(request);
     // A `lake` row write above the inlining limit PUTs its Parquet first (docs/decisions/0316-lake-write-parquet.md).
-    if (plannableRowsWrites(parsed) === undefined) return this.commitOne(parsed);
-    return this.commitPlanned(parsed, false);
+    if (plannableRowsWrites(parsed) === undefined) return this.commitOne(parsed, false, origin);
+    return this.commitPlanned(parsed, false, origin);
   }
 
   /** A request of row writes only, through the lake-write plan (decisions 0316, 0319). */
-  private async commitPlanned(request: CommitRequest, alone: boolean): Promise<CommitResult> {
+  private async commitPlanned(
+    request: CommitRequest,
+    alone: boolean,
+    origin: Origin = "caller",
+  ): Promise<CommitResult> {
     const s = await this.ready();
     return commitLakeWrite(
       { lake: this.host.lake, bucket: this.host.bucket, now: this.host.now, view: () => s.store.snapshot() },
       request,
-      (r) => this.commitOne(r, alone),
+      (r) => this.commitOne(r, alone, origin),
     );
   }
 
-  private async commitOne(request: CommitRequest, alone = false): Promise<CommitResult> {
-    const results = await this.run([request], alone);
+  private async commitOne(
+    request: CommitRequest,
+    alone = false,
+    origin: Origin = "caller",
+  ): Promise<CommitResult> {
+    const results = await this.run([request], alone, origin);
     const r = results[0];
     if (r === undefined) throw new Error("the batch returned no result for a member");
     if (!r.ok) throw new MemberFailed(r.error.code, r.error.message);
@@ -328,7 +353,7 @@ export class Writer {
    * Drains the row log into DuckLake now: flush batches (one DuckLake commit each, through the ordinary
    * commit path, so writes keep flowing between them) until the log is empty or MAX_FLUSH_BATCHES_PER_CALL.
    */
-  async flushRows(): Promise<FlushAnswer> {
+  async flushRows(origin: Origin = "caller"): Promise<FlushAnswer> {
     let records = 0;
     let batches = 0;
     let drained = 0;
@@ -340,7 +365,7 @@ export class Writer {
       lake: this.host.lake,
       bucket: this.host.bucket,
       view: () => s.store.snapshot(),
-      commit: (request) => this.commit(request),
+      commit: (request) => this.commit(request, origin),
       now: this.host.now,
       message: FLUSH_MESSAGE,
       files: dataObjectReader(this.host.bucket, this.host.lake),
@@ -645,9 +670,11 @@ export class Writer {
     if (rec.state === "deleted") return this.removeDeleted(rec);
     if (!rec.dirty && this.session === undefined) {
       // An idle lake wakes only for maintenance that has come due: a retention or grace that ended with
-      // no commit since (decision docs/decisions/0324-maintenance-alarm.md).
-      const due = rec.maintenanceDueAt;
-      if (due === undefined) return;
+      // no commit since (decision docs/decisions/0324-maintenance-alarm.md), or the idle flush of batches
+      // an evicted instance left in the WAL tail (docs/decisions/0178-idle-memtable-flush.md).
+      const dues = [rec.maintenanceDueAt, rec.idleFlushAt].filter((x): x is number => x !== undefined);
+      if (dues.length === 0) return;
+      const due = Math.min(...dues);
       if (due > this.host.now()) {
         this.host.scheduleBackground(due - this.host.now());
         return;
@@ -699,9 +726,20 @@ export class Writer {
       compactions: 0,
       objectsDeleted: 0,
     };
+    // The idle flush (docs/decisions/0178-idle-memtable-flush.md): no commit for idleFlushAfterMs and none
+    // in flight, so the first step flushes the memtable whatever its size.
+    let idle = this.idleFlushDue(s);
+    // Recorded before it runs: if the flush fails (or the instance dies in it), the re-armed alarm of an
+    // evicted object still finds it due and opens the lake to run it again.
+    if (idle && !this.terminal) this.recordIdleFlushAt(s);
     try {
-      for (let step = 0; step < MAINTENANCE_STEPS && s.store.needsMaintenance && !this.terminal; step++) {
-        const report = await this.maintain(s);
+      for (
+        let step = 0;
+        step < MAINTENANCE_STEPS && (idle || s.store.needsMaintenance) && !this.terminal;
+        step++
+      ) {
+        const report = await this.maintain(s, idle ? { forceFlush: true } : {});
+        idle = false;
         done.maintenanceSteps++;
         if (report.memtableFlushed) done.memtableFlushes++;
         if (report.compaction) done.compactions++;
@@ -711,11 +749,48 @@ export class Writer {
     } finally {
       this.metrics.background(done);
     }
+    const idleAt = this.terminal ? undefined : this.recordIdleFlushAt(s);
     if (more) this.host.scheduleBackground(this.host.tunables.backgroundSliceDelayMs);
     else {
-      const at = [s.store.nextMaintenanceAt, dueAt].filter((x): x is number => x !== undefined);
+      const at = [s.store.nextMaintenanceAt, dueAt, idleAt].filter((x): x is number => x !== undefined);
       if (at.length > 0) this.host.scheduleBackground(Math.max(0, Math.min(...at) - this.host.now()));
     }
+  }
+
+  /** The idle flush is due now: its time has come and no commit is in flight (it would reset the clock). */
+  private idleFlushDue(s: Session): boolean {
+    const at = this.idleFlushState(s);
+    return at !== undefined && at <= this.host.now() && this.tickets.size === 0;
+  }
+
+  private idleFlushState(s: Session): number | undefined {
+    return idleFlushAt(
+      {
+        position: s.store.position,
+        coveredPosition: s.store.coveredPosition,
+        lastCommitAt: this.lastCommitAt,
+      },
+      this.host.tunables.idleFlushAfterMs,
+    );
+  }
+
+  /**
+   * When the idle flush is next due, kept in the registry so an evicted object's alarm still runs it;
+   * cleared once the sorted tables cover every batch, so an idle lake's alarm stops re-arming for it.
+   * A time already past (a commit was in flight at the check) comes back after `backgroundSliceDelayMs`.
+   */
+  private recordIdleFlushAt(s: Session): number | undefined {
+    const next = this.idleFlushState(s);
+    const at =
+      next === undefined
+        ? undefined
+        : Math.max(next, this.host.now() + this.host.tunables.backgroundSliceDelayMs);
+    const rec = this.host.registry.get();
+    if (rec !== undefined && rec.state === "live" && rec.idleFlushAt !== at) {
+      const { idleFlushAt: _, ...rest } = rec;
+      this.host.registry.put(at === undefined ? rest : { ...rest, idleFlushAt: at });
+    }
+    return at;
   }
 
   /**
@@ -741,13 +816,14 @@ export class Writer {
   }
 
   /** One maintenance step of the store; a failure that stops the store is terminal like any other. */
-  private async maintain(s: Session): Promise<MaintenanceReport> {
+  private async maintain(s: Session, options: MaintainOptions = {}): Promise<MaintenanceReport> {
     const t0 = this.host.clock.now();
     try {
-      const report = await s.store.maintain();
+      const report = await s.store.maintain(options);
       this.host.log("info", {
         msg: "store maintenance step",
         lake: this.host.lake,
+        ...(options.forceFlush ? { idleFlush: true } : {}),
         memtableFlushed: report.memtableFlushed,
         compaction: report.compaction ?? null,
         objectsDeleted: report.objectsDeleted,
@@ -802,7 +878,7 @@ export class Writer {
         lake: this.host.lake,
         bucket: this.host.bucket,
         view: () => s.store.snapshot(),
-        commit: (request) => this.commit(request),
+        commit: (request) => this.commit(request, "background"),
         exclusive: (fn) => this.exclusiveBatch(s, fn),
         // The head snapshot of every live checkpoint's cut: expiry keeps them (decision 0328).
         pinnedSnapshots: async () => [...(await this.pinnedSnapshots()).keys()],
@@ -936,11 +1012,16 @@ export class Writer {
     }
   }
 
-  private async run(requests: GroupMember[], alone = false): Promise<MemberResult[]> {
+  private async run(
+    requests: GroupMember[],
+    alone = false,
+    origin: Origin = "caller",
+  ): Promise<MemberResult[]> {
     this.throwIfStopped();
     if (!alone) await this.holdForYield();
     const ticket = new Ticket();
     this.tickets.add(ticket);
+    if (origin === "caller") this.lastCommitAt = this.host.now();
     const t0 = this.host.clock.now();
     let joined: number | undefined;
     let submitMs: number | undefined;
@@ -984,6 +1065,7 @@ export class Writer {
       }
       throw e;
     } finally {
+      if (origin === "caller") this.lastCommitAt = this.host.now();
       this.stall.leave(ticket);
       this.tickets.delete(ticket);
       ticket.close();
@@ -1132,7 +1214,7 @@ export class Writer {
       if (Number.isFinite(due)) this.host.scheduleBackground(due - this.host.now());
       return;
     }
-    const r = await this.flushRows();
+    const r = await this.flushRows("background");
     this.host.log("info", { msg: "flushed rows", lake: this.host.lake, ...r });
     if (r.pending > 0) {
       this.flushDueAt = this.host.now();

@@ -111,6 +111,12 @@ export interface Store extends CheckpointWriter {
   /** Newest position known durable. */
   readonly durablePosition: Position;
   /**
+   * Newest position the sorted tables cover (the manifest's `wal.lastPosition`). Batches above it exist
+   * only in the memtable and the WAL tail, which a reopen replays; a memtable flush moves it up to
+   * `position`. A host compares the two to know whether a flush would change anything.
+   */
+  readonly coveredPosition: Position;
+  /**
    * The writer epoch this handle writes under. A host that persists it (a Durable Object's own storage)
    * may pass it back as `WriterOptions.heldEpoch` on its next activation to skip minting a new epoch.
    */

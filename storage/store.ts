@@ -154,6 +154,10 @@ export class LakeStore implements Store, TxnHost, CheckpointWriter {
     return this.durable;
   }
 
+  get coveredPosition(): Position {
+    return this.currentManifest.wal.lastPosition;
+  }
+
   get unflushedBatches(): number {
     return this.unflushed.length + this.inflight.length;
   }

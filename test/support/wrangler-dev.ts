@@ -23,7 +23,10 @@ export const WRANGLER_STOP_GRACE_MS = 5_000;
 export interface DevServer {
   url: string;
   token: string;
-  stop(): Promise<void>;
+  /** The server's local state (`--persist-to`); R2 lives under `v3/r2`. Removed by `stop()`. */
+  persistDir: string;
+  /** Ends the server's process group; `keepState` leaves `persistDir` for the caller to read and remove. */
+  stop(options?: { keepState?: boolean }): Promise<void>;
 }
 
 export async function startWrangler(port: number): Promise<DevServer> {
@@ -75,8 +78,9 @@ export async function startWrangler(port: number): Promise<DevServer> {
   // A deadline, not a wait: readiness is the "Ready on" line; this only bounds a server that never prints it.
   const timer = setTimeout(() => markReady(false), WRANGLER_START_TIMEOUT_MS);
   const url = `http://127.0.0.1:${port}`;
-  const stop = async (): Promise<void> => {
-    if (child.exitCode === null && child.pid !== undefined) {
+  const stop = async (options: { keepState?: boolean } = {}): Promise<void> => {
+    // Killed by a signal, a child has a signalCode and no exitCode: a second stop() must not wait again.
+    if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
       const pid = child.pid;
       const exited = new Promise<void>((r) => child.once("exit", () => r()));
       const signal = (s: NodeJS.Signals): void => {
@@ -94,7 +98,7 @@ export async function startWrangler(port: number): Promise<DevServer> {
       // The group may outlive its leader (timeout exits once its child does): make sure nothing stays.
       signal("SIGKILL");
     }
-    rmSync(persist, { recursive: true, force: true });
+    if (!options.keepState) rmSync(persist, { recursive: true, force: true });
   };
   const isReady = await ready;
   clearTimeout(timer);
@@ -102,7 +106,7 @@ export async function startWrangler(port: number): Promise<DevServer> {
     const ok = await fetch(`${url}/v1/health`)
       .then((r) => r.ok)
       .catch(() => false);
-    if (ok) return { url, token: DEV_TOKEN, stop };
+    if (ok) return { url, token: DEV_TOKEN, persistDir: persist, stop };
   }
   await stop();
   throw new Error(`wrangler dev did not become healthy on ${url}:\n${output.slice(-3000)}`);

@@ -12,6 +12,7 @@
  */
 import type { Bytes, PrefetchRange } from "./api.ts";
 import { compareBytes } from "./bytes.ts";
+import { mergeSmallestGaps } from "./gap-merge.ts";
 import type { LazyTable, PrefetchBudget } from "./layers.ts";
 import { type ByteWindow, fenceWindow } from "./sst/fences.ts";
 
@@ -87,27 +88,17 @@ export function planWindows(
  * must not turn into a read of the whole table) until at most `n` remain, then drops the rest.
  */
 function mergeToFit(windows: PlannedWindow[], n: number, maxBytes: number): PlannedWindow[] {
-  const out = [...windows];
-  while (out.length > n) {
-    let best = -1;
-    let gap = Number.POSITIVE_INFINITY;
-    for (let i = 1; i < out.length; i++) {
-      const a = out[i - 1]!;
-      const b = out[i]!;
-      if (a.table !== b.table) continue;
-      const g = b.window.offset - (a.window.offset + a.window.length);
-      if (b.window.offset + b.window.length - a.window.offset > maxBytes) continue;
-      if (g < gap) {
-        gap = g;
-        best = i;
-      }
-    }
-    if (best < 0) break;
-    const a = out[best - 1]!;
-    const b = out[best]!;
-    a.window = { offset: a.window.offset, length: b.window.offset + b.window.length - a.window.offset };
-    out.splice(best, 1);
-  }
+  const out = mergeSmallestGaps(windows, n, {
+    gap: (a, b) => {
+      if (a.table !== b.table) return undefined;
+      if (b.window.offset + b.window.length - a.window.offset > maxBytes) return undefined;
+      return b.window.offset - (a.window.offset + a.window.length);
+    },
+    join: (a, b) => ({
+      ...a,
+      window: { offset: a.window.offset, length: b.window.offset + b.window.length - a.window.offset },
+    }),
+  });
   // Different tables cannot share a GET: past the connections left, the remaining windows are not
   // fetched (their ranges take the ordinary path, one round later).
   return out.slice(0, n);

@@ -12,6 +12,7 @@
 import type { Bytes, PrefetchRange, SortedSource } from "./api.ts";
 import { compareBytes } from "./bytes.ts";
 import { planWindows } from "./fence-windows.ts";
+import { mergeSmallestGaps } from "./gap-merge.ts";
 import { LazyTable, lazyTables, type PrefetchBudget, RunLayer } from "./layers.ts";
 import type { SstReader } from "./sst/reader.ts";
 
@@ -61,26 +62,11 @@ function runsOf(reader: SstReader, blocks: readonly number[]): Run[] {
 
 /** Merges adjacent runs of one table (smallest gap in blocks first) until at most `n` remain. */
 function mergeRuns(runs: Run[], n: number): Run[] {
-  const out = [...runs];
-  while (out.length > n) {
-    let best = -1;
-    let gap = Number.POSITIVE_INFINITY;
-    for (let i = 1; i < out.length; i++) {
-      const a = out[i - 1]!;
-      const b = out[i]!;
-      if (a.reader !== b.reader) continue;
-      if (b.first - a.last < gap) {
-        gap = b.first - a.last;
-        best = i;
-      }
-    }
-    // Runs of different tables cannot share a GET: the pool below runs them six at a time.
-    if (best < 0) break;
-    const a = out[best - 1]!;
-    a.last = out[best]!.last;
-    out.splice(best, 1);
-  }
-  return out;
+  // Runs of different tables cannot share a GET: the pool below runs them six at a time.
+  return mergeSmallestGaps(runs, n, {
+    gap: (a, b) => (a.reader === b.reader ? b.first - a.last : undefined),
+    join: (a, b) => ({ ...a, last: b.last }),
+  });
 }
 
 async function pool(tasks: (() => Promise<void>)[], width: number): Promise<void> {

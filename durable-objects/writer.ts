@@ -369,6 +369,9 @@ export class Writer {
       now: this.host.now,
       message: FLUSH_MESSAGE,
       files: dataObjectReader(this.host.bucket, this.host.lake),
+      // Its Parquet encode yields to commits in flight as maintenance jobs do
+      // (docs/decisions/0326-maintenance-yields-to-commits.md, 0325's ingestion section).
+      pause: () => this.maintenancePause(),
     });
     records = d.records;
     batches = d.batches;

@@ -2,7 +2,8 @@
  * A maintenance job's pause yields to the commits in flight (decision
  * docs/decisions/0326-maintenance-yields-to-commits.md): it returns only once no commit is in flight, or
  * once `maintenanceYieldMaxMs` has passed on the writer's clock. Ordered with a gate on the commit's WAL
- * PUT and a manual clock that reports when the pause arms its bound: no sleeps, no timing.
+ * PUT and a manual clock that reports when the pause arms its bound: no sleeps, no timing. The row
+ * flush's paced encode takes the same pause (docs/decisions/0325-paced-maintenance.md, ingestion section).
  */
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../durable-objects/clock.ts";
@@ -114,5 +115,30 @@ describe("a maintenance job's pause yields to the commits in flight", () => {
     expect([returned, landed]).toEqual([true, false]);
     gate.release();
     await commit;
+  });
+
+  it("the row flush's paced encode waits for a commit in flight too", async () => {
+    const { w, bucket, clock, lake } = await rig("yield-rows-flush");
+    await w.commit({
+      verbs: [{ op: "create_table", name: "events", columns: [{ name: "id", type: "int64" }] }],
+    });
+    // More rows than one pacing stretch, so the encode pauses at least once.
+    const ops = Array.from({ length: 3000 }, (_, i) => ({ op: "insert", row: { id: i } }));
+    await w.commit({ verbs: [{ op: "rows_write", table: { name: "events" }, ops }] });
+    const gate = bucket.hold({ op: "put", prefix: `lakes/${lake}/wal/`, nth: 1 });
+    const events: string[] = [];
+    const commit = w.commit(oneRow(3)).then(() => events.push("commit landed"));
+    await gate.whenHeld(1);
+    const armed = clock.whenArmed(CAP_MS);
+    const flush = w.flushRows().then((a) => {
+      events.push("flush returned");
+      return a;
+    });
+    await armed;
+    expect(events).toEqual([]);
+    gate.release();
+    const [, answer] = await Promise.all([commit, flush]);
+    expect(events).toEqual(["commit landed", "flush returned"]);
+    expect(answer.records).toBe(3000);
   });
 });

@@ -243,6 +243,11 @@ export class SstReader implements SortedSource {
     return this.resident.has(i);
   }
 
+  /** Whether block i is on its way (a prefetch run or a fence window in flight). */
+  fetching(i: number): boolean {
+    return this.arriving.has(i);
+  }
+
   /**
    * Fetches blocks first..last with one range GET, verifies each and holds them for this reader's later
    * gets and scans (and puts them in the cache, if any). Who may hold how much: storage/prefetch.ts.

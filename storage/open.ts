@@ -161,7 +161,11 @@ async function openAfterPrefetch(
   let fenced = putFence((ids[ids.length - 1] ?? manifest.wal.replayAfter) + 1);
   fenced.catch(() => {});
   inFlight.push(fenced);
-  const segments = await tailSegments(bucket, lake, ids, policy, pre);
+  // Empty segments built on the manifest read (publish, fence) come from their listed summaries.
+  const segments = await tailSegments(bucket, lake, ids, policy, pre, {
+    version: newest?.version ?? manifest.version,
+    tailStart: manifest.wal.replayAfter + 1,
+  });
   const state = startReplay(manifest);
   const tail: { id: number; bytes: number }[] = [];
   segments.forEach((seg, i) => {

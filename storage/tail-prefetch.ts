@@ -39,7 +39,7 @@ export interface TailPrefetch {
   /**
    * Listed segments whose summary says they hold no batch (fence and publish segments), by id: not
    * fetched; `tailSegments` stands in for them once the manifest shows they build on it
-   * (docs/decisions/0185-wake-tail-reads.md).
+   * (docs/decisions/0184-cold-round-packing.md).
    */
   empty: Map<number, SegmentSummary>;
 }

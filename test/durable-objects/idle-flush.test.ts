@@ -110,7 +110,7 @@ describe("the idle memtable flush", () => {
 
     // A wake (the object's memory gone): its open replays no batch and reads no WAL segment: the empty
     // publish segment(s) the flush's manifest edits left come from their listed summaries
-    // (docs/decisions/0185-wake-tail-reads.md; before, one GET each).
+    // (docs/decisions/0184-cold-round-packing.md; before, one GET each).
     await evictDurableObject(s);
     fb.resetCounters();
     unwrap(await stub(lake).commit(lake, insert(COMMITS)));

@@ -125,7 +125,7 @@ describe("cheap activation: the held-epoch shortcut", () => {
     const again = await open(fb, lake, { identity: "do-1", heldEpoch: st.epoch });
     expect(again.epoch).toBe(st.epoch);
     // list manifests + get manifest, list WAL + get the data segment (the genesis fence is empty: its
-    // listed summary stands in, docs/decisions/0185-wake-tail-reads.md), fence PUT.
+    // listed summary stands in, docs/decisions/0184-cold-round-packing.md), fence PUT.
     expect(fb.counts()).toEqual({ put: 1, get: 2, head: 0, list: 2, delete: 0 });
     const full = faultBucket();
     const bumped = await open(full, lake, { identity: "do-1" });

@@ -47,7 +47,7 @@ describe("recovery", () => {
     expect(st.position).toBe(19);
     expect(Object.keys(await dump(st.snapshot()))).toHaveLength(19);
     // list manifests + WAL, get manifest + the 19 segments with batches (the genesis fence is empty: its
-    // listed summary stands in, docs/decisions/0185-wake-tail-reads.md), put manifest + fence.
+    // listed summary stands in, docs/decisions/0184-cold-round-packing.md), put manifest + fence.
     expect(fb.counts()).toEqual({ put: 2, get: 20, head: 0, list: 2, delete: 0 });
   });
 

@@ -53,7 +53,7 @@ describe("writer wake", () => {
     await st.close();
 
     // The tail after the manifest is its publish segment: empty and built on that manifest, so it needs
-    // no GET (docs/decisions/0185-wake-tail-reads.md). Before: 1 WAL GET.
+    // no GET (docs/decisions/0184-cold-round-packing.md). Before: 1 WAL GET.
     const fb = faultBucket();
     const re = (await open(fb, lake, { heldEpoch: epoch })) as LakeStore;
     expect(await dump(re.snapshot())).toEqual(want);

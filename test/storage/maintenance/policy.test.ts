@@ -45,7 +45,7 @@ describe("maintenance policy", () => {
     await st.close();
 
     // Reopen: the manifest names the table, the tail is one empty publish segment, which its listed summary
-    // stands in for (docs/decisions/0185-wake-tail-reads.md); the open starts the table's metadata GET
+    // stands in for (docs/decisions/0184-cold-round-packing.md); the open starts the table's metadata GET
     // (storage/open.ts, PREFETCH_TABLES_MAX), which the first read shares, so the read adds one block.
     const fb = faultBucket();
     const re = await openLake(fb, lake, clock);

@@ -16,7 +16,13 @@ import { Corruption, LakeDeleted, OpenRaced, StoreUnavailable } from "./errors.t
 import { checkLakeName, manifestKey, walKey } from "./keys.ts";
 import { layersFromManifest, lazyTables, PREFETCH_TABLES_MAX } from "./layers.ts";
 import { encodeManifest, MANIFEST_FORMAT_VERSION, type Manifest } from "./manifest.ts";
-import { openAll, prefetchLayers, WRITER_WAKE_PREFETCH_BYTES_MAX } from "./prefetch.ts";
+import {
+  openAll,
+  openInLanes,
+  PREFETCH_CONNECTIONS,
+  prefetchLayers,
+  WRITER_WAKE_PREFETCH_BYTES_MAX,
+} from "./prefetch.ts";
 import { putOnce } from "./put-once.ts";
 import { newestManifest, replaySegment, startReplay } from "./recovery.ts";
 import { type RetryPolicy, retryPolicy } from "./retry.ts";
@@ -128,8 +134,12 @@ async function openAfterPrefetch(
   // PUT's); not awaited (a hint: a failure here is the first read's to report). With a hint the tables it
   // reaches open first, the others only in the connections its windows leave: opened all at once, their
   // metadata GETs would take the ones the windows need (docs/decisions/0184-cold-round-packing.md).
+  // Once the hint has landed the rest open too (warm for later commits), leaving a connection free for
+  // the first commit's PUT.
   if (options.prefetch !== undefined)
-    prefetchLayers(layers, options.prefetch, { reservedConnections: 1, warm }).catch(() => {});
+    void prefetchLayers(layers, options.prefetch, { reservedConnections: 1, warm })
+      .catch(() => {})
+      .then(() => openInLanes(warm, PREFETCH_CONNECTIONS - 1));
   else openAll(warm);
 
   // The fence goes at the id after the listed tail as soon as the ids are known, beside the tail GETs

@@ -77,6 +77,25 @@ async function pool(tasks: (() => Promise<void>)[], width: number): Promise<void
   await Promise.all(Array.from({ length: Math.min(width, tasks.length) }, lane));
 }
 
+/**
+ * Opens each of `tables` not yet opening, at most `lanes` metadata GETs at a time (a failure is the read's
+ * that needs the table to report). For an opening writer's tables its hint did not reach, once the hint
+ * has landed: they are warm for later commits, and the lane left free is the first commit's PUT.
+ */
+export function openInLanes(tables: readonly LazyTable[], lanes: number): Promise<void> {
+  const rest = tables.filter((t) => !t.isOpen && !t.opening);
+  return pool(
+    rest.map(
+      (t) => () =>
+        t.open().then(
+          () => {},
+          () => {},
+        ),
+    ),
+    lanes,
+  );
+}
+
 /** Options of one prefetch call. */
 export interface PrefetchOptions {
   /**

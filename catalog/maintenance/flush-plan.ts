@@ -11,7 +11,7 @@ import type { ReadView } from "../../storage/api.ts";
 import { decodeValue, ValueKind } from "../codec.ts";
 import { CodedError, InvalidRequest } from "../errors.ts";
 import { dataPathPrefix, joinPath, tableDirOf } from "../file-paths.ts";
-import { keys } from "../keys.ts";
+import { inlineRowRange, readInlineFloor } from "../inline-floor.ts";
 import {
   fileColumnStats,
   layoutColumns,
@@ -141,8 +141,11 @@ async function planTable(
 ): Promise<FlushPlan | null> {
   // Most tables hold no more inlined rows than the threshold: count first (one probe, stopping past the
   // threshold) and build the scan plan only for a table that flushes (test/catalog/maintenance-plan-cost.test.ts).
+  // Both scans start at the table's row-id floor, past the tombstones of rows earlier flushes removed
+  // (decision 0182); the floor is read once, from the same view.
+  const floor = await readInlineFloor(view, tableId);
   let inlined = 0;
-  for await (const _ of view.scan({ prefix: keys.inlineRowPrefix(tableId) })) {
+  for await (const _ of view.scan(inlineRowRange(tableId, floor))) {
     if (++inlined > threshold) break;
   }
   if (inlined <= threshold) return null;
@@ -153,7 +156,7 @@ async function planTable(
   const rows: InlineRowRecord[] = [];
   let held = 0;
   let runEnded = false;
-  for await (const kv of view.scan({ prefix: keys.inlineRowPrefix(tableId) })) {
+  for await (const kv of view.scan(inlineRowRange(tableId, floor))) {
     held++;
     await pacer.tick();
     if (!runEnded) {

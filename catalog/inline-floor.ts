@@ -46,6 +46,19 @@ export async function readInlineFloor(view: Pick<ReadView, "get">, tableId: numb
   return inlineFloorOf(decodeValue<TableMetaRecord>(ValueKind.tableMeta, raw, "table meta"));
 }
 
+/**
+ * Every table's floor, from one scan of the meta records (a pass over every table, as the flush plan makes,
+ * costs one read for all of them, not one per table); tables without a floor are absent (floor 0).
+ */
+export async function readInlineFloors(view: Pick<ReadView, "scan">): Promise<Map<number, number>> {
+  const out = new Map<number, number>();
+  for await (const kv of view.scan({ prefix: keys.current(Kind.tableMeta) })) {
+    const meta = decodeValue<TableMetaRecord>(ValueKind.tableMeta, kv.value, "table meta");
+    if (meta.x_inlined_floor !== undefined) out.set(meta.table_id, meta.x_inlined_floor);
+  }
+  return out;
+}
+
 /** Optional narrowing of a scan of one table's inlined rows, by row id (both inclusive). */
 export interface InlineRowBounds {
   from?: number;

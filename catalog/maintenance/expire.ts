@@ -207,8 +207,8 @@ async function stepOnce(
       for (const r of recs) if (await seenByRemaining(tx, r, expiring, budget)) seen = true;
       if (seen) continue;
       if (await hasFileHistory(tx, tableId, removeKeys)) continue;
-      // Its inlined rows start at the row-id floor its meta record holds (decision 0182): read before the
-      // record goes with the table's other kinds. The floor needs no update: no row is left above it.
+      // Its inlined rows start at the row-id floor its meta record holds (decision 0182), read before that
+      // record goes with the table's other kinds: the tombstones below it need no second walk.
       const rows = inlineRowRange(tableId, await readInlineFloor(tx, tableId));
       // The table record itself is read above for scheduled paths: remove it last.
       for (const kind of TABLE_KINDS) {

@@ -13,8 +13,9 @@ import type {
   SortedSource,
 } from "./api.ts";
 import { rangeBounds } from "./bytes.ts";
+import { yieldToEventLoop } from "./maintenance.ts";
 import { asAsync, type MemTree, memEntries } from "./memtable.ts";
-import { mergeNewestFirst, visibleEntries } from "./merge.ts";
+import { mergeNewestFirst, type ScanPause, visibleEntries } from "./merge.ts";
 import { prefetchLayers } from "./prefetch.ts";
 
 export class Cut implements ReadView {
@@ -23,6 +24,8 @@ export class Cut implements ReadView {
     private readonly mem: MemTree,
     /** Newest first. */
     private readonly layers: readonly SortedSource[],
+    /** The turn this cut's scans (and its transactions') take between stretches (docs/decisions/0181-scan-yields.md). */
+    readonly scanPause: ScanPause = yieldToEventLoop,
   ) {}
 
   async get(key: Bytes): Promise<Bytes | undefined> {
@@ -52,7 +55,7 @@ export class Cut implements ReadView {
   }
 
   scan(range: ScanRange): AsyncIterable<KeyValue> {
-    return visibleEntries(this.entries(range), range.limit);
+    return visibleEntries(this.entries(range), range.limit, this.scanPause);
   }
 
   /** Merged entries within the range (limit ignored), tombstones included. */

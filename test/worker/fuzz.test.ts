@@ -20,9 +20,12 @@ import { createApp } from "../../worker/app.ts";
 import { statusForCode } from "../../worker/errors.ts";
 import { LAKE_NAME_PATTERN } from "../../worker/lake-name.ts";
 import { call, TOKENS } from "../support/http.ts";
+import { assertProperty } from "../support/property.ts";
 
 /** 30 random verb sequences, each uploading its files and committing over HTTP: minutes on a loaded 2-core CI box. */
 const SEQUENCES_TIMEOUT_MS = 240_000;
+/** One sequence (6–16 commits on a fresh lake): normally 0.3–1 s; past this it is a stall, not slowness. */
+const SEQUENCE_RUN_BUDGET_MS = 60_000;
 
 // ---------------------------------------------------------------------------------------------------
 // Harness: one fault-free FaultBucket per lake so the writer's own R2 writes can be counted, and no
@@ -982,7 +985,7 @@ describe("fuzzing the HTTP API", () => {
   it("thousands of bad requests: every one a 4xx envelope, and no batch changes any state", async () => {
     let sent = 0;
     const reasons = new Map<string, number>();
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(fc.array(badRequest, { minLength: 10, maxLength: 20 }), async (batch) => {
         const listing = await bucketListing();
         const snapshots = JSON.stringify(await snapshotList(LAKE));
@@ -1011,7 +1014,7 @@ describe("fuzzing the HTTP API", () => {
       let lakeSeq = 0;
       let accepted = 0;
       let rejected = 0;
-      await fc.assert(
+      await assertProperty(
         fc.asyncProperty(fc.integer({ min: 6, max: 16 }), fc.gen(), async (steps, g) => {
           const lake = `fuzz-seq-${lakeSeq++}`;
           expect((await request(`/v1/lakes/${lake}`, { method: "PUT" })).status).toBe(201);
@@ -1041,7 +1044,10 @@ describe("fuzzing the HTTP API", () => {
           }
           await expectCatalogInvariants(lake);
         }),
-        { numRuns: 30 },
+        // A sequence takes well under a second (at most a few under load): a run still going after a minute
+        // is a stall, reported with its seed and run index long before the test's own timeout
+        // (docs/decisions/0176-reproducible-properties.md).
+        { numRuns: 30, runBudgetMs: SEQUENCE_RUN_BUDGET_MS },
       );
       // Both outcomes were exercised in earnest.
       expect(accepted).toBeGreaterThan(30);

@@ -15,9 +15,9 @@ import {
   MAX_FILES_DELETED_PER_STEP,
   referencedPaths,
 } from "../catalog/maintenance/cleanup.ts";
-import { CodedError } from "../storage/errors.ts";
 import { dataObjectKey } from "../storage/keys.ts";
 import type { JobRun } from "./history.ts";
+import { errorText } from "./job-deps.ts";
 import { type OrphanSweep, sweepOrphans } from "./orphans.ts";
 import type { JobContext } from "./registry.ts";
 
@@ -49,10 +49,6 @@ export async function runDeleteFilesJob(ctx: JobContext): Promise<JobRun[]> {
   if (sweepError !== null) out.error = out.error === null ? sweepError : `${out.error}; ${sweepError}`;
   out.durationMs = ctx.now() - startedAt;
   return [out];
-}
-
-function errorText(e: unknown): string {
-  return e instanceof CodedError ? `${e.code}: ${e.message}` : String(e);
 }
 
 /** The scheduled files whose grace has passed (decision 0329); null when none are due. */

@@ -6,8 +6,8 @@
  */
 import { appendJobRuns, MAX_JOB_RUNS_PER_APPEND } from "../catalog/maintenance/runs.ts";
 import { maintenanceSettings } from "../catalog/maintenance/settings.ts";
-import { CodedError } from "../storage/errors.ts";
 import { JOB_NAMES, type JobName, type JobRun, type StoredJobRun } from "./history.ts";
+import { errorText } from "./job-deps.ts";
 import { JOB_RUNNERS, type JobContext, type JobRunner } from "./registry.ts";
 
 export type PassContext = Omit<JobContext, "settings" | "scheduled" | "tableId">;
@@ -33,10 +33,6 @@ function emptyRun(job: JobName, startedAt: number, error: string | null, tableId
     snapshotId: null,
     error,
   };
-}
-
-function errorText(e: unknown): string {
-  return e instanceof CodedError ? `${e.code}: ${e.message}` : String(e);
 }
 
 /** Runs the selected jobs and records them. Answers the recorded runs (oldest first). */

@@ -99,6 +99,26 @@ describe("assertProperty", () => {
     expect(runs).toBeLessThan(200);
   });
 
+  it("a failure whose shrinking outlasts the test is reported as that failure, with the smallest counterexample so far", {
+    timeout: 5_200,
+  }, async () => {
+    const message = await failure(() =>
+      assertProperty(
+        fc.asyncProperty(fc.integer({ min: 0, max: 1_000_000_000 }), async (n) => {
+          await new Promise((resolve) => setTimeout(resolve, 30));
+          if (n > 1000) throw new Error(`n = ${n} is too big`);
+        }),
+        { numRuns: 100 },
+      ),
+    );
+    expect(message).toMatch(
+      /^property failed at run #\d+; shrinking it was cut short when the test's time ran out/,
+    );
+    expect(message).toMatch(/Counterexample: \[\d+\]/);
+    expect(message).toContain("is too big");
+    expect(message).toMatch(/replay: FC_SEED=-?\d+ FC_PATH=[\d:]+ /);
+  });
+
   it("a passing property passes, sync or async, with the run count fast-check was asked for", async () => {
     let sync = 0;
     assertProperty(

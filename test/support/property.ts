@@ -71,6 +71,8 @@ class Watchdog<Ts> implements fc.IRawProperty<Ts> {
   slowest: { run: number; ms: number } | undefined;
   current: { run: number; startedAt: number } | undefined;
   ending: Ending | undefined;
+  /** The first run that failed: later runs are fast-check shrinking it. */
+  firstFailure: { run: number; error: unknown } | undefined;
   readonly startedAt = Date.now();
 
   constructor(
@@ -109,24 +111,29 @@ class Watchdog<Ts> implements fc.IRawProperty<Ts> {
     this.current = { run, startedAt: now };
     if (!this.inner.isAsync()) {
       const out = this.inner.run(v) as fc.PreconditionFailure | fc.PropertyFailure | null;
-      this.finished(run, now);
+      this.finished(run, now, out);
       return out as ReturnType<fc.IRawProperty<Ts>["run"]>;
     }
     const budgetMs = Math.min(this.runBudgetMs, left);
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const stalled = new Promise<fc.PropertyFailure>((resolve) => {
+    const stalled = new Promise<fc.PropertyFailure | fc.PreconditionFailure>((resolve) => {
       timer = setTimeout(() => {
-        // Cut short by the test's time rather than by its own budget: the property is slow, not stalled.
-        this.ending =
-          budgetMs < this.runBudgetMs
-            ? { kind: "slow", run, elapsedMs: Date.now() - this.startedAt }
-            : { kind: "stall", run, budgetMs };
-        resolve({ error: new Error(`run #${run} did not finish within ${budgetMs} ms`) });
+        if (budgetMs < this.runBudgetMs) {
+          // Cut short by the test's time, not by its own budget: the property is slow, and this input is no
+          // counterexample (an interruption, so a failure found earlier stays the reported one).
+          this.ending = { kind: "slow", run, elapsedMs: Date.now() - this.startedAt };
+          resolve(new fc.PreconditionFailure(true));
+        } else {
+          this.ending = { kind: "stall", run, budgetMs };
+          resolve({
+            error: new Error(`run #${run} did not finish within its budget of ${budgetMs} ms (a stall)`),
+          });
+        }
       }, budgetMs);
     });
     const done = (this.inner.run(v) as Promise<fc.PreconditionFailure | fc.PropertyFailure | null>).then(
       (out) => {
-        this.finished(run, now);
+        this.finished(run, now, out);
         return out;
       },
     );
@@ -135,7 +142,13 @@ class Watchdog<Ts> implements fc.IRawProperty<Ts> {
     >;
   }
 
-  private finished(run: number, startedAt: number): void {
+  private finished(
+    run: number,
+    startedAt: number,
+    out: fc.PreconditionFailure | fc.PropertyFailure | null,
+  ): void {
+    if (out !== null && !fc.PreconditionFailure.isFailure(out) && this.firstFailure === undefined)
+      this.firstFailure = { run, error: out.error };
     const ms = Date.now() - startedAt;
     if (this.slowest === undefined || ms > this.slowest.ms) this.slowest = { run, ms };
     this.current = undefined;
@@ -170,12 +183,20 @@ function verdict<Ts>(details: fc.RunDetails<Ts>, dog: Watchdog<Ts>, seed: number
   const e = dog.ending;
   if (!details.failed && e === undefined) return undefined;
   let head: string;
-  if (e?.kind === "slow")
+  const first = dog.firstFailure;
+  if (e?.kind === "slow" && details.failed && first !== undefined)
+    head = `property failed at run #${first.run}; shrinking it was cut short when the test's time ran out (${e.elapsedMs} ms, ${details.numShrinks} shrinks): the counterexample below is the smallest found so far`;
+  else if (e?.kind === "slow")
     head = `property too slow: its runs used the test's time (${e.elapsedMs} ms) by run #${e.run} (not a stall: no run outlasted its own budget)`;
   else if (e?.kind === "stall")
     head = `property stalled: run #${e.run} did not answer within ${e.budgetMs} ms (seed ${seed}, path ${details.counterexamplePath})`;
   else head = "property failed";
-  const report = details.failed ? (fc.defaultReportMessage(details) ?? "") : `seed: ${seed}`;
+  // fast-check 4 keeps the error out of its report (it is the thrown error's cause); a CI log wants it here.
+  const cause =
+    details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
+  const report = details.failed
+    ? `${fc.defaultReportMessage(details) ?? ""}\nerror: ${cause}`
+    : `seed: ${seed}`;
   return `${head}\n${dog.progress()}\n${report}\nreplay: ${replayCommand(seed, details.counterexamplePath)}`;
 }
 

@@ -23,7 +23,7 @@ import { CodedError } from "../storage/errors.ts";
 import { dataObjectKey } from "../storage/keys.ts";
 import { yieldToEventLoop } from "../storage/maintenance.ts";
 import type { JobName, JobRun } from "./history.ts";
-import { errorText, type JobDeps } from "./job-deps.ts";
+import { emptyRun, errorText, type JobDeps } from "./job-deps.ts";
 
 /** Jobs 2 and 3 need exactly what every job gets (`job-deps.ts`). */
 export type CompactionDeps = JobDeps;
@@ -99,18 +99,7 @@ async function runStep(
 }
 
 function refusals(job: JobName, refused: Refusal[], now: () => number): JobRun[] {
-  return refused.map((r) => ({
-    job,
-    tableId: r.tableId,
-    startedAt: now(),
-    durationMs: 0,
-    filesIn: 0,
-    filesOut: 0,
-    rowsIn: 0,
-    rowsOut: 0,
-    snapshotId: null,
-    error: errorText(r.error),
-  }));
+  return refused.map((r) => emptyRun(job, now(), errorText(r.error), r.tableId));
 }
 
 /**

@@ -17,7 +17,7 @@ import {
 } from "../catalog/maintenance/cleanup.ts";
 import { dataObjectKey } from "../storage/keys.ts";
 import type { JobRun } from "./history.ts";
-import { errorText } from "./job-deps.ts";
+import { emptyRun, errorText } from "./job-deps.ts";
 import { type OrphanSweep, sweepOrphans } from "./orphans.ts";
 import type { JobContext } from "./registry.ts";
 
@@ -33,17 +33,7 @@ export async function runDeleteFilesJob(ctx: JobContext): Promise<JobRun[]> {
     sweepError = errorText(e);
   }
   if (run === null && sweep.marked === 0 && sweep.due === 0 && sweepError === null) return [];
-  const out: JobRun = run ?? {
-    job: "delete_files",
-    startedAt,
-    durationMs: 0,
-    filesIn: 0,
-    filesOut: 0,
-    rowsIn: 0,
-    rowsOut: 0,
-    snapshotId: null,
-    error: null,
-  };
+  const out: JobRun = run ?? emptyRun("delete_files", startedAt, null);
   out.orphansMarked = sweep.marked;
   out.orphansDeleted = sweep.deleted;
   if (sweepError !== null) out.error = out.error === null ? sweepError : `${out.error}; ${sweepError}`;

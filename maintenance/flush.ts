@@ -11,7 +11,7 @@ import { CodedError } from "../storage/errors.ts";
 import { dataObjectKey } from "../storage/keys.ts";
 import { yieldToEventLoop } from "../storage/maintenance.ts";
 import type { JobRun } from "./history.ts";
-import { errorText, type JobDeps } from "./job-deps.ts";
+import { emptyRun, errorText, type JobDeps } from "./job-deps.ts";
 
 export interface FlushDeps extends JobDeps {
   /** Flush once a table holds more inlined rows than this (default: its `data_inlining_row_limit`). */
@@ -68,18 +68,9 @@ export async function runFlushJob(deps: FlushDeps): Promise<JobRun[]> {
     ...(deps.tableId !== undefined ? { tableId: deps.tableId } : {}),
     pause: deps.pause ?? yieldToEventLoop,
   });
-  const runs: JobRun[] = refused.map((r) => ({
-    job: "flush_inlined",
-    tableId: r.tableId,
-    startedAt: deps.now(),
-    durationMs: 0,
-    filesIn: 0,
-    filesOut: 0,
-    rowsIn: 0,
-    rowsOut: 0,
-    snapshotId: null,
-    error: errorText(r.error),
-  }));
+  const runs: JobRun[] = refused.map((r) =>
+    emptyRun("flush_inlined", deps.now(), errorText(r.error), r.tableId),
+  );
   for (const plan of plans) runs.push(await runPlan(deps, plan));
   return runs;
 }

@@ -7,6 +7,7 @@ import type { Pause } from "../catalog/maintenance/pace.ts";
 import type { CommitRequest } from "../catalog/verbs/schema.ts";
 import type { Bucket, ReadView } from "../storage/api.ts";
 import { CodedError } from "../storage/errors.ts";
+import type { JobName, JobRun } from "./history.ts";
 
 export interface JobDeps {
   lake: string;
@@ -27,4 +28,20 @@ export interface JobDeps {
 /** A job run's recorded error: the code and message of our errors, the text of anything else. */
 export function errorText(e: unknown): string {
   return e instanceof CodedError ? `${e.code}: ${e.message}` : String(e);
+}
+
+/** A run that did no work: a refusal, an unsupported job, a job with nothing to do (its counts are zero). */
+export function emptyRun(job: JobName, startedAt: number, error: string | null, tableId?: number): JobRun {
+  return {
+    job,
+    ...(tableId !== undefined ? { tableId } : {}),
+    startedAt,
+    durationMs: 0,
+    filesIn: 0,
+    filesOut: 0,
+    rowsIn: 0,
+    rowsOut: 0,
+    snapshotId: null,
+    error,
+  };
 }

@@ -6,6 +6,8 @@
  * quantiles, maintenance steps, manifest size. For the whole run: bytes PUT to R2 by kind over the live
  * bytes the newest cut names (write amplification), bytes stored, the manifest's size and record counts.
  */
+
+import { InlineKind, key, Subspace } from "../catalog/keys.ts";
 import { systemClock } from "../durable-objects/clock.ts";
 import { DEFAULT_TUNABLES } from "../durable-objects/options.ts";
 import { MemoryRegistry } from "../durable-objects/registry.ts";
@@ -14,6 +16,7 @@ import type { Bucket } from "../storage/api.ts";
 import { FaultBucket } from "../storage/fault-bucket.ts";
 import { lakePrefix, manifestPrefix, parseWalKey, walPrefix } from "../storage/keys.ts";
 import { decodeManifest, type Manifest } from "../storage/manifest.ts";
+import { type EntryCount, startEntryCount } from "../test/support/entry-counter.ts";
 import type { Row } from "./report.ts";
 
 export interface LoadSpec {
@@ -27,11 +30,18 @@ export interface LoadSpec {
    * bytes written then depend on the workload, not on how fast a loaded machine runs it.
    */
   commits?: number;
+  /**
+   * Count the store entries every read steps over (tombstones included; `entries=1`): per window, per
+   * commit, in all and under the inlined-row subspace (decision 0182). Costs CPU, so off by default.
+   */
+  countEntries?: boolean;
 }
 
 interface Commit {
   end: number;
   ms: number;
+  /** The entry counts (cumulative) when this commit ended, with `countEntries`. */
+  entries?: { all: number; under: number };
 }
 
 /** p99 of the commits whose span overlapped a maintenance interval vs of those that overlapped none. */
@@ -114,6 +124,18 @@ async function newestManifest(bucket: Bucket, lake: string): Promise<{ m: Manife
   if (obj === null) throw new Error(`lake ${lake} has no manifest`);
   const bytes = new Uint8Array(await obj.arrayBuffer());
   return { m: decodeManifest(bytes), size: bytes.length };
+}
+
+/** Entries stepped over per commit across a window (the counts include maintenance's reads). */
+function entriesPerCommit(inWin: Commit[]): { entriesPerCommit: number; inlineEntriesPerCommit: number } {
+  const first = inWin[0]?.entries;
+  const last = inWin.at(-1)?.entries;
+  const k = Math.max(1, inWin.length - 1);
+  if (!first || !last) return { entriesPerCommit: 0, inlineEntriesPerCommit: 0 };
+  return {
+    entriesPerCommit: Math.round(((last.all - first.all) / k) * 10) / 10,
+    inlineEntriesPerCommit: Math.round(((last.under - first.under) / k) * 10) / 10,
+  };
 }
 
 let seq = 0;
@@ -206,6 +228,9 @@ export async function sustainedLoad(inner: Bucket, spec: LoadSpec): Promise<Row[
     tick = now;
   }, LAG_TICK_MS);
   let n = 0;
+  const counted: EntryCount | undefined = spec.countEntries
+    ? startEntryCount(key([Subspace.inline, InlineKind.row]))
+    : undefined;
   await Promise.all(
     Array.from({ length: spec.writers }, async () => {
       while (more()) {
@@ -216,7 +241,11 @@ export async function sustainedLoad(inner: Bucket, spec: LoadSpec): Promise<Row[
             verbs: [{ op: "inline_insert", table: { name: "t" }, rows: [{ id, v: `row ${id}` }] }],
           });
           const end = performance.now();
-          commits.push({ end, ms: end - s });
+          commits.push({
+            end,
+            ms: end - s,
+            ...(counted ? { entries: { all: counted.all, under: counted.under } } : {}),
+          });
         } catch (e) {
           failures++;
           firstFailure ||= String(e);
@@ -227,6 +256,7 @@ export async function sustainedLoad(inner: Bucket, spec: LoadSpec): Promise<Row[
   clearInterval(sampler);
   clearInterval(lagTimer);
   await alarm.stop();
+  counted?.stop();
 
   const rows: Row[] = [];
   const elapsedMs = performance.now() - t0;
@@ -266,6 +296,7 @@ export async function sustainedLoad(inner: Bucket, spec: LoadSpec): Promise<Row[
       // CPU the process got over the window's wall time (1 = one core busy): low with a high lag = starved.
       cpuShare: Math.round((cpuMs / Math.max(1, spanMs)) * 100) / 100,
       manifestKiB: Math.round((sizes.at(-1) ?? Number.NaN) / 102.4) / 10,
+      ...(counted ? entriesPerCommit(inWin) : {}),
     });
   }
 

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- sustained [--quick] [latency=20] [seconds=N] [commits=N] [writers=N] [only=load|cold] [files=N,M]`: the store under sustained load
+ * `npm run bench -- sustained [--quick] [latency=20] [seconds=N] [commits=N] [writers=N] [only=load|cold] [files=N,M] [entries=1]`: the store under sustained load
  * (issue 16). 16 and 64 writers of single-row commits through the writer core for a fixed time with
  * injected PUT/GET latency (sustained-load.ts), then the cold paths at 0 and 50 ms per operation
  * (sustained-cold.ts). --quick: 20 s per writer count and a 1k-file plan, under two minutes in all; the
@@ -32,6 +32,8 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
   const only = arg(opts.args, "only");
   const commitsArg = arg(opts.args, "commits");
   const commits = commitsArg === undefined ? undefined : Number(commitsArg);
+  // `entries=1` counts the store entries reads step over, per commit (costs CPU; decision 0182).
+  const countEntries = arg(opts.args, "entries") === "1";
   const { bucket, dispose } = await localBucket();
   const inner = stableBucket(bucket);
   // The load phase reads R2 only asynchronously: Miniflare's proxy blocks the event loop on every GET
@@ -47,6 +49,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
         windows,
         latencyMs,
         ...(commits !== undefined ? { commits } : {}),
+        ...(countEntries ? { countEntries } : {}),
       });
       for (const row of r) console.error(JSON.stringify(row));
       rows.push(...r);
@@ -70,6 +73,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
       quick: opts.quick,
       seconds,
       commits: commits ?? null,
+      countEntries,
       windows,
       writerCounts,
       putGetLatencyMs: latencyMs,

@@ -109,6 +109,15 @@ export class FlushPlanStale extends CodedError {
   readonly code = "FlushPlanStale";
 }
 
+/**
+ * A member staged an inlined row below its table's row-id floor (docs/decisions/0182-inlined-row-floor.md):
+ * a writer bypassed the one write home (`catalog/inline-floor.ts`). Refused in production, before the batch
+ * lands, so no scan that starts at the floor can miss the row; only that member fails.
+ */
+export class InlineFloorViolation extends CodedError {
+  readonly code = "InlineFloorViolation";
+}
+
 /** Validation errors drop only their member; everything else fails the whole attempt. */
 export function isMemberError(e: unknown): e is CodedError {
   return (
@@ -118,7 +127,8 @@ export function isMemberError(e: unknown): e is CodedError {
     e instanceof Unsupported ||
     e instanceof IdempotencyKeyReused ||
     e instanceof InvalidRequest ||
-    e instanceof FlushPlanStale
+    e instanceof FlushPlanStale ||
+    e instanceof InlineFloorViolation
   );
 }
 

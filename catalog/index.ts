@@ -39,6 +39,7 @@ export {
   RowsReadTooLarge,
 } from "./ingest/read-files.ts";
 export { readIngestHead, readSettings as readIngestSettings } from "./ingest/state.ts";
+export { storePartitionCuts } from "./keys.ts";
 export { type CatalogState, catalogAt } from "./reads/catalog-at.ts";
 export {
   DEFAULT_DUCKLAKE_PAGE_ROWS,

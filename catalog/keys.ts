@@ -144,6 +144,17 @@ export const keys = {
   idempotencyExpiryPrefix: (): Bytes => key([Subspace.idempotency, IdempotencyKind.expiry]),
 };
 
+/**
+ * The keyspace's append-only range, named to the store as partition cuts (`WriterOptions.partitionCuts`,
+ * docs/decisions/0186-partition-moves.md): the snapshot log, whose ids only grow and which holds nearly all
+ * of a busy lake's catalog bytes (one record per commit). With a partition boundary at each end of it, run
+ * merges move its partitions instead of rewriting them.
+ */
+export function storePartitionCuts(): Bytes[] {
+  const start = keys.snapshotPrefix();
+  return [start, prefixEnd(start)!];
+}
+
 /** Number of id components each current kind carries (its history key has one more: the end snapshot). */
 export const KIND_ARITY: Record<Kind, number> = {
   [Kind.schema]: 1,

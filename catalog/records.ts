@@ -272,6 +272,11 @@ export interface TableMetaRecord {
   x_inlined_delete_since?: number;
   /** Inlined rows the table holds (not yet flushed), for the per-table cap; absent ⇒ count them once. */
   x_inlined_rows?: number;
+  /**
+   * The lowest row id any inlined-row key of the table may have (absent ⇒ 0): scans of its inlined rows
+   * start here, past the tombstones of flushed rows (catalog/inline-floor.ts, decision 0182).
+   */
+  x_inlined_floor?: number;
 }
 
 /** An inlined value in its stored form: catalog/values/ owns the form per type. */

@@ -182,6 +182,19 @@ export class Staging {
     return out;
   }
 
+  /** Keys this layer itself puts (not deletes) under `prefix`, in key order. */
+  stagedPutKeys(prefix: Bytes): Bytes[] {
+    const start = keyString(prefix);
+    const pe = prefixEnd(prefix);
+    const end = pe ? keyString(pe) : undefined;
+    const out: Bytes[] = [];
+    for (const [k, v] of this.writes.entries(start)) {
+      if (end !== undefined && k >= end) break;
+      if (v !== undefined) out.push(keyFromString(k));
+    }
+    return out;
+  }
+
   get size(): number {
     return this.writes.size;
   }

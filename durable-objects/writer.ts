@@ -28,6 +28,7 @@ import {
   quoteName,
   readIngestHead,
   readIngestSettings,
+  storePartitionCuts,
 } from "../catalog/index.ts";
 import { MAX_FLUSH_ROWS_PER_STEP } from "../catalog/maintenance/flush-plan.ts";
 import { liveTableId } from "../catalog/maintenance/table-ref.ts";
@@ -1386,6 +1387,9 @@ export class Writer {
       // The first commit's lookups, fetched beside the tail reads and the fence PUT
       // (docs/decisions/0171-wake-prefetch.md).
       prefetch: commitLookupRanges(),
+      // The catalog's append-only log gets partitions of its own, which run merges move rather than rewrite
+      // (docs/decisions/0186-partition-moves.md).
+      partitionCuts: storePartitionCuts(),
     };
     let store: Store;
     try {

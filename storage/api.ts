@@ -199,6 +199,9 @@ export interface MaintenanceReport {
     targetRun: number;
     partitionsReplaced: number;
     partitionsWritten: number;
+    /** Partitions moved into the target unchanged, and their bytes (docs/decisions/0186-partition-moves.md). */
+    partitionsMoved: number;
+    bytesMoved: number;
     bytesIn: number;
     bytesWritten: number;
     finished: boolean;
@@ -329,6 +332,14 @@ export interface WriterOptions {
    * (docs/decisions/0171-wake-prefetch.md).
    */
   prefetch?: readonly PrefetchRange[];
+  /**
+   * Keys no sorted-run partition straddles: compaction starts a new partition at each of them. A host
+   * names the bounds of its append-only key ranges (a log whose keys only grow), so those ranges form
+   * partitions of their own that later run merges move instead of rewriting
+   * (docs/decisions/0186-partition-moves.md). At most PARTITION_CUTS_MAX keys of at most
+   * PARTITION_CUT_KEY_BYTES_MAX bytes each; InvalidArgument otherwise. Memtable flushes (L0) ignore them.
+   */
+  partitionCuts?: readonly Bytes[];
 }
 
 /** `storage/index.ts` exports `openWriter: OpenWriter`. Opening fences any previous writer of the lake. */

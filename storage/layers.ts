@@ -9,12 +9,11 @@
 import type { Bucket, Bytes, ScanRange, SortedEntry, SortedSource } from "./api.ts";
 import { compareBytes, rangeBounds } from "./bytes.ts";
 import type { ObjectCache } from "./cache.ts";
-import { Corruption } from "./errors.ts";
 import type { Manifest } from "./manifest.ts";
 import { ReadCounters } from "./sst/counters.ts";
 import type { ByteWindow } from "./sst/fences.ts";
 import { MAX_COALESCE_BLOCKS, SCAN_READAHEAD, SstReader } from "./sst/reader.ts";
-import { manifestTables, runsOf, type TableRef } from "./table-record.ts";
+import { assertRunsDisjoint, manifestTables, runsOf, type TableRef } from "./table-record.ts";
 
 export interface LayerOptions {
   /** Holds table metadata and blocks by immutable key (shared across reopenings to save GETs). */
@@ -53,17 +52,9 @@ export function layersFromManifest(
   const open = (t: TableRef): LazyTable => new LazyTable(bucket, t, options.cache, counters, budget);
   const layers: SortedSource[] = l0.map(open);
   // Runs newest first (docs/decisions/0162-tiered-runs.md); within one run, partitions never overlap.
-  for (const r of runsOf(run)) {
-    const sorted = r.parts;
-    for (let i = 1; i < sorted.length; i++) {
-      if (compareBytes(sorted[i - 1]!.maxKey, sorted[i]!.minKey) >= 0) {
-        throw new Corruption(
-          `manifest version ${manifest.version} of lake ${lake}: partitions ${sorted[i - 1]!.record.key} and ${sorted[i]!.record.key} of sorted run ${r.id} overlap`,
-        );
-      }
-    }
-    layers.push(new RunLayer(sorted.map(open)));
-  }
+  const runs = runsOf(run);
+  assertRunsDisjoint(lake, manifest.version, runs);
+  for (const r of runs) layers.push(new RunLayer(r.parts.map(open)));
   return layers;
 }
 

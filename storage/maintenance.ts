@@ -3,7 +3,7 @@
  * what they share: the policy defaults, the counters, the narrow view of the store they act through, and
  * the one way a table is written (put-if-absent, ambiguity resolved by read-back, a taken key = Fenced).
  */
-import type { Bucket, MaintenancePolicy } from "./api.ts";
+import type { Bucket, Bytes, MaintenancePolicy } from "./api.ts";
 import type { ObjectCache } from "./cache.ts";
 import { type CodedError, Fenced } from "./errors.ts";
 import type { Manifest } from "./manifest.ts";
@@ -77,6 +77,9 @@ export class MaintenanceCounters {
   compactionSteps = 0;
   /** Bytes of sorted-run partitions written by compaction. */
   bytesRewritten = 0;
+  /** Partitions run merges moved into their target unchanged, and their bytes (compaction/moves.ts). */
+  partitionsMoved = 0;
+  bytesMoved = 0;
   /** Bytes of partitions and L0 tables compaction read as input. */
   compactionBytesIn = 0;
   partitionsWritten = 0;
@@ -109,6 +112,8 @@ export interface MaintenanceContext {
   readonly retry: RetryPolicy;
   readonly now: () => number;
   readonly policy: Required<MaintenancePolicy>;
+  /** Keys no run partition straddles, sorted (compaction/partition-writer.ts `partitionCuts`). */
+  readonly partitionCuts: readonly Bytes[];
   readonly cache: ObjectCache;
   readonly reads: ReadCounters;
   readonly counters: MaintenanceCounters;

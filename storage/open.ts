@@ -12,6 +12,7 @@
 import type { Bucket, OpenWriter, WriterOptions } from "./api.ts";
 import { randomId } from "./bytes.ts";
 import { LruCache } from "./cache.ts";
+import { partitionCuts } from "./compaction/partition-writer.ts";
 import { Corruption, LakeDeleted, OpenRaced, StoreUnavailable } from "./errors.ts";
 import { checkLakeName, manifestKey, walKey } from "./keys.ts";
 import { layersFromManifest, lazyTables, PREFETCH_TABLES_MAX } from "./layers.ts";
@@ -47,6 +48,7 @@ async function mintManifest(
 
 export const openWriter: OpenWriter = async (bucket, lake, options: WriterOptions = {}) => {
   checkLakeName(lake);
+  partitionCuts(options.partitionCuts);
   const policy = retryPolicy(options.retry);
   // The WAL is listed and its tail fetched while the manifest is read (tail-prefetch.ts), with one
   // connection of the six left to the manifest GET. A failed speculation is not an error (the tail is
@@ -205,6 +207,7 @@ async function openAfterPrefetch(
     now,
     tail,
     ...(options.maintenance ? { policy: options.maintenance } : {}),
+    partitionCuts: partitionCuts(options.partitionCuts),
     cache,
     tables: { layers, counters },
     ...(newest !== undefined && newest.writer.identity !== identity

@@ -5,6 +5,7 @@
  */
 import type {
   Bucket,
+  Bytes,
   CheckpointInfo,
   CheckpointOptions,
   CheckpointWriter,
@@ -75,6 +76,8 @@ export interface WriterState {
   takeover?: { identity: string; epoch: number; writtenAt: number };
   /** Background-work tuning (defaults in maintenance.ts). */
   policy?: MaintenancePolicy;
+  /** Keys no run partition straddles, validated and sorted (WriterOptions.partitionCuts). */
+  partitionCuts?: readonly Bytes[];
   cache?: ObjectCache;
   /** The manifest's layers, already opening (open.ts starts their metadata GETs during the fence PUT). */
   tables?: { layers: readonly SortedSource[]; counters: ReadCounters };
@@ -124,6 +127,7 @@ export class LakeStore implements Store, TxnHost, CheckpointWriter {
   /** Memtable flushes, compaction bytes, GC deletions. */
   readonly maintenanceCounters = new MaintenanceCounters();
   private readonly maintainer: Maintainer;
+  private readonly partitionCuts: readonly Bytes[];
 
   constructor(s: WriterState) {
     this.bucket = s.bucket;
@@ -141,6 +145,7 @@ export class LakeStore implements Store, TxnHost, CheckpointWriter {
     this.mem = s.mem;
     this.tail = [...(s.tail ?? [])];
     this.cache = s.cache ?? new LruCache(DEFAULT_CACHE_BYTES);
+    this.partitionCuts = s.partitionCuts ?? [];
     this.readCounters = s.tables?.counters ?? new ReadCounters();
     this.maintainer = new Maintainer(this.maintenanceContext(maintenancePolicy(s.policy)));
     this.adoptTables(s.tables?.layers);
@@ -319,6 +324,7 @@ export class LakeStore implements Store, TxnHost, CheckpointWriter {
       retry: this.retry,
       now: this.now,
       policy,
+      partitionCuts: this.partitionCuts,
       cache: this.cache,
       reads: this.readCounters,
       counters: this.maintenanceCounters,

@@ -169,6 +169,20 @@ export function runsOf(parts: readonly TableRef[]): Run[] {
     }));
 }
 
+/** Corruption unless each run's partitions (in key order, as `runsOf` gives them) are disjoint. */
+export function assertRunsDisjoint(lake: string, version: number, runs: readonly Run[]): void {
+  for (const r of runs) {
+    const sorted = r.parts;
+    for (let i = 1; i < sorted.length; i++) {
+      if (compareBytes(sorted[i - 1]!.maxKey, sorted[i]!.minKey) >= 0) {
+        throw new Corruption(
+          `manifest version ${version} of lake ${lake}: partitions ${sorted[i - 1]!.record.key} and ${sorted[i]!.record.key} of sorted run ${r.id} overlap`,
+        );
+      }
+    }
+  }
+}
+
 /** The run an unfinished compaction merges `t` into (records from before run numbers: run 0). */
 export function mergeTarget(t: TableRef): number | undefined {
   if (t.mergedBelow === undefined) return undefined;

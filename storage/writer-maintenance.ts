@@ -1,7 +1,10 @@
 /**
  * The writer's maintenance queue: decides what is due, runs memtable flush, compaction and GC one at a
  * time (they never interleave, so none of them sees another's half-written tables), and starts a memtable
- * flush on its own when the host lets the WAL tail grow past the backstop.
+ * flush on its own when the host lets the WAL tail grow past the backstop. The backstop also seals the
+ * records its flush leaves and, once L0 holds BACKSTOP_L0_FACTOR times the trigger, runs a compaction
+ * step: a host whose own work keeps it from calling maintain() for a while (a long catalog job) must not
+ * let the manifest or the read path grow meanwhile (docs/decisions/0160-gc-ledgers.md, "The backstop").
  */
 import type { MaintainOptions, MaintenanceReport } from "./api.ts";
 import { type CompactionStepResult, compactionDue, compactStep } from "./compaction/step.ts";
@@ -10,6 +13,14 @@ import { collectGarbage, dueLedgers, dueRecords, type GcResult, nextDueAt } from
 import { mergeCandidates, mergeLedgers, sealDue, sealLedger } from "./gc-ledger.ts";
 import type { MaintenanceContext } from "./maintenance.ts";
 import { ledgerRefs, type Manifest } from "./manifest.ts";
+import { manifestTables } from "./table-record.ts";
+
+/**
+ * L0 tables, as a multiple of `l0CompactionTrigger`, at which the backstop compacts on its own. Each L0
+ * table is one more layer every read consults; at twice the trigger a host has skipped at least one
+ * compaction it was asked for, so the store starts it (one bounded step per backstop flush).
+ */
+export const BACKSTOP_L0_FACTOR = 2;
 
 export class Maintainer {
   private queue: Promise<unknown> = Promise.resolve();
@@ -80,7 +91,16 @@ export class Maintainer {
     const p = this.ctx.policy;
     if (this.running > 0 || this.ctx.failure() !== undefined) return;
     if (t.segments < p.forceFlushAfterSegments && t.bytes < 4 * p.flushAfterBytes) return;
-    this.run(() => flushMemtable(this.ctx)).then(
+    // The flush records every segment it covers as unreferenced; seal them here too, or a host busy
+    // elsewhere (its own jobs between maintain() calls) lets them pile up inline in every manifest
+    // (docs/decisions/0160-gc-ledgers.md, "The backstop seals too").
+    this.run(async () => {
+      await flushMemtable(this.ctx);
+      const l0 = manifestTables(this.ctx.lake, this.ctx.manifest().sortedTables).l0.length;
+      if (l0 >= BACKSTOP_L0_FACTOR * p.l0CompactionTrigger) await compactStep(this.ctx);
+      await sealLedger(this.ctx);
+      await mergeLedgers(this.ctx);
+    }).then(
       () => {
         this.backgroundError = undefined;
       },

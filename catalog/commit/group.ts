@@ -17,6 +17,7 @@ import {
   RetryBudgetExhausted,
 } from "../errors.ts";
 import { readHead, readSnapshot, readSnapshotsBetween } from "../head.ts";
+import { checkInlineFloors } from "../inline-floor.ts";
 import { keys } from "../keys.ts";
 import type { SnapshotRecord } from "../records.ts";
 import { Staging } from "../staging.ts";
@@ -138,6 +139,8 @@ async function attempt(
         const s = isSelfStaged(req)
           ? await req.stage(group, current, memberEnv)
           : await stageMember(group, current, memberEnv, req);
+        // The inlined-row floor's invariant, checked on what this member staged (decision 0182).
+        await checkInlineFloors(s.layer);
         s.layer.commitToParent();
         if (isSelfStaged(req) || s.ctx?.schemaChanged === true) shapes.clear();
         if (s.snapshot) current = s.snapshot;

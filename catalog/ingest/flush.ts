@@ -11,6 +11,7 @@
 
 import { decodeValue, ValueKind } from "../codec.ts";
 import { CodedError, FlushPlanStale, InvalidRequest, Unsupported } from "../errors.ts";
+import { scanInlineRows } from "../inline-floor.ts";
 import { Kind, keys } from "../keys.ts";
 import type { DataFileRecord, InlineRowRecord, InlineValue, TableRecord } from "../records.ts";
 import type { VerbContext } from "../verbs/context.ts";
@@ -104,7 +105,7 @@ class RowLocator {
 async function emptyTable(ctx: VerbContext, table: TableRecord): Promise<number> {
   const t = table.table_id;
   const rowIds: number[] = [];
-  for await (const kv of ctx.st.scan({ prefix: keys.inlineRowPrefix(t) })) {
+  for await (const kv of scanInlineRows(ctx.st, t)) {
     const r = decodeValue<InlineRowRecord>(ValueKind.inlineRow, kv.value, "inlined row");
     if (r.end_snapshot === null) rowIds.push(r.row_id);
   }

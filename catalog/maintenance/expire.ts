@@ -12,10 +12,11 @@
  * advanced so a racing commit re-runs), atomic: a crash leaves all of a step or none. The next step plans
  * from the catalog again, so a run cut short is resumed by running again.
  */
-import type { ReadView, Store, Transaction } from "../../storage/api.ts";
+import type { ReadView, ScanRange, Store, Transaction } from "../../storage/api.ts";
 import { decodeValue, encodeValue, ValueKind } from "../codec.ts";
 import { CodedError, isTransactionConflict } from "../errors.ts";
 import { readHead } from "../head.ts";
+import { inlineRowRange, readInlineFloor } from "../inline-floor.ts";
 import { InlineKind, Kind, key, keyIds, keys, Subspace } from "../keys.ts";
 import type {
   DataFileRecord,
@@ -106,8 +107,12 @@ async function seenByRemaining(
 }
 
 async function deletePrefix(tx: Transaction, prefix: Uint8Array): Promise<void> {
+  await deleteRange(tx, { prefix });
+}
+
+async function deleteRange(tx: Transaction, range: ScanRange): Promise<void> {
   const doomed: Uint8Array[] = [];
-  for await (const kv of tx.scan({ prefix })) doomed.push(kv.key);
+  for await (const kv of tx.scan(range)) doomed.push(kv.key);
   for (const k of doomed) tx.delete(k);
 }
 
@@ -202,12 +207,15 @@ async function stepOnce(
       for (const r of recs) if (await seenByRemaining(tx, r, expiring, budget)) seen = true;
       if (seen) continue;
       if (await hasFileHistory(tx, tableId, removeKeys)) continue;
+      // Its inlined rows start at the row-id floor its meta record holds (decision 0182), read before that
+      // record goes with the table's other kinds: the tombstones below it need no second walk.
+      const rows = inlineRowRange(tableId, await readInlineFloor(tx, tableId));
       // The table record itself is read above for scheduled paths: remove it last.
       for (const kind of TABLE_KINDS) {
         await deletePrefix(tx, keys.current(kind, tableId));
         await deletePrefix(tx, keys.historyPrefix(kind, tableId));
       }
-      await deletePrefix(tx, keys.inlineRowPrefix(tableId));
+      await deleteRange(tx, rows);
       await deletePrefix(tx, key([Subspace.inline, InlineKind.fileDelete], tableId));
       tablesRemoved++;
     }

@@ -11,7 +11,7 @@ import type { ReadView } from "../../storage/api.ts";
 import { decodeValue, ValueKind } from "../codec.ts";
 import { CodedError, InvalidRequest } from "../errors.ts";
 import { dataPathPrefix, joinPath, tableDirOf } from "../file-paths.ts";
-import { keys } from "../keys.ts";
+import { inlineRowRange, readInlineFloors } from "../inline-floor.ts";
 import {
   fileColumnStats,
   layoutColumns,
@@ -102,6 +102,8 @@ export async function planFlushes(
   const dataPath = dataPathPrefix(state.options.global.data_path ?? "");
   const plans: FlushPlan[] = [];
   const refused: { tableId: number; error: CodedError }[] = [];
+  // Every table's inlined-row floor in one read (decision 0182): the probe below stays one read per table.
+  const floors = await readInlineFloors(view);
   for (const t of state.tables) {
     if (options.tableId !== undefined && t.table_id !== options.tableId) continue;
     if (!autoCompact(state.options, t.table_id, t.schema_id)) continue;
@@ -111,6 +113,7 @@ export async function planFlushes(
       plan = await planTable(
         view,
         t.table_id,
+        floors.get(t.table_id) ?? 0,
         threshold,
         options.maxRows ?? MAX_FLUSH_ROWS_PER_STEP,
         dataPath,
@@ -133,6 +136,7 @@ export async function planFlushes(
 async function planTable(
   view: ReadView,
   tableId: number,
+  floor: number,
   threshold: number,
   maxRows: number,
   dataPath: string,
@@ -141,8 +145,10 @@ async function planTable(
 ): Promise<FlushPlan | null> {
   // Most tables hold no more inlined rows than the threshold: count first (one probe, stopping past the
   // threshold) and build the scan plan only for a table that flushes (test/catalog/maintenance-plan-cost.test.ts).
+  // Both scans start at the table's row-id floor (read from the same view), past the tombstones of rows
+  // earlier flushes removed (decision 0182).
   let inlined = 0;
-  for await (const _ of view.scan({ prefix: keys.inlineRowPrefix(tableId) })) {
+  for await (const _ of view.scan(inlineRowRange(tableId, floor))) {
     if (++inlined > threshold) break;
   }
   if (inlined <= threshold) return null;
@@ -153,7 +159,7 @@ async function planTable(
   const rows: InlineRowRecord[] = [];
   let held = 0;
   let runEnded = false;
-  for await (const kv of view.scan({ prefix: keys.inlineRowPrefix(tableId) })) {
+  for await (const kv of view.scan(inlineRowRange(tableId, floor))) {
     held++;
     await pacer.tick();
     if (!runEnded) {

@@ -8,6 +8,7 @@ import { decodeValue, ValueKind } from "../codec.ts";
 import { NotFound, quoteName } from "../errors.ts";
 import { joinPath, tableDirOf } from "../file-paths.ts";
 import { resolveSnapshot } from "../head.ts";
+import { inlineRowRecords } from "../inline-floor.ts";
 import { foldName, Kind, keys, NameSpace, OptionScope } from "../keys.ts";
 import type {
   ColumnRecord,
@@ -233,9 +234,7 @@ export async function tableFilesAt(
           files,
           more: false,
         })),
-    firstPage
-      ? scanAll<InlineRowRecord>(view, keys.inlineRowPrefix(t), ValueKind.inlineRow, "inlined row")
-      : Promise.resolve([] as InlineRowRecord[]),
+    firstPage ? inlineRowRecords(view, t) : Promise.resolve([] as InlineRowRecord[]),
     // Columns are keyed table id first, so this is one short range, however many other tables exist.
     versionsAt<ColumnRecord>(view, s, Kind.column, ValueKind.column, t),
   ]);

@@ -9,6 +9,7 @@ import type { ReadView } from "../../storage/api.ts";
 import { decodeValue, ValueKind } from "../codec.ts";
 import { InvalidRequest, NotFound, quoteName } from "../errors.ts";
 import { resolveSnapshot } from "../head.ts";
+import { inlineRowRecords, scanInlineRows } from "../inline-floor.ts";
 import { Kind, keys } from "../keys.ts";
 import type {
   ColumnRecord,
@@ -82,8 +83,9 @@ export async function inlinedTablesAt(
   return out;
 }
 
+/** A table's inlined rows (every version), from its row-id floor (decision 0182). */
 function inlineRowsOf(view: ReadView, tableId: number): Promise<InlineRowRecord[]> {
-  return scanAll<InlineRowRecord>(view, keys.inlineRowPrefix(tableId), ValueKind.inlineRow, "inlined row");
+  return inlineRowRecords(view, tableId);
 }
 
 /** One registered inlined-data table at S, from its table's inlined rows (every schema version). */
@@ -194,11 +196,9 @@ export async function inlinedTablePage(
     const top = topLevel(cols);
     const rows: InlinedRow[] = [];
     let next: number[] | null = null;
-    const start = after?.[0] !== undefined ? keys.inlineRow(tableId, after[0] + 1) : undefined;
-    for await (const kv of view.scan({
-      prefix: keys.inlineRowPrefix(tableId),
-      ...(start ? { start } : {}),
-    })) {
+    // From the page's cursor or the table's row-id floor, whichever is higher (decision 0182).
+    const from = after?.[0] !== undefined ? { from: after[0] + 1 } : {};
+    for await (const kv of scanInlineRows(view, tableId, from)) {
       const r = decodeValue<InlineRowRecord>(ValueKind.inlineRow, kv.value, "inlined row");
       if (r.schema_version !== sv || r.begin_snapshot > s) continue;
       if (rows.length === limit) {

@@ -53,7 +53,9 @@ export function tableRanges(t: number, afterFileId: number | undefined, firstPag
     ...versions(Kind.deleteFile, t),
     ...versions(Kind.column, t),
     { prefix: keys.inlineFileDeletePrefix(t) },
-    ...(firstPage ? [{ prefix: keys.inlineRowPrefix(t) }] : []),
+    // The inlined rows start at the row-id floor their table's meta holds (decision 0182): the meta comes
+    // in the same round; the rows' range is named whole, as the floor is not known yet.
+    ...(firstPage ? [{ prefix: keys.current(Kind.tableMeta, t) }, { prefix: keys.inlineRowPrefix(t) }] : []),
   ];
 }
 

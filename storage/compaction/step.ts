@@ -29,7 +29,8 @@ import {
 import type { Manifest, SortedTableRecord } from "../manifest.ts";
 import { mergeNewestFirst } from "../merge.ts";
 import type { SstReader } from "../sst/reader.ts";
-import { manifestTables, runsOf, type TableRef, tableRef } from "../table-record.ts";
+import { assertRunsDisjoint, manifestTables, runsOf, type TableRef, tableRef } from "../table-record.ts";
+import { movablePartitions, movedRecord } from "./moves.ts";
 import { PartitionWriter } from "./partition-writer.ts";
 import { planCompaction } from "./plan.ts";
 import { runInput } from "./run-input.ts";
@@ -40,6 +41,9 @@ export interface CompactionStepResult {
   targetRun: number;
   partitionsReplaced: number;
   partitionsWritten: number;
+  /** Input partitions moved into the target unchanged (moves.ts), and their bytes: nothing written. */
+  partitionsMoved: number;
+  bytesMoved: number;
   bytesIn: number;
   bytesWritten: number;
   /** The group is fully merged and gone from the manifest. */
@@ -111,6 +115,12 @@ export async function compactStep(
   const from = plan.from === undefined ? undefined : fromHex(plan.from);
   const parts = plan.target.parts;
   const targetRun = plan.target.id;
+  // Input partitions no other input or target partition overlaps move instead of being rewritten: they
+  // are left out of the merge stream, and the output is cut at each one's first key so no output
+  // partition straddles it (docs/decisions/0186-partition-moves.md).
+  const moves = movablePartitions(plan, from, ctx.policy.partitionBytes);
+  const moving = new Set(moves.map((t) => t.record.key));
+  const moved: TableRef[] = [];
   // L0 inputs are read whole, a few at a time (at most six connections per Durable Object); input runs
   // stream one partition at a time (run-input.ts), so a step holds a bounded number of tables.
   const sources: AsyncIterable<SortedEntry>[] = [];
@@ -121,7 +131,15 @@ export async function compactStep(
     }
     for (const r of inputs) sources.push(r.scan(from === undefined ? {} : { start: from }));
   } else {
-    for (const r of plan.inputRuns) sources.push(runInput(ctx, r.parts, from));
+    for (const r of plan.inputRuns) {
+      sources.push(
+        runInput(
+          ctx,
+          r.parts.filter((t) => !moving.has(t.record.key)),
+          from,
+        ),
+      );
+    }
   }
 
   const writer = new PartitionWriter(ctx, ctx.policy.partitionBytes, targetRun);
@@ -135,6 +153,11 @@ export async function compactStep(
     for (;;) {
       const head = await l0Stream.peek();
       if (head === undefined) break;
+      // Every move that starts at or below the next key is passed now (the writer was cut at the end of
+      // the last round), even when the step stops here: a move below the stop must not be left behind.
+      while (moves[moved.length] !== undefined && compareBytes(moves[moved.length]!.minKey, head.key) <= 0) {
+        moved.push(moves[moved.length]!);
+      }
       if (bytesIn >= budget) {
         stopAt = head.key;
         break;
@@ -148,11 +171,14 @@ export async function compactStep(
       // Merging into a partition takes the incoming keys up to its last key; the keys past it (up to the
       // next partition) are a gap the next round appends, where the step may stop.
       const last = gap ? undefined : part.maxKey;
+      // The next partition to move bounds this round too: the output is cut before it.
+      const nextMove = moves[moved.length]?.minKey;
       const incoming = async function* (): AsyncGenerator<SortedEntry> {
         for (;;) {
           const e = await l0Stream.peek();
           if (e === undefined || (hi !== undefined && compareBytes(e.key, hi) >= 0)) return;
           if (last !== undefined && compareBytes(e.key, last) > 0) return;
+          if (nextMove !== undefined && compareBytes(e.key, nextMove) >= 0) return;
           l0Stream.take();
           bytesIn += entryBytes(e);
           if (bytesIn >= nextYield) {
@@ -189,6 +215,10 @@ export async function compactStep(
     await l0Stream.close();
   }
   throwIfFailed(ctx);
+  // The merge reached the end: the moves past its last key are passed too.
+  if (stopAt === undefined) moved.push(...moves.slice(moved.length));
+  const movedKeys = new Set(moved.map((t) => t.record.key));
+  const bytesMoved = moved.reduce((n, t) => n + t.record.size, 0);
 
   const groupKeys = new Set(plan.inputs.map((t) => t.record.key));
   const replacedKeys = new Set(replaced.map((t) => t.record.key));
@@ -215,14 +245,20 @@ export async function compactStep(
       const runNow: TableRef[] = [];
       for (const t of current.run) {
         if (replacedKeys.has(t.record.key)) continue;
+        if (movedKeys.has(t.record.key)) {
+          runNow.push(tableRef(ctx.lake, movedRecord(t, targetRun)));
+          continue;
+        }
         if (!groupKeys.has(t.record.key)) runNow.push(t);
         else if (done(t)) gone.push(t.record.key);
         else runNow.push(marked(t));
       }
       const outputs = writer.written.map((record) => tableRef(ctx.lake, record));
-      const runRecords = runsOf([...runNow, ...outputs]).flatMap((r) =>
-        r.parts.map((t) => t.record as SortedTableRecord),
-      );
+      const runs = runsOf([...runNow, ...outputs]);
+      // Moves and outputs must leave every run's partitions disjoint: checked before the manifest exists,
+      // since a reader would refuse it (layers.ts) and the lake would not open.
+      assertRunsDisjoint(ctx.lake, m.version + 1, runs);
+      const runRecords = runs.flatMap((r) => r.parts.map((t) => t.record as SortedTableRecord));
       return {
         ...m,
         sortedTables: [...l0Now, ...runRecords],
@@ -238,11 +274,15 @@ export async function compactStep(
   ctx.counters.bytesRewritten += writer.bytesWritten;
   ctx.counters.compactionBytesIn += bytesIn;
   ctx.counters.partitionsWritten += writer.written.length;
+  ctx.counters.partitionsMoved += moved.length;
+  ctx.counters.bytesMoved += bytesMoved;
   return {
     kind: plan.kind,
     targetRun,
     partitionsReplaced: replaced.length,
     partitionsWritten: writer.written.length,
+    partitionsMoved: moved.length,
+    bytesMoved,
     bytesIn,
     bytesWritten: writer.bytesWritten,
     finished,

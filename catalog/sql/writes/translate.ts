@@ -18,6 +18,7 @@ import {
   quoteName,
   Unsupported,
 } from "../../errors.ts";
+import { inlineRowWriteAt, scanInlineRows, settleInlineFloor, writeInlinedRows } from "../../inline-floor.ts";
 import { Kind, keys, NameSpace, OptionScope } from "../../keys.ts";
 import { DUCKLAKE_TABLES } from "../../reads/ducklake-tables.ts";
 import type {
@@ -719,7 +720,7 @@ export class Translator {
       );
     if (data) {
       const sv = Number(data[2]);
-      for await (const kv of this.ctx.st.scan({ prefix: keys.inlineRowPrefix(t) }))
+      for await (const kv of scanInlineRows(this.ctx.st, t))
         if (decodeValue<InlineRowRecord>(ValueKind.inlineRow, kv.value, "inlined row").schema_version === sv)
           this.ctx.st.delete(kv.key);
     } else {
@@ -731,7 +732,7 @@ export class Translator {
 
   /** Whether inlined rows of (t, sv) remain. */
   private async rowsLeft(t: number, sv: number): Promise<boolean> {
-    for await (const kv of this.ctx.st.scan({ prefix: keys.inlineRowPrefix(t) }))
+    for await (const kv of scanInlineRows(this.ctx.st, t))
       if (decodeValue<InlineRowRecord>(ValueKind.inlineRow, kv.value, "inlined row").schema_version === sv)
         return true;
     return false;
@@ -879,7 +880,7 @@ export class Translator {
     if (!m) throw bad(`${op.table} is not an inlined data table`);
     const [t, sv] = [Number(m[1]), Number(m[2])];
     const out: [Uint8Array, InlineRowRecord][] = [];
-    for await (const kv of this.ctx.st.scan({ prefix: keys.inlineRowPrefix(t) })) {
+    for await (const kv of scanInlineRows(this.ctx.st, t)) {
       const rec = decodeValue<InlineRowRecord>(ValueKind.inlineRow, kv.value, "inlined row");
       if (rec.schema_version === sv && rec.begin_snapshot <= op.upTo) out.push([kv.key, rec]);
     }
@@ -1031,6 +1032,11 @@ export class Translator {
     const rows = await this.flushedRows(op);
     if (this.snap === undefined) return rows.length;
     for (const [k] of rows) this.ctx.st.delete(k);
+    // The rows went by schema version and snapshot, not by a row-id range: the floor rises to the lowest
+    // row id still held (decision 0182).
+    let past = 0;
+    for (const [, r] of rows) past = Math.max(past, r.row_id + 1);
+    if (rows.length > 0) await settleInlineFloor(this.ctx, t, { past });
     return rows.length;
   }
 
@@ -1645,7 +1651,7 @@ export class Translator {
         // An UPDATE keeps the row id: the prior version moves aside, to be ended by this batch.
         if (prior.begin_snapshot === this.S)
           throw bad(`inlined row ${rowId} of table ${t} is inserted twice`);
-        this.ctx.write(keys.inlineRowVersion(t, rowId, prior.begin_snapshot), ValueKind.inlineRow, prior);
+        await writeInlinedRows(this.ctx, t, [{ record: prior, asVersion: true }]);
         this.lineage(t).add(rowId);
       }
       const values: InlineRowRecord["values"] = {};
@@ -1655,13 +1661,9 @@ export class Translator {
         if (!node) throw bad(`${op.table} has no column ${quoteName(c)}`);
         values[c] = parseValue(node, inlineValue(r[c] as Literal), `${op.table}.${c} (row ${rowId})`);
       }
-      this.ctx.write(k, ValueKind.inlineRow, {
-        row_id: rowId,
-        begin_snapshot: this.S,
-        end_snapshot: null,
-        schema_version: sv,
-        values,
-      } satisfies InlineRowRecord);
+      await writeInlinedRows(this.ctx, t, [
+        { record: { row_id: rowId, begin_snapshot: this.S, end_snapshot: null, schema_version: sv, values } },
+      ]);
       this.useRowIds(t, rowId, 1);
     }
     this.ctx.inlinedInsertTables.add(t);
@@ -1709,10 +1711,7 @@ export class Translator {
       for await (const kv of this.ctx.st.scan({ prefix: keys.inlineRow(t, rowId) })) {
         const raw = await this.ctx.read<InlineRowRecord>(kv.key, ValueKind.inlineRow, "inlined row");
         if (!raw || raw.end_snapshot !== null || raw.begin_snapshot === this.S) continue;
-        this.ctx.write(kv.key, ValueKind.inlineRow, {
-          ...raw,
-          end_snapshot: this.S,
-        } satisfies InlineRowRecord);
+        await writeInlinedRows(this.ctx, t, [inlineRowWriteAt(t, kv.key, { ...raw, end_snapshot: this.S })]);
         this.lineage(t).add(rowId);
         n++;
       }

@@ -5,6 +5,7 @@
  */
 import { decodeValue, ValueKind } from "../../codec.ts";
 import { AlreadyExists, Constraint, InvalidRequest, quoteName, Unsupported } from "../../errors.ts";
+import { scanInlineRows } from "../../inline-floor.ts";
 import { foldName, Kind, keys } from "../../keys.ts";
 import type {
   ColumnRecord,
@@ -113,7 +114,7 @@ async function checkInlinedRows(
   const changed = cols.map((c) => (c.column_id === col.column_id ? { ...c, column_type: type } : c));
   const changedTop = changed.find((c) => c.column_id === top.column_id) ?? top;
   const node = columnTree(changed, changedTop);
-  for await (const kv of ctx.st.scan({ prefix: keys.inlineRowPrefix(table.table_id) })) {
+  for await (const kv of scanInlineRows(ctx.st, table.table_id)) {
     const row = decodeValue<InlineRowRecord>(ValueKind.inlineRow, kv.value, "inlined row");
     if (row.end_snapshot !== null || !(top.column_name in row.values)) continue;
     parseValue(node, row.values[top.column_name] ?? null, `inlined row ${row.row_id}.${top.column_name}`);

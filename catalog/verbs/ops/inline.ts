@@ -7,6 +7,12 @@
  */
 import { decodeValue, ValueKind } from "../../codec.ts";
 import { Constraint, InvalidRequest, NotFound, quoteName } from "../../errors.ts";
+import {
+  type InlineRowWrite,
+  scanInlineRows,
+  settleInlineFloor,
+  writeInlinedRows,
+} from "../../inline-floor.ts";
 import { Kind, keys } from "../../keys.ts";
 import type {
   ColumnRecord,
@@ -123,7 +129,7 @@ async function inlinedRowCount(
   );
   if (meta?.x_inlined_rows !== undefined) return { meta, count: meta.x_inlined_rows };
   let count = 0;
-  for await (const _ of ctx.st.scan({ prefix: keys.inlineRowPrefix(tableId) })) count++;
+  for await (const _ of scanInlineRows(ctx.st, tableId)) count++;
   return { meta, count };
 }
 
@@ -204,18 +210,20 @@ export async function inlineInsert(ctx: VerbContext, v: VerbOf<"inline_insert">)
   const sv = await inlineSchemaVersion(ctx, table);
   const rowIdStart = base.next_row_id;
   const canonicalRows: InlineRowRecord["values"][] = [];
-  v.rows.forEach((row, i) => {
+  const writes: InlineRowWrite[] = v.rows.map((row, i) => {
     const values = canonicalRow(shape, row, `rows[${i}]`);
     canonicalRows.push(values);
-    const rowId = rowIdStart + i;
-    ctx.write(keys.inlineRow(t, rowId), ValueKind.inlineRow, {
-      row_id: rowId,
-      begin_snapshot: ctx.snapshotId,
-      end_snapshot: null,
-      schema_version: sv,
-      values,
-    } satisfies InlineRowRecord);
+    return {
+      record: {
+        row_id: rowIdStart + i,
+        begin_snapshot: ctx.snapshotId,
+        end_snapshot: null,
+        schema_version: sv,
+        values,
+      },
+    };
   });
+  await writeInlinedRows(ctx, t, writes);
   writeTableStats(ctx, old, {
     table_id: t,
     record_count: base.record_count + v.rows.length,
@@ -264,21 +272,24 @@ export async function inlineInsertPreserving(
     canonicalRows.push(values);
     const k = keys.inlineRow(t, rowId);
     const prior = await ctx.read<InlineRowRecord>(k, ValueKind.inlineRow, "inlined row");
-    if (prior) {
-      if (prior.end_snapshot !== ctx.snapshotId) {
-        throw new InvalidRequest(
-          `inlined row ${rowId} of table ${t} keeps its id without this commit deleting it`,
-        );
-      }
-      ctx.write(keys.inlineRowVersion(t, rowId, prior.begin_snapshot), ValueKind.inlineRow, prior);
+    if (prior && prior.end_snapshot !== ctx.snapshotId) {
+      throw new InvalidRequest(
+        `inlined row ${rowId} of table ${t} keeps its id without this commit deleting it`,
+      );
     }
-    ctx.write(k, ValueKind.inlineRow, {
-      row_id: rowId,
-      begin_snapshot: ctx.snapshotId,
-      end_snapshot: null,
-      schema_version: sv,
-      values,
-    } satisfies InlineRowRecord);
+    // The prior version this commit ended moves to its version key; the new one takes the row's key.
+    await writeInlinedRows(ctx, t, [
+      ...(prior ? [{ record: prior, asVersion: true }] : []),
+      {
+        record: {
+          row_id: rowId,
+          begin_snapshot: ctx.snapshotId,
+          end_snapshot: null,
+          schema_version: sv,
+          values,
+        },
+      },
+    ]);
   }
   const held = await adjustInlinedRows(ctx, t, rows.length);
   if (held > MAX_INLINED_ROWS_PER_TABLE) {
@@ -332,8 +343,7 @@ export async function inlineDelete(ctx: VerbContext, v: VerbOf<"inline_delete">)
     if (row.begin_snapshot === ctx.snapshotId) {
       ctx.st.delete(k);
       removed++;
-    } else
-      ctx.write(k, ValueKind.inlineRow, { ...row, end_snapshot: ctx.snapshotId } satisfies InlineRowRecord);
+    } else await writeInlinedRows(ctx, t, [{ record: { ...row, end_snapshot: ctx.snapshotId } }]);
   }
   if (removed > 0) await adjustInlinedRows(ctx, t, -removed);
   if (fileDeletes.length > 0) await markInlinedDeleteTable(ctx, t);
@@ -374,10 +384,8 @@ async function flushRows(
   const t = table.table_id;
   const rows: InlineRowRecord[] = [];
   const dropKeys: Uint8Array[] = [];
-  for await (const kv of ctx.st.scan({
-    prefix: keys.inlineRowPrefix(t),
-    end: keys.inlineRow(t, throughRowId + 1),
-  })) {
+  // From the floor (decision 0182): the rows earlier flushes deleted are tombstones below it.
+  for await (const kv of scanInlineRows(ctx.st, t, { through: throughRowId })) {
     rows.push(decodeValue<InlineRowRecord>(ValueKind.inlineRow, kv.value, "inlined row"));
     dropKeys.push(kv.key);
   }
@@ -524,6 +532,9 @@ export async function flushInlined(ctx: VerbContext, v: VerbOf<"flush_inlined">)
       out.deleteFileId = deleteFileId;
     }
     for (const k of flushed.dropKeys) ctx.st.delete(k);
+    // Every key from the floor through throughRowId is gone: later scans start past them (decision 0182).
+    const past = (v.throughRowId as number) + 1;
+    await settleInlineFloor(ctx, t, { past, clearedBelow: past });
     await adjustInlinedRows(ctx, t, -flushed.dropKeys.length);
     ctx.change("inlineFlush", t);
   }

@@ -11,6 +11,7 @@
 import { describe, expect, it } from "vitest";
 import { InvalidRequest, Unsupported } from "../../../catalog/errors.ts";
 import { ducklakeTable, inlinedTablesAt } from "../../../catalog/index.ts";
+import { readInlineFloor } from "../../../catalog/inline-floor.ts";
 import { ORPHAN_LISTING_REFUSED } from "../../../catalog/sql/files/cleanup.ts";
 import { answerRead, splitStatements } from "../../../catalog/sql/index.ts";
 import type { SqlWriteAnswer, SqlWriteRequest } from "../../../catalog/sql/writes/contract.ts";
@@ -146,6 +147,24 @@ describe("ducklake_flush_inlined_data", () => {
     const r = await rpc(lake).sqlWrite(lake, { sql: tampered, mayCreateLake: false });
     expect(r.ok ? "ok" : r.error.code).toBe("InvalidRequest");
     expect(ok(await rpc(lake).head(lake)).position).toBe(position);
+  });
+});
+
+describe("ducklake_flush_inlined_data raises the inlined-row floor", () => {
+  it("after the flush batch the table's scans start past the flushed rows (decision 0182)", async () => {
+    const { lake } = await replay("flush-floor", "flush", [
+      "attach_new",
+      "create_schema",
+      "create_table",
+      "insert_inlined",
+    ]);
+    let position = 0;
+    for (const sql of writesOf("flush", "flush"))
+      position = ok(await rpc(lake).sqlWrite(lake, { sql, mayCreateLake: false })).position;
+    const view = await openLatest(realBucket(), lake, { after: position });
+    // Table 2's two inlined rows (row ids 0 and 1) moved into the file: none is left, the floor is past them.
+    expect((await inlinedTablesAt(view)).ducklake_inlined_data_2_2?.rows ?? []).toEqual([]);
+    expect(await readInlineFloor(view, 2)).toBe(2);
   });
 });
 

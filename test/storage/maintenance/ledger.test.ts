@@ -17,6 +17,7 @@ import { encodeManifest, type GcLedgerRef, ledgerRefs, type Manifest } from "../
 import { openCheckpoint } from "../../../storage/reader/open-checkpoint.ts";
 import { retryPolicy } from "../../../storage/retry.ts";
 import type { LakeStore } from "../../../storage/store.ts";
+import { BACKSTOP_L0_FACTOR } from "../../../storage/writer-maintenance.ts";
 import { b, dump, faultBucket, lakeName, objectKeys, realBucket } from "../helpers.ts";
 import { accountedKeys, Clock, expectNeededObjectsPresent, openLake } from "./support.ts";
 
@@ -88,6 +89,46 @@ describe("GC ledgers", () => {
     expect(ledgerRefs(st.manifest).length).toBeLessThanOrEqual(MAX_LEDGER_REFS + 1);
     expect(await dump(st.snapshot())).toEqual(state);
     await st.close();
+  });
+
+  it("a host that never calls maintain(): the backstop seals records and compacts L0, so the manifest stays small", async () => {
+    const lake = lakeName("ledger-backstop");
+    const clock = new Clock();
+    // The host only commits (a Durable Object whose catalog jobs hold it for a while): every flush and
+    // compaction below is the store's backstop (storage/writer-maintenance.ts afterSegment).
+    const policy: MaintenancePolicy = { ...STREAM, flushAfterSegments: 1, forceFlushAfterSegments: 2 };
+    const st = await openLake(faultBucket(), lake, clock, policy);
+    const state: Record<string, string> = {};
+    let largest = 0;
+    let mostInline = 0;
+    let mostL0 = 0;
+    for (let i = 0; i < 600; i++) {
+      const k = `k${String(i % 97).padStart(3, "0")}`;
+      state[k] = `v${i}`;
+      st.write([{ key: b(k), value: b(state[k]) }]);
+      await st.flush();
+      clock.advance(100);
+      const m = st.manifest;
+      largest = Math.max(largest, encodeManifest(m).length);
+      mostInline = Math.max(mostInline, m.unreferenced.length);
+      mostL0 = Math.max(mostL0, m.sortedTables.filter((t) => (t as { level?: number }).level === 0).length);
+    }
+    // Queued behind the last backstop run: when it returns, every backstop step has finished.
+    await st.flushMemtable();
+    expect(st.maintenanceCounters.memtableFlushes).toBeGreaterThan(100);
+    expect(st.maintenanceCounters.compactionSteps).toBeGreaterThan(0);
+    expect(ledgerRefs(st.manifest).length).toBeGreaterThan(0);
+    // Without the backstop's seal the inline list held every segment and manifest of the stream (> 600).
+    expect(mostInline).toBeLessThan(2 * LEDGER_SEAL_RECORDS);
+    // L0 waits for the backstop's next flush at most: twice the trigger plus the tables landing meanwhile.
+    expect(mostL0).toBeLessThanOrEqual(BACKSTOP_L0_FACTOR * STREAM.l0CompactionTrigger! + 2);
+    expect(largest).toBeLessThanOrEqual(MANIFEST_LIMIT);
+    expect(st.backgroundError).toBeUndefined();
+    expect(await dump(st.snapshot())).toEqual(state);
+    await st.close();
+    const re = await openLake(faultBucket(), lake, clock, policy);
+    expect(await dump(re.snapshot())).toEqual(state);
+    await re.close();
   });
 
   it("GC waits out the grace from unreferenced time, keeps checkpoint pins, then collects ledgers", async () => {

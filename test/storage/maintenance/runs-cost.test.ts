@@ -3,13 +3,15 @@
  * - L0 merges make new runs and write each L0 byte once more; a due tier merges into its oldest run, and
  *   appended keys rewrite no partition of the target;
  * - a cold point read over several L0 tables and runs opens every layer that may hold the key in one
- *   round, so it costs 2 serial rounds (metadata, then a block) however many layers there are.
+ *   round, so it costs 2 serial rounds (metadata, then a block) however many layers there are;
+ * - with an append-only range's bounds named as partition cuts, run merges move its partitions instead of
+ *   rewriting them (docs/decisions/0186-partition-moves.md), measured side by side with no cuts.
  */
 import { describe, expect, it } from "vitest";
 import { RUN_MERGE_MIN_RUNS } from "../../../storage/compaction/plan.ts";
 import { sstPrefix } from "../../../storage/sst/key.ts";
 import type { LakeStore } from "../../../storage/store.ts";
-import { b, faultBucket, lakeName, s } from "../helpers.ts";
+import { b, dump, faultBucket, lakeName, s } from "../helpers.ts";
 import { Clock, openLake } from "./support.ts";
 
 const POLICY = {
@@ -31,7 +33,64 @@ async function round(st: LakeStore, r: number): Promise<void> {
   await st.flushMemtable();
 }
 
+/**
+ * A catalog-shaped lake: every round rewrites a few hot keys below and above an append-only log (a head,
+ * statistics) and appends 500 log entries, then flushes; maintenance runs until nothing is due. Returns
+ * the maintenance counters and the final state.
+ */
+async function catalogShaped(
+  cuts: string[] | undefined,
+): Promise<{ runMerged: number; flushed: number; moved: number; state: Record<string, string> }> {
+  const lake = lakeName(cuts === undefined ? "shape-plain" : "shape-cuts");
+  const st = await openLake(
+    faultBucket(),
+    lake,
+    new Clock(),
+    POLICY,
+    cuts === undefined ? {} : { partitionCuts: cuts.map(b) },
+  );
+  let runMerged = 0;
+  for (let r = 0; r < 24; r++) {
+    const muts = [{ key: b("a/head"), value: b(`head ${r}`) }];
+    for (let i = 0; i < 500; i++) {
+      const n = r * 500 + i;
+      muts.push({ key: b(`m/${String(n).padStart(7, "0")}`), value: b(`entry ${n} ${"x".repeat(24)}`) });
+    }
+    for (let i = 0; i < 10; i++)
+      muts.push({ key: b(`z/stats/${i}`), value: b(`stats ${r} ${"s".repeat(20)}`) });
+    st.write(muts);
+    await st.flushMemtable();
+    for (let i = 0; i < 100; i++) {
+      const rep = await st.maintain();
+      if (rep.compaction?.kind === "runs") runMerged += rep.compaction.bytesWritten;
+      if (!rep.more || rep.compaction === undefined) break;
+    }
+  }
+  const c = st.maintenanceCounters;
+  const state = await dump(st.snapshot());
+  await st.close();
+  const re = await openLake(faultBucket(), lake, new Clock(), POLICY);
+  expect(await dump(re.snapshot())).toEqual(state);
+  await re.close();
+  return { runMerged, flushed: c.bytesFlushed, moved: c.partitionsMoved, state };
+}
+
 describe("tiered runs (cost by counting)", () => {
+  it("partition cuts around an append-only log let run merges move its partitions instead of rewriting them", async () => {
+    const plain = await catalogShaped(undefined);
+    const cut = await catalogShaped(["m/", "m0"]);
+    expect(cut.state).toEqual(plain.state);
+    expect(plain.moved).toBe(0);
+    expect(cut.moved).toBeGreaterThan(0);
+    // Without cuts the log shares partitions with the hot keys, so every run merge rewrites it; with them
+    // a run merge writes only the hot keys' partitions and the small log partitions it packs together.
+    expect(plain.runMerged).toBeGreaterThan(0.5 * plain.flushed);
+    expect(cut.runMerged).toBeLessThan(0.25 * plain.runMerged);
+    console.info(
+      `catalog-shaped lake, run-merge bytes / flushed bytes: no cuts ${(plain.runMerged / plain.flushed).toFixed(2)}, cuts ${(cut.runMerged / cut.flushed).toFixed(2)} (${cut.moved} partitions moved)`,
+    );
+  });
+
   it("appends climb the tiers without rewriting target partitions; a cold read opens all layers in one round", async () => {
     const clock = new Clock();
     const lake = lakeName("runs-cost");

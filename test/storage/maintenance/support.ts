@@ -39,8 +39,9 @@ export async function openLake(
   lake: string,
   clock: Clock,
   policy: MaintenancePolicy = TINY,
+  extra: Partial<WriterOptions> = {},
 ): Promise<LakeStore> {
-  return (await open(bucket, lake, options(clock, policy))) as LakeStore;
+  return (await open(bucket, lake, { ...options(clock, policy), ...extra })) as LakeStore;
 }
 
 /**

@@ -43,6 +43,10 @@ export default defineConfig({
           TEST_CLIENT_OPENAPI: readFileSync("./client/openapi.json", "utf8"),
           TEST_CLIENT_SCHEMA: readFileSync("./client/schema.d.ts", "utf8"),
           TEST_QUACK_WIRE: JSON.stringify(quackWire),
+          // Replays a property failure from a CI log: `FC_SEED=<seed> [FC_PATH=<path>] npx vitest run …`
+          // (test/support/property.ts, docs/decisions/0176-reproducible-properties.md).
+          FC_SEED: process.env.FC_SEED ?? "",
+          FC_PATH: process.env.FC_PATH ?? "",
           // A developer's .dev.vars must not leak into the suite.
           DEV_AUTH: "disabled",
           DEV_TOKEN: "",

@@ -19,27 +19,14 @@ import {
 } from "../catalog/maintenance/merge-plan.ts";
 import type { Pause } from "../catalog/maintenance/pace.ts";
 import { buildRewrite, planRewrites, type RewriteOptions } from "../catalog/maintenance/rewrite-plan.ts";
-import type { CommitRequest } from "../catalog/verbs/schema.ts";
-import type { Bucket, ReadView } from "../storage/api.ts";
 import { CodedError } from "../storage/errors.ts";
 import { dataObjectKey } from "../storage/keys.ts";
 import { yieldToEventLoop } from "../storage/maintenance.ts";
 import type { JobName, JobRun } from "./history.ts";
+import { emptyRun, errorText, type JobDeps } from "./job-deps.ts";
 
-export interface CompactionDeps {
-  lake: string;
-  bucket: Bucket;
-  /** The latest durable state the plan is made from. */
-  view: () => ReadView;
-  /** Commits through the writer (coalescer → group commit → durable); answers the minted snapshot. */
-  commit: (request: CommitRequest) => Promise<{ snapshotId: number | null }>;
-  now: () => number;
-  /**
-   * The yield a step awaits between its bounded stretches (default: a macrotask turn of the event loop, so
-   * the appenders' commits run between them; decision docs/decisions/0325-paced-maintenance.md).
-   */
-  pause?: Pause;
-}
+/** Jobs 2 and 3 need exactly what every job gets (`job-deps.ts`). */
+export type CompactionDeps = JobDeps;
 
 export type MergeDeps = CompactionDeps & CompactionOptions;
 export type RewriteDeps = CompactionDeps & RewriteOptions;
@@ -52,10 +39,6 @@ export class CompactionObjectExists extends CodedError {
 /** An input file the catalog references is missing from the bucket. */
 export class CompactionInputMissing extends CodedError {
   readonly code = "Corruption";
-}
-
-function errorText(e: unknown): string {
-  return e instanceof CodedError ? `${e.code}: ${e.message}` : String(e);
 }
 
 function reader(deps: CompactionDeps): { read: ReadObject; bytes: () => number } {
@@ -116,18 +99,7 @@ async function runStep(
 }
 
 function refusals(job: JobName, refused: Refusal[], now: () => number): JobRun[] {
-  return refused.map((r) => ({
-    job,
-    tableId: r.tableId,
-    startedAt: now(),
-    durationMs: 0,
-    filesIn: 0,
-    filesOut: 0,
-    rowsIn: 0,
-    rowsOut: 0,
-    snapshotId: null,
-    error: errorText(r.error),
-  }));
+  return refused.map((r) => emptyRun(job, now(), errorText(r.error), r.tableId));
 }
 
 /**

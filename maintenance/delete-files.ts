@@ -15,9 +15,9 @@ import {
   MAX_FILES_DELETED_PER_STEP,
   referencedPaths,
 } from "../catalog/maintenance/cleanup.ts";
-import { CodedError } from "../storage/errors.ts";
 import { dataObjectKey } from "../storage/keys.ts";
 import type { JobRun } from "./history.ts";
+import { emptyRun, errorText } from "./job-deps.ts";
 import { type OrphanSweep, sweepOrphans } from "./orphans.ts";
 import type { JobContext } from "./registry.ts";
 
@@ -33,26 +33,12 @@ export async function runDeleteFilesJob(ctx: JobContext): Promise<JobRun[]> {
     sweepError = errorText(e);
   }
   if (run === null && sweep.marked === 0 && sweep.due === 0 && sweepError === null) return [];
-  const out: JobRun = run ?? {
-    job: "delete_files",
-    startedAt,
-    durationMs: 0,
-    filesIn: 0,
-    filesOut: 0,
-    rowsIn: 0,
-    rowsOut: 0,
-    snapshotId: null,
-    error: null,
-  };
+  const out: JobRun = run ?? emptyRun("delete_files", startedAt, null);
   out.orphansMarked = sweep.marked;
   out.orphansDeleted = sweep.deleted;
   if (sweepError !== null) out.error = out.error === null ? sweepError : `${out.error}; ${sweepError}`;
   out.durationMs = ctx.now() - startedAt;
   return [out];
-}
-
-function errorText(e: unknown): string {
-  return e instanceof CodedError ? `${e.code}: ${e.message}` : String(e);
 }
 
 /** The scheduled files whose grace has passed (decision 0329); null when none are due. */

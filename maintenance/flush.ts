@@ -7,41 +7,23 @@
  * the next run plans again from the catalog, so running twice is harmless (decision 0321).
  */
 import { type FlushPlan, planFlushes } from "../catalog/maintenance/flush-plan.ts";
-import type { Pause } from "../catalog/maintenance/pace.ts";
-import type { CommitRequest } from "../catalog/verbs/schema.ts";
-import type { Bucket, ReadView } from "../storage/api.ts";
 import { CodedError } from "../storage/errors.ts";
 import { dataObjectKey } from "../storage/keys.ts";
 import { yieldToEventLoop } from "../storage/maintenance.ts";
 import type { JobRun } from "./history.ts";
+import { emptyRun, errorText, type JobDeps } from "./job-deps.ts";
 
-export interface FlushDeps {
-  lake: string;
-  bucket: Bucket;
-  /** The latest durable state the plan is made from. */
-  view: () => ReadView;
-  /** Commits through the writer (coalescer → group commit → durable); answers the minted snapshot. */
-  commit: (request: CommitRequest) => Promise<{ snapshotId: number | null }>;
-  now: () => number;
+export interface FlushDeps extends JobDeps {
   /** Flush once a table holds more inlined rows than this (default: its `data_inlining_row_limit`). */
   threshold?: number;
   maxRowsPerStep?: number;
   /** Only this table (a run asked for one table). */
   tableId?: number;
-  /**
-   * The yield the plan awaits between its bounded stretches (default: a macrotask turn of the event loop,
-   * so the appenders' commits run between them; decision docs/decisions/0325-paced-maintenance.md).
-   */
-  pause?: Pause;
 }
 
 /** A PUT of a planned file found another object under its name (uuid names make this a broken invariant). */
 export class FlushObjectExists extends CodedError {
   readonly code = "Corruption";
-}
-
-function errorText(e: unknown): string {
-  return e instanceof CodedError ? `${e.code}: ${e.message}` : String(e);
 }
 
 async function runPlan(deps: FlushDeps, plan: FlushPlan): Promise<JobRun> {
@@ -86,18 +68,9 @@ export async function runFlushJob(deps: FlushDeps): Promise<JobRun[]> {
     ...(deps.tableId !== undefined ? { tableId: deps.tableId } : {}),
     pause: deps.pause ?? yieldToEventLoop,
   });
-  const runs: JobRun[] = refused.map((r) => ({
-    job: "flush_inlined",
-    tableId: r.tableId,
-    startedAt: deps.now(),
-    durationMs: 0,
-    filesIn: 0,
-    filesOut: 0,
-    rowsIn: 0,
-    rowsOut: 0,
-    snapshotId: null,
-    error: errorText(r.error),
-  }));
+  const runs: JobRun[] = refused.map((r) =>
+    emptyRun("flush_inlined", deps.now(), errorText(r.error), r.tableId),
+  );
   for (const plan of plans) runs.push(await runPlan(deps, plan));
   return runs;
 }

@@ -4,22 +4,16 @@
  * its own job's dependencies (`runFlushJob`'s `FlushDeps`, …), so adding a job is one line here.
  */
 import type { MaintenanceSettings } from "../catalog/maintenance/settings.ts";
-import type { CommitRequest } from "../catalog/verbs/schema.ts";
-import type { Bucket, ReadView, Store } from "../storage/api.ts";
+import type { Store } from "../storage/api.ts";
 import { runMergeJob, runRewriteJob } from "./compaction.ts";
 import { runDeleteFilesJob } from "./delete-files.ts";
 import { runExpireJob } from "./expire.ts";
 import { runFlushJob } from "./flush.ts";
 import type { JobName, JobRun } from "./history.ts";
+import type { JobDeps } from "./job-deps.ts";
 
 /** What the lake writer hands every job. */
-export interface JobContext {
-  lake: string;
-  bucket: Bucket;
-  /** The latest durable state. */
-  view: () => ReadView;
-  /** Commits through the writer (coalescer → group commit → durable); answers the minted snapshot. */
-  commit: (request: CommitRequest) => Promise<{ snapshotId: number | null }>;
+export interface JobContext extends JobDeps {
   /**
    * Runs `fn` in the writer's submission slot (no commit interleaves) on the store, then waits for the
    * batch it wrote to be durable. For head-preserving batches that are not DuckLake commits.
@@ -27,12 +21,6 @@ export interface JobContext {
   exclusive: <T>(fn: (store: Store) => Promise<{ value: T; durable: Promise<void> }>) => Promise<T>;
   /** Catalog snapshots live checkpoints pin (their cut's head snapshot). */
   pinnedSnapshots: () => Promise<number[]>;
-  now: () => number;
-  /**
-   * The job's yield between bounded stretches of work: the host's event loop, and the appenders' commits
-   * in flight first (decision docs/decisions/0326-maintenance-yields-to-commits.md). Absent: one macrotask.
-   */
-  pause?: () => Promise<void>;
   settings: MaintenanceSettings;
   /** Only this table, when the run was asked for one. */
   tableId?: number;

@@ -6,8 +6,8 @@
  */
 import { appendJobRuns, MAX_JOB_RUNS_PER_APPEND } from "../catalog/maintenance/runs.ts";
 import { maintenanceSettings } from "../catalog/maintenance/settings.ts";
-import { CodedError } from "../storage/errors.ts";
 import { JOB_NAMES, type JobName, type JobRun, type StoredJobRun } from "./history.ts";
+import { emptyRun, errorText } from "./job-deps.ts";
 import { JOB_RUNNERS, type JobContext, type JobRunner } from "./registry.ts";
 
 export type PassContext = Omit<JobContext, "settings" | "scheduled" | "tableId">;
@@ -18,25 +18,6 @@ export interface PassSelection {
   tableId?: number;
   /** The writer's alarm runs this pass (jobs may wait for more work than a user's run does). */
   scheduled?: boolean;
-}
-
-function emptyRun(job: JobName, startedAt: number, error: string | null, tableId?: number): JobRun {
-  return {
-    job,
-    ...(tableId !== undefined ? { tableId } : {}),
-    startedAt,
-    durationMs: 0,
-    filesIn: 0,
-    filesOut: 0,
-    rowsIn: 0,
-    rowsOut: 0,
-    snapshotId: null,
-    error,
-  };
-}
-
-function errorText(e: unknown): string {
-  return e instanceof CodedError ? `${e.code}: ${e.message}` : String(e);
 }
 
 /** Runs the selected jobs and records them. Answers the recorded runs (oldest first). */

@@ -27,6 +27,9 @@ export type ParquetType =
   /** Entries as an array of `{ key, value }`; keys are never null. */
   | { kind: "map"; key: ParquetField; value: ParquetField };
 
+/** A signed 64-bit integer: the type of DuckLake's internal row-id, snapshot-id and delete-position columns. */
+export const PARQUET_INT64 = { kind: "int", bits: 64, signed: true } as const satisfies ParquetType;
+
 export interface ParquetField {
   name: string;
   /** Parquet field_id (DuckLake resolves columns by it). */

@@ -15,6 +15,12 @@ import { yieldToEventLoop } from "./maintenance.ts";
  */
 export const SCAN_YIELD_EVERY_ENTRIES = 4096;
 
+/**
+ * The turn a scan takes every `SCAN_YIELD_EVERY_ENTRIES` entries: in production always `yieldToEventLoop`
+ * (a macrotask); a parameter so a test can count the turns instead of racing a timer against the scan.
+ */
+export type ScanPause = () => Promise<void>;
+
 interface Head {
   entry: SortedEntry;
   source: number;
@@ -101,10 +107,11 @@ export async function* mergeNewestFirst(
   }
 }
 
-/** Drops tombstones and stops after `limit` live entries. */
+/** Drops tombstones and stops after `limit` live entries, pausing every `SCAN_YIELD_EVERY_ENTRIES` entries. */
 export async function* visibleEntries(
   entries: AsyncIterable<SortedEntry>,
   limit?: number,
+  pause: ScanPause = yieldToEventLoop,
 ): AsyncGenerator<KeyValue> {
   if (limit !== undefined && limit <= 0) return;
   let n = 0;
@@ -113,7 +120,7 @@ export async function* visibleEntries(
     // A walk over memtable entries and cached blocks resolves only microtasks, so without this turn a scan
     // stepping over many tombstones held the event loop (and every commit) until it ended
     // (docs/decisions/0181-scan-yields.md).
-    if (++walked % SCAN_YIELD_EVERY_ENTRIES === 0) await yieldToEventLoop();
+    if (++walked % SCAN_YIELD_EVERY_ENTRIES === 0) await pause();
     if (e.value === undefined) continue;
     yield { key: e.key, value: e.value };
     if (limit !== undefined && ++n >= limit) return;

@@ -14,8 +14,9 @@ import type {
 } from "./api.ts";
 import { rangeBounds } from "./bytes.ts";
 import type { LazyTable } from "./layers.ts";
+import { yieldToEventLoop } from "./maintenance.ts";
 import { asAsync, type MemTree, memEntries } from "./memtable.ts";
-import { mergeNewestFirst, visibleEntries } from "./merge.ts";
+import { mergeNewestFirst, type ScanPause, visibleEntries } from "./merge.ts";
 import { openAll, prefetchLayers } from "./prefetch.ts";
 
 export class Cut implements ReadView {
@@ -30,6 +31,8 @@ export class Cut implements ReadView {
      * fence windows leave connections for (docs/decisions/0184-cold-round-packing.md).
      */
     private warm: readonly LazyTable[] = [],
+    /** The turn this cut's scans (and its transactions') take between stretches (docs/decisions/0181-scan-yields.md). */
+    readonly scanPause: ScanPause = yieldToEventLoop,
   ) {}
 
   /** The warm tables, handed out once (to the first read). */
@@ -68,7 +71,7 @@ export class Cut implements ReadView {
   }
 
   scan(range: ScanRange): AsyncIterable<KeyValue> {
-    return visibleEntries(this.entries(range), range.limit);
+    return visibleEntries(this.entries(range), range.limit, this.scanPause);
   }
 
   /** Merged entries within the range (limit ignored), tombstones included. */

@@ -55,7 +55,7 @@ export class Txn implements Transaction {
     if (this.writes.size === 0) return this.cut.scan(range);
     // The scan reads a frozen copy of the buffered writes, so later puts do not disturb it.
     const own: AsyncIterable<SortedEntry> = asAsync(memEntries(this.writes.clone(), rangeBounds(range)));
-    return visibleEntries(mergeNewestFirst([own, this.cut.entries(range)]), range.limit);
+    return visibleEntries(mergeNewestFirst([own, this.cut.entries(range)]), range.limit, this.cut.scanPause);
   }
 
   put(key: Bytes, value: Bytes): void {

@@ -35,6 +35,12 @@ export interface Env {
   TEST_CLIENT_SCHEMA?: string;
   /** Tests only: golden Quack wire bodies (file name -> base64), test/fixtures/quack/wire/. */
   TEST_QUACK_WIRE?: string;
+  /**
+   * Tests only: the fast-check seed and path to replay (empty: a fresh seed), from the shell's FC_SEED and
+   * FC_PATH through vitest.config.ts; read by test/support/property.ts.
+   */
+  FC_SEED?: string;
+  FC_PATH?: string;
 }
 
 type WorkerEnv = Env;

@@ -7,6 +7,7 @@
  * carried or derived). Pure: bytes in, bytes out (decision docs/decisions/0322-compaction-output.md).
  */
 import {
+  PARQUET_INT64,
   type ParquetField,
   type ParquetRow,
   readParquet,
@@ -52,8 +53,6 @@ export const MAX_COMPACTION_ROWS_PER_STEP = 200_000;
  * the step limit anyway), since one after another they would add a round trip each.
  */
 export const MAX_CONCURRENT_INPUT_READS = 8;
-
-const INT64 = { kind: "int", bits: 64, signed: true } as const;
 
 /** A step's bounds (the named limits above by default; tests pass smaller ones). */
 export interface StepLimits {
@@ -352,12 +351,17 @@ export async function writeCompacted(
 ): Promise<{ file: WrittenFile; spec: DataFileSpec }> {
   const fields: ParquetField[] = [...parquetFields(cols)];
   if (internal.rowId)
-    fields.push({ name: "_ducklake_internal_row_id", fieldId: ROW_ID_FIELD_ID, type: INT64, nullable: true });
+    fields.push({
+      name: "_ducklake_internal_row_id",
+      fieldId: ROW_ID_FIELD_ID,
+      type: PARQUET_INT64,
+      nullable: true,
+    });
   if (internal.snapshotId)
     fields.push({
       name: "_ducklake_internal_snapshot_id",
       fieldId: SNAPSHOT_ID_FIELD_ID,
-      type: INT64,
+      type: PARQUET_INT64,
       nullable: true,
     });
   const prows: ParquetRow[] = [];

@@ -49,6 +49,17 @@ export interface CompactionStep {
   tablePath: string;
 }
 
+/** The step compacting `run` (inputs of one table, in output order): jobs 2 and 3 build theirs alike. */
+export async function stepFor(view: ReadView, t: TableCandidates, run: Candidate[]): Promise<CompactionStep> {
+  return {
+    tableId: t.tableId,
+    inputs: run,
+    columns: await columnsOf(view, t.tableId, run[0] as Candidate),
+    dataPath: t.dataPath,
+    tablePath: t.tablePath,
+  };
+}
+
 export interface CompactionOptions {
   /** Overrides the table's `target_file_size` (bytes). */
   targetFileSize?: number;
@@ -150,13 +161,7 @@ export async function planMerges(
           : tieredRuns(g, candidateSizes, { target, limits, minInputs, growth: options.growth });
       for (const run of runs) {
         if (run.length < minInputs || steps.length >= max) continue;
-        steps.push({
-          tableId: t.tableId,
-          inputs: run,
-          columns: await columnsOf(view, t.tableId, run[0] as Candidate),
-          dataPath: t.dataPath,
-          tablePath: t.tablePath,
-        });
+        steps.push(await stepFor(view, t, run));
       }
     }
   });

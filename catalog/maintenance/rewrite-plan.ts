@@ -12,7 +12,6 @@ import type { VerbOf } from "../verbs/schema.ts";
 import {
   type Candidate,
   type CompactedRow,
-  columnsOf,
   DEFAULT_STEP_LIMITS,
   DUCKLAKE_DEFAULT_REWRITE_DELETE_THRESHOLD,
   deletePositions,
@@ -33,6 +32,7 @@ import {
   type PlannedCompaction,
   type ReadObject,
   type Refusal,
+  stepFor,
 } from "./merge-plan.ts";
 import { noPause, Pacer, type Pause } from "./pace.ts";
 
@@ -67,13 +67,7 @@ export async function planRewrites(
     for (const g of groups(heavy)) {
       for (const run of greedyRuns(g, target, (c) => c.file.file_size_bytes * (1 - ratio(c)), limits)) {
         if (steps.length >= max) continue;
-        steps.push({
-          tableId: t.tableId,
-          inputs: run,
-          columns: await columnsOf(view, t.tableId, run[0] as Candidate),
-          dataPath: t.dataPath,
-          tablePath: t.tablePath,
-        });
+        steps.push(await stepFor(view, t, run));
       }
     }
   });

@@ -9,6 +9,7 @@ import {
   unionChangeSets,
   writeChangesMade,
 } from "../../catalog/changes.ts";
+import { assertProperty } from "../support/property.ts";
 
 const name = fc.string({
   minLength: 1,
@@ -93,7 +94,7 @@ describe("changes_made grammar", () => {
   });
 
   it("round-trips any change set through writer and parser", () => {
-    fc.assert(
+    assertProperty(
       fc.property(changeSet, (set) => {
         const text = writeChangesMade(set);
         expect(normalized(parseChangesMade(text))).toEqual(normalized(set));
@@ -103,7 +104,7 @@ describe("changes_made grammar", () => {
   });
 
   it("parses a STRING_AGG of several snapshots as their union", () => {
-    fc.assert(
+    assertProperty(
       fc.property(changeSet, changeSet, (a, b) => {
         const joined = [writeChangesMade(a), writeChangesMade(b)].filter((x) => x !== null).join(",");
         expect(normalized(parseChangesMade(joined))).toEqual(normalized(unionChangeSets([a, b])));

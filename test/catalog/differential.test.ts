@@ -6,6 +6,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { DUCKLAKE_TABLES, ducklakeTable, type Verb } from "../../catalog/index.ts";
 import { seeded } from "../../storage/fault-bucket.ts";
+import { assertProperty } from "../support/property.ts";
 import { Model, type Row } from "./model.ts";
 import { fresh, settle } from "./support.ts";
 
@@ -141,7 +142,7 @@ function step(m: Model, rnd: () => number, k: number): Verb | undefined {
 
 describe("time travel against an independent model of the 28 tables", () => {
   it("agrees at every snapshot over random verb sequences", async () => {
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(fc.integer(), async (seed) => {
         const rnd = seeded(seed);
         const m = new Model();

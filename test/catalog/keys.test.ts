@@ -13,6 +13,7 @@ import {
   NameSpace,
   prefixEnd,
 } from "../../catalog/keys.ts";
+import { assertProperty } from "../support/property.ts";
 
 const hex = (b: Uint8Array): string => [...b].map((x) => x.toString(16).padStart(2, "0")).join("");
 const u64 = (n: number): string => n.toString(16).padStart(16, "0");
@@ -77,7 +78,7 @@ describe("catalog keyspace golden vectors", () => {
 describe("catalog keyspace properties", () => {
   const id = fc.nat({ max: Number.MAX_SAFE_INTEGER });
   it("byte order equals numeric order, component-wise", () => {
-    fc.assert(
+    assertProperty(
       fc.property(id, id, id, id, (a1, a2, b1, b2) => {
         const ka = keys.current(Kind.dataFile, a1, a2);
         const kb = keys.current(Kind.dataFile, b1, b2);
@@ -94,7 +95,7 @@ describe("catalog keyspace properties", () => {
   });
 
   it("ids round-trip and a table's keys sit inside its prefix range", () => {
-    fc.assert(
+    assertProperty(
       fc.property(id, id, id, (t, f, end) => {
         const k = keys.history(Kind.dataFile, [t, f], end);
         expect(keyIds(k, 2)).toEqual([t, f, end]);
@@ -111,7 +112,7 @@ describe("catalog keyspace properties", () => {
 
 describe("value framing", () => {
   it("round-trips records and refuses the wrong kind, magic or version", () => {
-    fc.assert(
+    assertProperty(
       fc.property(fc.jsonValue(), (value) => {
         const bytes = encodeValue(ValueKind.table, value);
         expect(decodeValue(ValueKind.table, bytes, "t")).toEqual(JSON.parse(JSON.stringify(value)));

@@ -17,6 +17,7 @@ import {
 import { type RunSizes, tieredRuns } from "../../catalog/maintenance/merge-tiers.ts";
 import { SCHEDULED_MERGE_GROWTH, SCHEDULED_MERGE_MIN_FILES } from "../../maintenance/registry.ts";
 import { seeded } from "../../storage/fault-bucket.ts";
+import { assertProperty } from "../support/property.ts";
 
 /** DuckLake's default `target_file_size` (512 MB): far above anything the model builds. */
 const TARGET = 512 * 1024 * 1024;
@@ -106,7 +107,7 @@ describe("the alarm's merge choice (size tiers, decision 0333)", () => {
   });
 
   it("keeps the bound for flushes of random sizes (seeded histories)", () => {
-    fc.assert(
+    assertProperty(
       fc.property(
         fc.integer({ min: 1, max: 2 ** 31 - 1 }),
         fc.integer({ min: 1, max: 64 }),
@@ -124,7 +125,7 @@ describe("the alarm's merge choice (size tiers, decision 0333)", () => {
   });
 
   it("never takes a run whose largest file holds more than 1/growth of its rows, nor fewer than 16 files", () => {
-    fc.assert(
+    assertProperty(
       fc.property(fc.array(fc.integer({ min: 1, max: 5_000 }), { maxLength: 200 }), (rows) => {
         const files = rows.map((r) => ({ rows: r, bytes: bytesFor(r) }));
         let at = 0;

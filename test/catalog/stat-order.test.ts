@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { pruneFiles, type ScanPlan } from "../../catalog/index.ts";
 import type { ColumnRecord } from "../../catalog/records.ts";
 import { compareStat, compareStatValues } from "../../catalog/stat-order.ts";
+import { assertProperty } from "../support/property.ts";
 
 const sign = (n: number | undefined): number | undefined => (n === undefined ? undefined : Math.sign(n));
 
@@ -52,7 +53,7 @@ describe("stats order in the column's DuckLake type", () => {
   });
 
   it("integers agree with BigInt order; decimals with scaled BigInt order (property)", () => {
-    fc.assert(
+    assertProperty(
       fc.property(
         fc.bigInt({ min: -(2n ** 127n), max: 2n ** 127n }),
         fc.bigInt({ min: -(2n ** 127n), max: 2n ** 127n }),
@@ -67,7 +68,7 @@ describe("stats order in the column's DuckLake type", () => {
       const digits = (neg ? -n : n).toString().padStart(scale + 1, "0");
       return `${neg ? "-" : ""}${digits.slice(0, digits.length - scale)}.${digits.slice(digits.length - scale)}`;
     };
-    fc.assert(
+    assertProperty(
       fc.property(
         fc.bigInt({ min: -(10n ** 38n), max: 10n ** 38n }),
         fc.bigInt({ min: -(10n ** 38n), max: 10n ** 38n }),

@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../durable-objects/clock.ts";
 import { FlushPacer } from "../../durable-objects/pacer.ts";
+import { assertProperty } from "../support/property.ts";
 
 const S = 100;
 const F = 10;
@@ -228,7 +229,7 @@ describe("flush pacer", () => {
   });
 
   it("invariants over random arrivals and flight times", async () => {
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(
         fc.integer({ min: 0, max: 200 }),
         fc.array(

@@ -11,6 +11,7 @@ import {
   writeParquet,
   writeParquetPaced,
 } from "../../parquet/index.ts";
+import { assertProperty } from "../support/property.ts";
 
 const LEAVES: [ParquetType, fc.Arbitrary<ParquetValue>][] = [
   [{ kind: "boolean" }, fc.boolean()],
@@ -70,7 +71,7 @@ const rowsArb = (picks: number[], max: number) =>
 
 describe("paced Parquet write and read (decision 0325)", () => {
   it("writes the same bytes and stats as writeParquet, pausing after every row group and reading no more than one row group between pauses", async () => {
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(
         fc
           .uniqueArray(fc.integer({ min: 0, max: LEAVES.length - 1 }), { minLength: 1, maxLength: 4 })

@@ -11,6 +11,7 @@ import {
   readParquet,
   writeParquet,
 } from "../../parquet/index.ts";
+import { assertProperty } from "../support/property.ts";
 
 /** Leaf types with a generator of valid values for each. */
 const LEAVES: [ParquetType, fc.Arbitrary<ParquetValue>][] = [
@@ -38,7 +39,7 @@ const nullable = <T>(a: fc.Arbitrary<T>) => fc.option(a, { nil: null, freq: 4 })
 
 describe("parquet leaf", () => {
   it("reads back exactly what it wrote, with stats equal to a simple model, for random schemas", async () => {
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(
         fc.uniqueArray(fc.integer({ min: 0, max: LEAVES.length - 1 }), { minLength: 1, maxLength: 5 }),
         fc.integer({ min: 0, max: 40 }),

@@ -14,6 +14,7 @@ import {
   segmentSummary,
 } from "../../storage/segment.ts";
 import { crc32c } from "../../storage/sst/crc32c.ts";
+import { assertProperty } from "../support/property.ts";
 
 const nat = fc.maxSafeNat();
 const bytes = fc.uint8Array({ maxLength: 40 });
@@ -138,7 +139,7 @@ function reseal(enc: Uint8Array): Uint8Array {
 
 describe("WAL segment codec", () => {
   it("compresses repetitive batches (format 2), round-trips them and refuses every damage", () => {
-    fc.assert(
+    assertProperty(
       fc.property(repetitiveArb, fc.nat(), fc.integer({ min: 0, max: 7 }), (seg, at, bit) => {
         const enc = encodeSegment(seg);
         const raw = encodedSegmentSize(seg.batches);
@@ -235,7 +236,7 @@ describe("WAL segment codec", () => {
   });
 
   it("round-trips, and its summary names the header in well under 2 KB", () => {
-    fc.assert(
+    assertProperty(
       fc.property(segmentArb, (seg) => {
         const enc = encodeSegment(seg);
         const dec = decodeSegment(enc);
@@ -266,7 +267,7 @@ describe("WAL segment codec", () => {
   });
 
   it("rejects every truncation, flipped bit and trailing byte as Corruption", () => {
-    fc.assert(
+    assertProperty(
       fc.property(
         segmentArb.chain((seg) => {
           const enc = encodeSegment(seg);
@@ -297,7 +298,7 @@ describe("WAL segment codec", () => {
 
 describe("manifest codec", () => {
   it("round-trips", () => {
-    fc.assert(
+    assertProperty(
       fc.property(manifestArb, (m) => {
         expect(decodeManifest(encodeManifest(m))).toEqual(m);
       }),
@@ -306,7 +307,7 @@ describe("manifest codec", () => {
   });
 
   it("rejects every truncation, flipped bit and trailing byte as Corruption", () => {
-    fc.assert(
+    assertProperty(
       fc.property(
         manifestArb.chain((m) => {
           const enc = encodeManifest(m);

@@ -6,6 +6,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type GapMerge, mergeSmallestGaps } from "../../storage/gap-merge.ts";
+import { assertProperty } from "../support/property.ts";
 
 interface Span {
   group: number;
@@ -39,7 +40,7 @@ const spansArb = fc
 
 describe("mergeSmallestGaps", () => {
   it("merges within a group and under the cap only, keeps every span covered, reaches n when it may", () => {
-    fc.assert(
+    assertProperty(
       fc.property(
         spansArb,
         fc.integer({ min: 1, max: 8 }),

@@ -10,6 +10,7 @@ import {
   uninvert20,
   walKey,
 } from "../../storage/keys.ts";
+import { assertProperty } from "../support/property.ts";
 
 describe("inverted ids and object keys", () => {
   it("golden vectors", () => {
@@ -24,7 +25,7 @@ describe("inverted ids and object keys", () => {
   });
 
   it("round-trips and orders newest first", () => {
-    fc.assert(
+    assertProperty(
       fc.property(fc.maxSafeNat(), fc.maxSafeNat(), (a, b) => {
         expect(uninvert20(invert20(a))).toBe(a);
         expect(parseWalKey("l", walKey("l", a))).toBe(a);

@@ -2,9 +2,11 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Bytes, ScanRange, SortedEntry, SortedSource } from "../../storage/api.ts";
 import { compareBytes, inBounds, rangeBounds } from "../../storage/bytes.ts";
+import { yieldToEventLoop } from "../../storage/maintenance.ts";
 import { newMemTree } from "../../storage/memtable.ts";
 import { mergeNewestFirst, SCAN_YIELD_EVERY_ENTRIES, visibleEntries } from "../../storage/merge.ts";
 import { Cut } from "../../storage/read-view.ts";
+import { assertProperty } from "../support/property.ts";
 
 /** A sorted layer held in an array: the shape a sorted table presents to the read path. */
 class ArrayLayer implements SortedSource {
@@ -32,7 +34,7 @@ const layerArb = fc.array(fc.tuple(keyHex, fc.option(fc.constantFrom("01", "02",
 
 describe("newest-first merge over sorted layers", () => {
   it("equals overlaying the layers oldest to newest, with tombstones hiding older values", async () => {
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(
         layerArb,
         fc.array(layerArb, { maxLength: 4 }),
@@ -106,39 +108,65 @@ describe("newest-first merge over sorted layers", () => {
 });
 
 describe("scans give the event loop a turn (docs/decisions/0181-scan-yields.md)", () => {
-  /** A layer of `n` tombstones (and `visible` live keys after them), answered without any I/O. */
-  const tombstones = (n: number, visible = 0): SortedSource => ({
+  /**
+   * A layer of `n` tombstones (and `visible` live keys after them), answered without any I/O; `pulled`
+   * counts the entries the scan has taken from it so far.
+   */
+  const tombstones = (n: number, visible = 0): SortedSource & { pulled: number } => ({
+    pulled: 0,
     async get() {
       return undefined;
     },
     async *scan() {
       for (let i = 0; i < n + visible; i++) {
         const key = Uint8Array.of(1, i >> 16, (i >> 8) & 255, i & 255);
+        this.pulled++;
         yield { key, value: i < n ? undefined : Uint8Array.of(1) };
       }
     },
   });
 
-  /** Whether a timer armed before the scan ran before the scan ended (the gate: no sleeps, no clocks). */
-  async function timerRanDuring(layer: SortedSource): Promise<{ ran: boolean; seen: number }> {
-    let ran = false;
-    const timer = setTimeout(() => {
-      ran = true;
-    }, 0);
+  /**
+   * Scans one layer through a cut whose pause is counted, not slept: answers how many pauses the scan
+   * took, the entries it stepped over before each (from the layer's own count), and the live keys seen.
+   */
+  async function pausesDuring(n: number, visible: number): Promise<{ at: number[]; seen: number }> {
+    const layer = tombstones(n, visible);
+    const at: number[] = [];
+    const cut = new Cut(1, newMemTree(), [layer], [], async () => {
+      at.push(layer.pulled);
+    });
     let seen = 0;
-    for await (const _ of new Cut(1, newMemTree(), [layer]).scan({})) seen++;
-    const result = { ran, seen };
-    clearTimeout(timer);
-    return result;
+    for await (const _ of cut.scan({})) seen++;
+    return { at, seen };
   }
 
-  it("a scan stepping over many tombstones lets timers and I/O callbacks run before it ends", async () => {
-    const r = await timerRanDuring(tombstones(SCAN_YIELD_EVERY_ENTRIES * 5, 3));
-    expect(r).toEqual({ ran: true, seen: 3 });
+  it("a scan stepping over many tombstones pauses after every SCAN_YIELD_EVERY_ENTRIES entries", async () => {
+    const r = await pausesDuring(SCAN_YIELD_EVERY_ENTRIES * 5, 3);
+    // Exactly SCAN_YIELD_EVERY_ENTRIES entries pulled between two pauses: no stretch is longer.
+    expect(r).toEqual({ at: [1, 2, 3, 4, 5].map((k) => k * SCAN_YIELD_EVERY_ENTRIES), seen: 3 });
   });
 
   it("a scan shorter than the bound never pauses", async () => {
-    const r = await timerRanDuring(tombstones(SCAN_YIELD_EVERY_ENTRIES - 10, 3));
-    expect(r).toEqual({ ran: false, seen: 3 });
+    expect(await pausesDuring(SCAN_YIELD_EVERY_ENTRIES - 10, 3)).toEqual({ at: [], seen: 3 });
+  });
+
+  it("visible entries count toward the bound as tombstones do, and a limit ends the scan before a pause", async () => {
+    expect((await pausesDuring(0, SCAN_YIELD_EVERY_ENTRIES * 2)).at).toHaveLength(2);
+    let pauses = 0;
+    const counted = async (): Promise<void> => {
+      pauses++;
+    };
+    const layer = tombstones(SCAN_YIELD_EVERY_ENTRIES * 3, 1);
+    let seen = 0;
+    for await (const _ of new Cut(1, newMemTree(), [layer], [], counted).scan({ limit: 1 })) seen++;
+    expect({ seen, pauses }).toEqual({ seen: 1, pauses: 3 });
+    pauses = 0;
+    for await (const _ of visibleEntries(layer.scan({}), 0, counted)) seen++;
+    expect(pauses).toBe(0);
+  });
+
+  it("a cut pauses with the real macrotask turn unless told otherwise", () => {
+    expect(new Cut(1, newMemTree(), []).scanPause).toBe(yieldToEventLoop);
   });
 });

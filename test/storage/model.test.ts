@@ -10,6 +10,7 @@ import type { ReadView, Store, Transaction } from "../../storage/api.ts";
 import { OutcomeUnknown, StoreClosed, TransactionConflict } from "../../storage/errors.ts";
 import type { FaultBucket } from "../../storage/fault-bucket.ts";
 import { walPrefix } from "../../storage/keys.ts";
+import { assertProperty } from "../support/property.ts";
 import { b, dump, FAST_ATTEMPTS, faultBucket, lakeName, open, s } from "./helpers.ts";
 
 /**
@@ -122,7 +123,7 @@ describe("store vs in-memory model", () => {
     // Paths the fixed seed must reach, so the property keeps exploring what it claims to.
     const seen = { retriedPuts: 0, lostFlushes: 0, landedFlushes: 0, failedOpens: 0, refusedOps: 0 };
 
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(fc.array(op, { minLength: 5, maxLength: 50 }), async (ops) => {
         const lake = lakeName("model");
         const bucket = faultBucket();

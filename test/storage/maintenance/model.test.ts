@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import type { ReadView, Transaction } from "../../../storage/api.ts";
 import { TransactionConflict } from "../../../storage/errors.ts";
 import type { LakeStore } from "../../../storage/store.ts";
+import { assertProperty } from "../../support/property.ts";
 import { b, dump, faultBucket, lakeName, s } from "../helpers.ts";
 import { Clock, expectNeededObjectsPresent, GRACE, openLake, TINY } from "./support.ts";
 
@@ -97,7 +98,7 @@ describe("maintenance vs in-memory model", () => {
       let deleted = 0;
       let partial = 0;
       let runMerges = 0;
-      await fc.assert(
+      await assertProperty(
         fc.asyncProperty(fc.array(op, { minLength: 20, maxLength: 60, size: "max" }), async (ops) => {
           const lake = lakeName("mmodel");
           const bucket = faultBucket();

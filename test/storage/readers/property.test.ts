@@ -15,6 +15,7 @@ import {
   openLatest,
 } from "../../../storage/reader/index.ts";
 import type { LakeStore } from "../../../storage/store.ts";
+import { assertProperty } from "../../support/property.ts";
 import { b, dump, faultBucket, lakeName, open, realBucket } from "../helpers.ts";
 
 const KEYS = 8;
@@ -180,7 +181,7 @@ const coverage = { gcDeletes: 0, checkpoints: 0 };
 
 describe("readers see exactly the durable prefix as of their cut", () => {
   it("random commits, flushes, compactions, GC, reopenings and checkpoints", async () => {
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(fc.array(opArb, { minLength: 5, maxLength: 40 }), (ops) => run(ops)),
       { numRuns: 40, seed: 424242 },
     );

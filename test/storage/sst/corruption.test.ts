@@ -11,6 +11,7 @@ import { crc32c } from "../../../storage/sst/crc32c.ts";
 import { SstNotFound } from "../../../storage/sst/errors.ts";
 import { FOOTER_BYTES } from "../../../storage/sst/footer.ts";
 import { type SstOpenOptions, SstReader } from "../../../storage/sst/reader.ts";
+import { assertProperty } from "../../support/property.ts";
 import { bucket, collect, numberedEntries } from "./helpers.ts";
 
 const ENTRIES = 600;
@@ -91,7 +92,7 @@ describe("sorted table corruption", () => {
 
   it("any single flipped byte anywhere is Corruption on open or on read", async () => {
     const { bytes } = await table();
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(
         fc.integer({ min: 0, max: bytes.length - 1 }),
         fc.integer({ min: 1, max: 255 }),

@@ -2,6 +2,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { LruCache } from "../../../storage/cache.ts";
+import { assertProperty } from "../../support/property.ts";
 
 describe("LruCache", () => {
   it("evicts least recently used entries to stay within its byte budget", async () => {
@@ -27,7 +28,7 @@ describe("LruCache", () => {
       }),
       fc.record({ put: fc.constant(false), key: fc.integer({ min: 0, max: 9 }), size: fc.constant(0) }),
     );
-    fc.assert(
+    assertProperty(
       fc.property(fc.array(op, { maxLength: 200 }), (ops) => {
         const cap = 150;
         const cache = new LruCache(cap);

@@ -12,6 +12,7 @@ import { LruCache } from "../../../storage/cache.ts";
 import { ReadCounters } from "../../../storage/sst/counters.ts";
 import { SstReader } from "../../../storage/sst/reader.ts";
 import { writeSst } from "../../../storage/sst/writer.ts";
+import { assertProperty } from "../../support/property.ts";
 import { bucket, collect, modelScan, show, sortedModel } from "./helpers.ts";
 
 const byteArb = fc.oneof(
@@ -48,7 +49,7 @@ let nextId = 1;
 
 describe("sorted table round trip", () => {
   it("point reads and scans equal the model (≤ 1 GET per point read after open)", async () => {
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(
         entriesArb.chain((raw) => {
           const model = sortedModel(raw);

@@ -13,7 +13,8 @@ import { planFlushes } from "../../catalog/maintenance/flush-plan.ts";
 import type { StoredValue } from "../../catalog/values/index.ts";
 import { inlineInsertPreserving } from "../../catalog/verbs/ops/inline.ts";
 import { runFlushJob } from "../../maintenance/flush.ts";
-import { commit, everySnapshot, freshLake, type Lake, rowsAt } from "./maintenance-lake.ts";
+import { readParquet } from "../../parquet/index.ts";
+import { commit, DATA_PREFIX, everySnapshot, freshLake, type Lake, rowsAt } from "./maintenance-lake.ts";
 import { settle } from "./support.ts";
 
 const COLUMNS = [
@@ -59,6 +60,12 @@ async function updateInlined(l: Lake, rowId: number, tag: string): Promise<numbe
   return res.value.snapshotId as number;
 }
 
+async function objectRows(l: Lake, resolved: string): Promise<Record<string, unknown>[]> {
+  const obj = await l.b.get(`lakes/${resolved.slice(DATA_PREFIX.length)}`);
+  if (!obj) throw new Error(`missing object ${resolved}`);
+  return (await readParquet(new Uint8Array(await obj.arrayBuffer()))).rows;
+}
+
 async function lakeWithRows(tag: string, n: number): Promise<Lake> {
   const l = await freshLake(tag);
   await commit(l, [{ op: "create_table", name: "t", columns: COLUMNS }]);
@@ -90,6 +97,33 @@ describe("flush of inlined rows updated while inlined", () => {
     const plan = await tableFilesAt(l.store.snapshot(), { name: "t" });
     expect(plan.inlined_rows).toEqual([]);
     expect(plan.files.map((f) => f.record_count)).toEqual([13]);
+    // Stock DuckLake's layout (tools/maintenance/flush-versions.py): row by row, each row's versions by
+    // begin snapshot, and the old version's position deleted at the update's snapshot.
+    const file = plan.files[0];
+    if (!file?.delete_file) throw new Error("the flush registered no delete file");
+    const inserted = beforeUpdate;
+    expect(
+      (await objectRows(l, file.resolved_path)).map((r) => [
+        Number(r._ducklake_internal_row_id),
+        r.s,
+        Number(r._ducklake_internal_snapshot_id),
+      ]),
+    ).toEqual(
+      Array.from({ length: 12 }, (_, i) => i).flatMap((i) =>
+        i === 5
+          ? [
+              [5, "a5", inserted],
+              [5, "u5", updated],
+            ]
+          : [[i, `a${i}`, inserted]],
+      ),
+    );
+    expect(
+      (await objectRows(l, file.delete_file.resolved_path)).map((r) => [
+        Number(r.pos),
+        Number(r._ducklake_internal_snapshot_id),
+      ]),
+    ).toEqual([[5, updated]]);
     expect(await flushJob(l)).toEqual([]);
   });
 
@@ -121,5 +155,22 @@ describe("flush of inlined rows updated while inlined", () => {
     for (const [s, rows] of before) expect([s, after.get(s)]).toEqual([s, rows]);
     expect(before.get(snaps[0] as number)?.get(0)).toEqual(row(0, "u"));
     expect((await tableFilesAt(l.store.snapshot(), { name: "t" })).inlined_rows).toEqual([]);
+  });
+
+  it("plans nothing while the floor's row predates the newest columns, rather than a run the verb refuses", async () => {
+    const l = await lakeWithRows("versions-shape", 12);
+    await commit(l, [{ op: "add_column", table: { name: "t" }, column: { name: "z", type: "int32" } }]);
+    await commit(l, [
+      {
+        op: "inline_insert",
+        table: { name: "t" },
+        rows: Array.from({ length: 12 }, (_, i) => ({ ...row(12 + i), z: i })),
+      },
+    ]);
+    // The old-shape rows sit at the floor: a run may not skip them (the verb covers every key from the
+    // floor), so the table stays inlined until a flush under their own schema version (decision 0321).
+    expect(await planFlushes(l.store.snapshot())).toEqual({ plans: [], refused: [] });
+    expect(await flushJob(l)).toEqual([]);
+    expect((await tableFilesAt(l.store.snapshot(), { name: "t" })).inlined_rows).toHaveLength(24);
   });
 });

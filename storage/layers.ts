@@ -128,6 +128,11 @@ export class LazyTable implements SortedSource {
     return (await this.cache.get(`${this.ref.record.key}#meta`)) === undefined;
   }
 
+  /** The reader, once its metadata is in hand (undefined before). */
+  get openReader(): SstReader | undefined {
+    return this.opened;
+  }
+
   /** Whether the table's metadata is in hand. */
   get isOpen(): boolean {
     return this.opened !== undefined;

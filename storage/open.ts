@@ -17,7 +17,13 @@ import { Corruption, LakeDeleted, OpenRaced, StoreUnavailable } from "./errors.t
 import { checkLakeName, manifestKey, walKey } from "./keys.ts";
 import { layersFromManifest, lazyTables, PREFETCH_TABLES_MAX } from "./layers.ts";
 import { encodeManifest, MANIFEST_FORMAT_VERSION, type Manifest } from "./manifest.ts";
-import { prefetchLayers, WRITER_WAKE_PREFETCH_BYTES_MAX } from "./prefetch.ts";
+import {
+  openAll,
+  openInLanes,
+  PREFETCH_CONNECTIONS,
+  prefetchLayers,
+  WRITER_WAKE_PREFETCH_BYTES_MAX,
+} from "./prefetch.ts";
 import { putOnce } from "./put-once.ts";
 import { newestManifest, replaySegment, startReplay } from "./recovery.ts";
 import { type RetryPolicy, retryPolicy } from "./retry.ts";
@@ -124,14 +130,19 @@ async function openAfterPrefetch(
     counters,
     ...(options.prefetch !== undefined ? { prefetchBytes: WRITER_WAKE_PREFETCH_BYTES_MAX } : {}),
   });
-  if (manifest.sortedTables.length <= PREFETCH_TABLES_MAX) {
-    for (const t of lazyTables(layers)) t.open().catch(() => {});
-  }
+  const warm = manifest.sortedTables.length <= PREFETCH_TABLES_MAX ? lazyTables(layers) : [];
   // The host's first reads, fetched right behind the metadata while the tail and the fence go on (with
   // block fences, beside the metadata: docs/decisions/0175-block-fences.md; one connection is the fence
-  // PUT's); not awaited (a hint: a failure here is the first read's to report).
+  // PUT's); not awaited (a hint: a failure here is the first read's to report). With a hint the tables it
+  // reaches open first, the others only in the connections its windows leave: opened all at once, their
+  // metadata GETs would take the ones the windows need (docs/decisions/0184-cold-round-packing.md).
+  // Once the hint has landed the rest open too (warm for later commits), leaving a connection free for
+  // the first commit's PUT.
   if (options.prefetch !== undefined)
-    prefetchLayers(layers, options.prefetch, { reservedConnections: 1 }).catch(() => {});
+    void prefetchLayers(layers, options.prefetch, { reservedConnections: 1, warm })
+      .catch(() => {})
+      .then(() => openInLanes(warm, PREFETCH_CONNECTIONS - 1));
+  else openAll(warm);
 
   // The fence goes at the id after the listed tail as soon as the ids are known, beside the tail GETs
   // (docs/decisions/0174-wake-tail-overlap.md): it needs the ids, not the segments' contents, so a long
@@ -162,7 +173,11 @@ async function openAfterPrefetch(
   let fenced = putFence((ids[ids.length - 1] ?? manifest.wal.replayAfter) + 1);
   fenced.catch(() => {});
   inFlight.push(fenced);
-  const segments = await tailSegments(bucket, lake, ids, policy, pre);
+  // Empty segments built on the manifest read (publish, fence) come from their listed summaries.
+  const segments = await tailSegments(bucket, lake, ids, policy, pre, {
+    version: newest?.version ?? manifest.version,
+    tailStart: manifest.wal.replayAfter + 1,
+  });
   const state = startReplay(manifest);
   const tail: { id: number; bytes: number }[] = [];
   segments.forEach((seg, i) => {

@@ -77,6 +77,25 @@ async function pool(tasks: (() => Promise<void>)[], width: number): Promise<void
   await Promise.all(Array.from({ length: Math.min(width, tasks.length) }, lane));
 }
 
+/**
+ * Opens each of `tables` not yet opening, at most `lanes` metadata GETs at a time (a failure is the read's
+ * that needs the table to report). For an opening writer's tables its hint did not reach, once the hint
+ * has landed: they are warm for later commits, and the lane left free is the first commit's PUT.
+ */
+export function openInLanes(tables: readonly LazyTable[], lanes: number): Promise<void> {
+  const rest = tables.filter((t) => !t.isOpen && !t.opening);
+  return pool(
+    rest.map(
+      (t) => () =>
+        t.open().then(
+          () => {},
+          () => {},
+        ),
+    ),
+    lanes,
+  );
+}
+
 /** Options of one prefetch call. */
 export interface PrefetchOptions {
   /**
@@ -84,6 +103,24 @@ export interface PrefetchOptions {
    * what is left of PREFETCH_CONNECTIONS after these and the metadata GETs in flight.
    */
   reservedConnections?: number;
+  /**
+   * Tables the caller would like open though these ranges may not reach them (a reader with
+   * `prefetchTables`, an opening writer): as many as fit in what the reached tables' metadata GETs and
+   * the fence windows leave of their wave of PREFETCH_CONNECTIONS open beside them; the rest stay lazy
+   * (a later hint that reaches one sends its windows beside its metadata). Opening all of them would
+   * take the connections the windows need (docs/decisions/0184-cold-round-packing.md).
+   */
+  warm?: readonly LazyTable[];
+}
+
+/**
+ * Opens each of `tables` that has not started opening (a failure is the first read's to report): the
+ * eager opens of a reader with `prefetchTables` or a writer's wake without a hint. A caller with a hint
+ * leaves them to `prefetchLayers`, which opens only the tables the hint reaches, so their metadata GETs
+ * never take the connections the hint's fence windows need (docs/decisions/0184-cold-round-packing.md).
+ */
+export function openAll(tables: readonly LazyTable[]): void {
+  for (const t of tables) if (!t.isOpen && !t.opening) t.open().catch(() => {});
 }
 
 /**
@@ -109,7 +146,10 @@ export async function prefetchLayers(
       for (const t of ts) tables.add(t);
     }
   }
-  if (tables.size === 0) return;
+  if (tables.size === 0) {
+    openAll(options.warm ?? []);
+    return;
+  }
   // Which tables still wait for their metadata (checked before any open starts below).
   const list = [...tables];
   const wants = await Promise.all(list.map((t) => t.wantsWindow()));
@@ -121,9 +161,29 @@ export async function prefetchLayers(
   for (const t of lazyTables(layers)) if (t.opening || (tables.has(t) && !t.isOpen)) busy++;
   const free = (PREFETCH_CONNECTIONS - (busy % PREFETCH_CONNECTIONS)) % PREFETCH_CONNECTIONS;
   const windows = planWindows(reach, windowed, free, PREFETCH_RANGE_BYTES_MAX);
+  const withWindows = new Set(windows.map((w) => w.table));
+  // Tables already open need no metadata round: their blocks go now, beside the metadata GETs and the
+  // windows, in the connections those leave (waiting for the others' metadata would cost them a round).
+  const inHand = new Map<LazyTable, SstReader>();
+  for (const t of list) {
+    const r = t.openReader;
+    if (r !== undefined) inHand.set(t, r);
+  }
+  let spare = free - windows.length;
+  const early = spare > 0 ? planRuns(reach, inHand, withWindows, spare) : [];
+  spare -= early.length;
+  // What the wave still leaves goes to the tables the caller would like warm (docs/decisions/0184-cold-round-packing.md).
+  const warm = (options.warm ?? []).filter((t) => !tables.has(t) && !t.isOpen && !t.opening);
+  openAll(warm.slice(0, Math.max(0, spare)));
   // A hint: a table that fails to open or a GET that fails here is fetched again by the read that needs
   // it, which reports the failure (after its own retries) as before.
   const readers = new Map<LazyTable, SstReader>();
+  const fetchRuns = (runs: readonly Run[]): Promise<void> =>
+    pool(
+      runs.map((r) => () => r.reader.prefetchRun(r.first, r.last).catch(() => {})),
+      PREFETCH_CONNECTIONS,
+    );
+  const first = fetchRuns(early);
   await Promise.all([
     ...list.map((t) =>
       t.open().then(
@@ -133,9 +193,23 @@ export async function prefetchLayers(
     ),
     ...windows.map((w) => w.table.fetchWindow(w.window)),
   ]);
-  const withWindows = new Set(windows.map((w) => w.table));
+  await Promise.all([first, fetchRuns(planRuns(reach, readers, withWindows, PREFETCH_CONNECTIONS))]);
+}
+
+/**
+ * The block runs the ranges of `reach` touch in the tables of `readers` that are neither held nor
+ * arriving, charged to the cut's budget and merged to at most `connections` GETs. A table in `windowed`
+ * was meant to get its blocks from a fence window: what it still misses is counted as a fallback.
+ */
+function planRuns(
+  reach: readonly { range: PrefetchRange; tables: LazyTable[] }[],
+  readers: ReadonlyMap<LazyTable, SstReader>,
+  windowed: ReadonlySet<LazyTable>,
+  connections: number,
+): Run[] {
   const blocks = new Map<SstReader, Set<number>>();
   const budgets = new Map<SstReader, PrefetchBudget>();
+  const owners = new Map<SstReader, LazyTable>();
   for (const { range, tables: ts } of reach) {
     let left = PREFETCH_RANGE_BYTES_MAX;
     for (const t of ts) {
@@ -149,6 +223,7 @@ export async function prefetchLayers(
       for (const b of got) set.add(b);
       blocks.set(reader, set);
       budgets.set(reader, t.prefetchBudget as PrefetchBudget);
+      owners.set(reader, t);
     }
   }
   let runs: Run[] = [];
@@ -156,9 +231,9 @@ export async function prefetchLayers(
   for (const [reader, set] of blocks) {
     const budget = budgets.get(reader) as PrefetchBudget;
     const take: number[] = [];
-    const windowedReader = [...withWindows].some((t) => readers.get(t) === reader);
+    const windowedReader = windowed.has(owners.get(reader) as LazyTable);
     for (const b of [...set].sort((x, y) => x - y)) {
-      if (reader.holds(b)) continue;
+      if (reader.holds(b) || reader.fetching(b)) continue;
       const bytes = reader.blockBytes(b);
       if (bytes > budget.left) break;
       // A block a window was meant to bring (cut short by a bound, failed, or its fences disagreed).
@@ -169,15 +244,12 @@ export async function prefetchLayers(
     }
     runs.push(...runsOf(reader, take));
   }
-  runs = mergeRuns(runs, PREFETCH_CONNECTIONS);
+  runs = mergeRuns(runs, connections);
   // Blocks in the gaps a merge spanned are fetched and held too: charge them to the cut's budget (its
   // tables share one), so it ends short rather than exceeded by more than the gaps of one call.
   let fetched = 0;
   for (const r of runs) for (let b = r.first; b <= r.last; b++) fetched += r.reader.blockBytes(b);
   const shared = budgets.values().next().value;
   if (shared !== undefined) shared.left -= fetched - taken;
-  await pool(
-    runs.map((r) => () => r.reader.prefetchRun(r.first, r.last).catch(() => {})),
-    PREFETCH_CONNECTIONS,
-  );
+  return runs;
 }

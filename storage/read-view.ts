@@ -13,9 +13,10 @@ import type {
   SortedSource,
 } from "./api.ts";
 import { rangeBounds } from "./bytes.ts";
+import type { LazyTable } from "./layers.ts";
 import { asAsync, type MemTree, memEntries } from "./memtable.ts";
 import { mergeNewestFirst, visibleEntries } from "./merge.ts";
-import { prefetchLayers } from "./prefetch.ts";
+import { openAll, prefetchLayers } from "./prefetch.ts";
 
 export class Cut implements ReadView {
   constructor(
@@ -23,7 +24,20 @@ export class Cut implements ReadView {
     private readonly mem: MemTree,
     /** Newest first. */
     private readonly layers: readonly SortedSource[],
+    /**
+     * Tables to open with the cut's first read (a reader's `prefetchTables`), all at once by a first get
+     * or scan; a first prefetch opens the tables its ranges reach, then only as many of the rest as its
+     * fence windows leave connections for (docs/decisions/0184-cold-round-packing.md).
+     */
+    private warm: readonly LazyTable[] = [],
   ) {}
+
+  /** The warm tables, handed out once (to the first read). */
+  private takeWarm(): readonly LazyTable[] {
+    const w = this.warm;
+    this.warm = [];
+    return w;
+  }
 
   async get(key: Bytes): Promise<Bytes | undefined> {
     const e = await this.lookup(key);
@@ -32,6 +46,7 @@ export class Cut implements ReadView {
 
   /** The newest entry for `key` across layers, tombstones included; undefined when no layer knows it. */
   async lookup(key: Bytes): Promise<SortedEntry | undefined> {
+    openAll(this.takeWarm());
     const v = this.mem.get(key);
     if (v !== undefined) return { key, value: v ?? undefined };
     // Open every layer that may hold the key at once (one round of metadata GETs, cold), then look newest
@@ -48,7 +63,8 @@ export class Cut implements ReadView {
 
   /** Fetches the blocks reads of `ranges` will need, together (storage/prefetch.ts); only a hint. */
   prefetch(ranges: readonly PrefetchRange[]): Promise<void> {
-    return prefetchLayers(this.layers, ranges);
+    // The first hint opens the tables it reaches, then the warm ones in the connections left over.
+    return prefetchLayers(this.layers, ranges, { warm: this.takeWarm() });
   }
 
   scan(range: ScanRange): AsyncIterable<KeyValue> {
@@ -57,6 +73,7 @@ export class Cut implements ReadView {
 
   /** Merged entries within the range (limit ignored), tombstones included. */
   entries(range: ScanRange): AsyncIterable<SortedEntry> {
+    openAll(this.takeWarm());
     const b = rangeBounds(range);
     const mem = asAsync(memEntries(this.mem, b));
     if (this.layers.length === 0) return mem;

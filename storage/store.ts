@@ -43,6 +43,7 @@ import { Cut } from "./read-view.ts";
 import type { RetryPolicy } from "./retry.ts";
 import { encodedSegmentSize, encodeSegment, type Segment, segmentSummary } from "./segment.ts";
 import { ReadCounters } from "./sst/counters.ts";
+import { capFences } from "./table-record.ts";
 import { Txn, type TxnHost } from "./transaction.ts";
 import { Maintainer } from "./writer-maintenance.ts";
 
@@ -363,8 +364,15 @@ export class LakeStore implements Store, TxnHost, CheckpointWriter {
     let written: Manifest | undefined;
     return this.enqueue(async () => {
       const prev = this.currentManifest;
+      const edited = recordSuperseded(
+        edit(structuredClone(prev)),
+        manifestKey(this.lake, prev.version),
+        this.now(),
+      );
       const next: Manifest = {
-        ...recordSuperseded(edit(structuredClone(prev)), manifestKey(this.lake, prev.version), this.now()),
+        ...edited,
+        // Block fences over all records stay within MANIFEST_FENCE_BYTES_MAX (table-record.ts).
+        sortedTables: capFences(edited.sortedTables),
         version: prev.version + 1,
         lake: prev.lake,
         writer: { epoch: this.epoch, identity: this.identity, instance: this.instance },

@@ -107,6 +107,45 @@ export function tableRecord(info: SstInfo, level: 0 | 1, run?: number): TableRec
   };
 }
 
+/**
+ * Most bytes of block fences (their JSON, `[[firstKeyHex, offset], ...]`) one manifest carries over all
+ * its records. Fences cost ~300 bytes per full partition record, about as much as the rest of it, so
+ * without a cap a manifest of ~100 partitions would pass the 64 KiB goal on fences alone; 16 KiB keeps
+ * fences on the ~50 newest tables (docs/decisions/0185-verified-blocks.md). A record past the cap is
+ * written without fences and reads the ordinary way (its metadata first, one round more when cold).
+ */
+export const MANIFEST_FENCE_BYTES_MAX = 16 * 1024;
+
+/** JSON bytes of a record's fences (0 without any). */
+export function fenceBytes(r: SortedTableRecord): number {
+  const f = (r as { fences?: unknown }).fences;
+  return f === undefined ? 0 : JSON.stringify(f).length;
+}
+
+/**
+ * `records` (manifest order: L0 newest first, then runs newest first) with fences kept on the longest
+ * prefix whose fences fit in `maxBytes` and dropped from every record after it: the newest tables, which
+ * reads reach most and which are rewritten soonest, keep theirs, and which records have fences stays a
+ * prefix, so it is easy to tell from a manifest.
+ */
+export function capFences(
+  records: readonly SortedTableRecord[],
+  maxBytes: number = MANIFEST_FENCE_BYTES_MAX,
+): SortedTableRecord[] {
+  let left = maxBytes;
+  return records.map((r) => {
+    const bytes = fenceBytes(r);
+    if (bytes === 0) return r;
+    if (bytes <= left) {
+      left -= bytes;
+      return r;
+    }
+    left = -1;
+    const { fences: _, ...rest } = r as SortedTableRecord & { fences?: unknown };
+    return rest as SortedTableRecord;
+  });
+}
+
 /** Validates one manifest record of lake `lake`; Corruption names what is wrong. */
 export function tableRef(lake: string, raw: SortedTableRecord): TableRef {
   const parsed = tableRecordSchema.safeParse(raw);

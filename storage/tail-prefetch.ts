@@ -20,7 +20,7 @@ import {
   startSegmentFetches,
 } from "./recovery.ts";
 import { type RetryPolicy, readWithRetry } from "./retry.ts";
-import { parseSegmentSummary, type Segment } from "./segment.ts";
+import { parseSegmentSummary, type Segment, type SegmentSummary } from "./segment.ts";
 
 /**
  * Tail GETs a writer open keeps in flight: the six connections less one, which the manifest GET holds
@@ -36,7 +36,24 @@ export interface TailPrefetch {
   complete: boolean;
   /** Segments being fetched speculatively, by id (started, not awaited: a rejection is only observed). */
   fetched: Map<number, Promise<Segment>>;
+  /**
+   * Listed segments whose summary says they hold no batch (fence and publish segments), by id: not
+   * fetched; `tailSegments` stands in for them once the manifest shows they build on it
+   * (docs/decisions/0184-cold-round-packing.md).
+   */
+  empty: Map<number, SegmentSummary>;
 }
+
+function summaryOf(meta: Record<string, string> | undefined, key: string): SegmentSummary | undefined {
+  try {
+    return parseSegmentSummary(meta, key);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a listed segment's summary says it holds no batch (both of its fields must agree). */
+const holdsNothing = (s: SegmentSummary): boolean => s.batchCount === 0 && s.lastPosition === -1;
 
 /** Resolves once every speculative GET has settled (a failed open waits, so no call stays in flight). */
 export async function settled(pre: TailPrefetch | undefined): Promise<void> {
@@ -52,6 +69,7 @@ export async function prefetchTail(bucket: Bucket, lake: string, policy: RetryPo
     bucket.list({ prefix: walPrefix(lake), include: ["customMetadata"] }),
   );
   const listed: number[] = [];
+  const empty = new Map<number, SegmentSummary>();
   for (const o of page.objects) {
     const id = parseWalKey(lake, o.key);
     if (id === undefined) {
@@ -60,16 +78,20 @@ export async function prefetchTail(bucket: Bucket, lake: string, policy: RetryPo
       throw new Corruption(`unexpected object ${o.key} in the WAL of lake ${lake}`);
     }
     listed.push(id);
+    // A summary that does not parse or names another id proves nothing: that segment is read as before.
+    const summary = summaryOf(o.customMetadata, o.key);
+    if (summary?.segmentId === id && holdsNothing(summary)) empty.set(id, summary);
   }
   const fetched = new Map<number, Promise<Segment>>();
   const newest = page.objects[0];
   if (newest !== undefined) {
     const tailStart = parseSegmentSummary(newest.customMetadata, newest.key).tailStart;
-    const ids = listed.filter((id) => id >= tailStart).reverse();
+    // An empty segment is not fetched: its summary is all it holds (checked against the manifest later).
+    const ids = listed.filter((id) => id >= tailStart && !empty.has(id)).reverse();
     const segs = startSegmentFetches(bucket, lake, ids, policy, WAKE_TAIL_GETS_IN_FLIGHT);
     for (let i = 0; i < ids.length; i++) fetched.set(ids[i] as number, segs[i] as Promise<Segment>);
   }
-  return { listed, complete: !page.truncated, fetched };
+  return { listed, complete: !page.truncated, fetched, empty };
 }
 
 /**
@@ -97,8 +119,27 @@ export async function tailIds(
 }
 
 /**
- * The tail's segments in the order of `ids`: the speculative GETs where they cover an id, else read the
- * ordinary way (an id the speculation missed, or whose GET failed: a failed speculation is not an error).
+ * The segment an empty listed segment stands for, when its summary proves it holds nothing the open
+ * needs: no batch (count 0 and last position −1, both from the PUT that wrote the segment: R2 stores
+ * custom metadata with the body, atomically), built on the manifest the open replays from (its version and
+ * tail start), so no position past the manifest's covered one can be in it. Otherwise undefined: read it.
+ */
+function standIn(
+  summary: SegmentSummary | undefined,
+  builtOn: { version: number; tailStart: number },
+): Segment | undefined {
+  if (summary === undefined || !holdsNothing(summary)) return undefined;
+  if (summary.manifestVersion !== builtOn.version || summary.tailStart !== builtOn.tailStart)
+    return undefined;
+  const { batchCount: _, lastPosition: __, ...header } = summary;
+  return { header, batches: [] };
+}
+
+/**
+ * The tail's segments in the order of `ids`: the speculative GETs where they cover an id, an empty
+ * segment built on `builtOn` (the manifest read: its version and tail start) from its listed summary
+ * without a GET, else read the ordinary way (an id the speculation missed, or whose GET failed: a failed
+ * speculation is not an error).
  */
 export async function tailSegments(
   bucket: Bucket,
@@ -106,11 +147,16 @@ export async function tailSegments(
   ids: readonly number[],
   policy: RetryPolicy,
   pre: TailPrefetch | undefined,
+  builtOn: { version: number; tailStart: number },
 ): Promise<Segment[]> {
-  const missing = ids.filter((id) => !pre?.fetched.has(id));
+  const got = new Map<number, Segment>();
+  for (const id of ids) {
+    const s = pre?.fetched.has(id) === true ? undefined : standIn(pre?.empty.get(id), builtOn);
+    if (s !== undefined) got.set(id, s);
+  }
+  const missing = ids.filter((id) => !pre?.fetched.has(id) && !got.has(id));
   const read = fetchSegments(bucket, lake, missing, policy, WAKE_TAIL_GETS_IN_FLIGHT);
   read.catch(() => {}); // awaited below; observed now so a failure while the others arrive is not unhandled
-  const got = new Map<number, Segment>();
   for (const id of ids) {
     const p = pre?.fetched.get(id);
     if (p !== undefined) got.set(id, await p.catch(() => readSegment(bucket, lake, id, policy)));

@@ -95,14 +95,14 @@ export function buildReader(
     // A reader lives for one request: it may hold prefetched blocks (storage/prefetch.ts).
     prefetchBytes: READER_PREFETCH_BYTES_MAX,
   });
-  if (ctx.prefetchTables && manifest.sortedTables.length <= PREFETCH_TABLES_MAX) {
-    // Not awaited: the opens overlap the caller's first reads, which await the same promises. A failure
-    // here is retried by the read that needs the table.
-    for (const t of lazyTables(layers)) t.open().catch(() => {});
-  }
+  // Opened with the cut's first read, not awaited: the opens overlap that read, which awaits the same
+  // promises; a first prefetch opens the tables its ranges reach first (docs/decisions/0184-cold-round-packing.md).
+  // A failure here is retried by the read that needs the table.
+  const warm =
+    ctx.prefetchTables && manifest.sortedTables.length <= PREFETCH_TABLES_MAX ? lazyTables(layers) : [];
   return new LakeReader(
     { ...cut, position: state.position, manifestVersion: manifest.version },
-    new Cut(state.position, state.mem, layers),
+    new Cut(state.position, state.mem, layers, warm),
     ctx.counters,
   );
 }

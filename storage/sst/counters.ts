@@ -18,6 +18,10 @@ export class ReadCounters {
   maxBlocksResident = 0;
   /** Data blocks decoded (from R2 or the cache). */
   blocksRead = 0;
+  /** Block checksums computed (CRC32C over a block: once per byte array that entered this isolate). */
+  blockChecksums = 0;
+  /** Block reads that skipped it: the cache handed back bytes already checked (verified-blocks.ts). */
+  blockChecksumsSkipped = 0;
   /** Block-fence windows fetched before their table's metadata (docs/decisions/0175-block-fences.md). */
   fenceWindows = 0;
   /** Bytes those windows asked for (part of bytesRead). */
@@ -49,6 +53,8 @@ export class ReadCounters {
     this.cacheHits = 0;
     this.cacheMisses = 0;
     this.blocksRead = 0;
+    this.blockChecksums = 0;
+    this.blockChecksumsSkipped = 0;
     this.fenceWindows = 0;
     this.fenceWindowBytes = 0;
     this.fenceBlocksAdopted = 0;
@@ -66,6 +72,8 @@ export class ReadCounters {
     blocksResident: number;
     maxBlocksResident: number;
     blocksRead: number;
+    blockChecksums: number;
+    blockChecksumsSkipped: number;
     fenceWindows: number;
     fenceWindowBytes: number;
     fenceBlocksAdopted: number;
@@ -81,6 +89,8 @@ export class ReadCounters {
       blocksResident: this.blocksResident,
       maxBlocksResident: this.maxBlocksResident,
       blocksRead: this.blocksRead,
+      blockChecksums: this.blockChecksums,
+      blockChecksumsSkipped: this.blockChecksumsSkipped,
       fenceWindows: this.fenceWindows,
       fenceWindowBytes: this.fenceWindowBytes,
       fenceBlocksAdopted: this.fenceBlocksAdopted,

@@ -8,8 +8,9 @@
  *
  * A point read checks the key range, then the bloom filter, then the index, and range-GETs exactly one
  * block (or none). A scan walks blocks forward, holding the current block and at most `readahead`
- * prefetched ones. Every block is checksum-verified each time it is decoded, whether it came from R2
- * or the cache.
+ * prefetched ones. Every block passes its checksum before it is decoded (verified-blocks.ts): bytes from
+ * R2, a prefetch or a fence window always; a block the in-memory cache hands back as the very bytes this
+ * isolate already checked, not again.
  */
 
 import type {
@@ -24,7 +25,7 @@ import type {
 import { compareBytes, rangeBounds } from "../bytes.ts";
 import type { ObjectCache } from "../cache.ts";
 import { Corruption } from "../errors.ts";
-import { BlockCursor, verifyBlock } from "./block.ts";
+import { BlockCursor } from "./block.ts";
 import { type BlockIndex, decodeIndex } from "./block-index.ts";
 import { Bloom } from "./bloom.ts";
 import { ReadCounters } from "./counters.ts";
@@ -33,6 +34,7 @@ import { SstNotFound } from "./errors.ts";
 import type { ByteWindow, Fence } from "./fences.ts";
 import { decodeFooter, FOOTER_BYTES, type Footer, type Section } from "./footer.ts";
 import { decodeProps, type Props } from "./props.ts";
+import { checkedBlock } from "./verified-blocks.ts";
 
 /** Default suffix fetched by an open that does not know the metadata size: covers ~40k keys' bloom. */
 export const DEFAULT_TAIL_BYTES = 64 * 1024;
@@ -243,6 +245,11 @@ export class SstReader implements SortedSource {
     return this.resident.has(i);
   }
 
+  /** Whether block i is on its way (a prefetch run or a fence window in flight). */
+  fetching(i: number): boolean {
+    return this.arriving.has(i);
+  }
+
   /**
    * Fetches blocks first..last with one range GET, verifies each and holds them for this reader's later
    * gets and scans (and puts them in the cache, if any). Who may hold how much: storage/prefetch.ts.
@@ -268,7 +275,7 @@ export class SstReader implements SortedSource {
     for (let j = first; j <= last; j++) {
       const h = this.index.blocks[j]!;
       const bytes = body.bytes.subarray(h.offset - lo.offset, h.offset - lo.offset + h.length);
-      if (!verifyBlock(bytes))
+      if (!checkedBlock(bytes, this.counters))
         throw new Corruption(`${this.blockName(j)}: checksum mismatch; restore or rebuild the table`);
       this.resident.set(j, bytes);
       if (this.cache) await this.cache.put(`${this.key}#${h.offset}`, bytes);
@@ -337,7 +344,7 @@ export class SstReader implements SortedSource {
       for (const j of inside) {
         const h = blocks[j]!;
         const bytes = got.bytes.subarray(h.offset - window.offset, h.offset - window.offset + h.length);
-        if (!verifyBlock(bytes)) continue;
+        if (!checkedBlock(bytes, this.counters)) continue;
         this.resident.set(j, bytes);
         held++;
         if (this.cache) await this.cache.put(`${this.key}#${h.offset}`, bytes).catch(() => {});
@@ -456,7 +463,7 @@ export class SstReader implements SortedSource {
         if (out[k] !== undefined) continue;
         const h = this.index.blocks[first + k]!;
         const bytes = body.bytes.subarray(h.offset - lo.offset, h.offset - lo.offset + h.length);
-        if (!verifyBlock(bytes))
+        if (!checkedBlock(bytes, this.counters))
           throw new Corruption(
             `${this.blockName(first + k)}: checksum mismatch; restore or rebuild the table`,
           );
@@ -480,7 +487,8 @@ export class SstReader implements SortedSource {
       return undefined;
     }
     this.counters.cacheHits++;
-    if (!verifyBlock(hit)) throw new Corruption(`${this.blockName(j)}: checksum mismatch in cached copy`);
+    if (!checkedBlock(hit, this.counters))
+      throw new Corruption(`${this.blockName(j)}: checksum mismatch in cached copy`);
     return hit;
   }
 
@@ -500,7 +508,8 @@ export class SstReader implements SortedSource {
       const hit = await this.cache.get(cacheKey);
       if (hit !== undefined) {
         this.counters.cacheHits++;
-        if (!verifyBlock(hit)) throw new Corruption(`${this.blockName(i)}: checksum mismatch in cached copy`);
+        if (!checkedBlock(hit, this.counters))
+          throw new Corruption(`${this.blockName(i)}: checksum mismatch in cached copy`);
         return hit;
       }
       this.counters.cacheMisses++;
@@ -522,7 +531,7 @@ export class SstReader implements SortedSource {
         `${what}: expected ${h.length} bytes, got ${body.bytes.length} (object truncated?)`,
       );
     }
-    if (!verifyBlock(body.bytes))
+    if (!checkedBlock(body.bytes, this.counters))
       throw new Corruption(`${what}: checksum mismatch; restore or rebuild the table`);
     if (this.cache) await this.cache.put(cacheKey, body.bytes);
     return body.bytes;

@@ -26,7 +26,8 @@ describe("writer wake", () => {
     const re = (await open(held, lake, { heldEpoch: epoch })) as LakeStore;
     expect(await dump(re.snapshot())).toEqual(want);
     expect(held.count({ op: "put" })).toBe(1);
-    expect(held.count({ op: "get", prefix: `lakes/${lake}/wal/` })).toBe(5);
+    // The four data segments; the empty genesis fence comes from its listed summary (0185).
+    expect(held.count({ op: "get", prefix: `lakes/${lake}/wal/` })).toBe(4);
     expect(held.serialRounds()).toBe(3);
     await re.close();
 
@@ -36,6 +37,37 @@ describe("writer wake", () => {
     expect(next.epoch).toBe(epoch + 1);
     expect(fresh.count({ op: "put" })).toBe(2);
     expect(fresh.serialRounds()).toBe(4);
+    await next.close();
+  });
+
+  it("a wake after a memtable flush reads no WAL segment: the empty publish segment's listed summary stands in", async () => {
+    const lake = lakeName("wake-empty-tail");
+    const st = (await open(faultBucket(), lake)) as LakeStore;
+    for (let i = 0; i < 3; i++) {
+      st.write([{ key: b(`k${i}`), value: b(`v${i}`) }]);
+      await st.flush();
+    }
+    await st.maintain({ forceFlush: true });
+    const epoch = st.epoch;
+    const want = await dump(st.snapshot());
+    await st.close();
+
+    // The tail after the manifest is its publish segment: empty and built on that manifest, so it needs
+    // no GET (docs/decisions/0184-cold-round-packing.md). Before: 1 WAL GET.
+    const fb = faultBucket();
+    const re = (await open(fb, lake, { heldEpoch: epoch })) as LakeStore;
+    expect(await dump(re.snapshot())).toEqual(want);
+    expect(fb.count({ op: "get", prefix: `lakes/${lake}/wal/` })).toBe(0);
+    expect(fb.count({ op: "put" })).toBe(1);
+    re.write([{ key: b("after"), value: b("x") }]);
+    await re.flush();
+    await re.close();
+    // The next wake reads the one segment with a batch, and only it (the publish and fence segments are
+    // still empty ones built on the same manifest).
+    const again = faultBucket();
+    const next = (await open(again, lake, { heldEpoch: epoch })) as LakeStore;
+    expect(await dump(next.snapshot())).toEqual({ ...want, after: "x" });
+    expect(again.count({ op: "get", prefix: `lakes/${lake}/wal/` })).toBe(1);
     await next.close();
   });
 
@@ -54,11 +86,12 @@ describe("writer wake", () => {
     const fb = faultBucket();
     const re = (await open(fb, lake, { heldEpoch: epoch })) as LakeStore;
     expect(await dump(re.snapshot())).toEqual(want);
-    // The genesis fence and the 12 writes: 13 segments, read ≤ WAKE_TAIL_GETS_IN_FLIGHT at a time.
-    const tail = SEGMENTS + 1;
+    // The genesis fence and the 12 writes: 13 segments; the empty fence comes from its listed summary
+    // (0185), the 12 others are read ≤ WAKE_TAIL_GETS_IN_FLIGHT at a time.
+    const tail = SEGMENTS;
     expect(fb.count({ op: "get", prefix: `lakes/${lake}/wal/` })).toBe(tail);
     expect(fb.count({ op: "put" })).toBe(1);
-    // The listings, then ⌈13 / 5⌉ = 3 rounds of tail GETs (the manifest beside the first, the fence
+    // The listings, then ⌈12 / 5⌉ = 3 rounds of tail GETs (the manifest beside the first, the fence
     // beside the second): the fence adds no round of its own.
     expect(fb.serialRounds()).toBe(1 + Math.ceil(tail / WAKE_TAIL_GETS_IN_FLIGHT));
     re.write([{ key: b("after"), value: b("wake") }]);

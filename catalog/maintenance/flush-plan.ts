@@ -12,6 +12,7 @@ import { decodeValue, ValueKind } from "../codec.ts";
 import { CodedError, InvalidRequest } from "../errors.ts";
 import { dataPathPrefix, joinPath, tableDirOf } from "../file-paths.ts";
 import { inlineRowRange, readInlineFloors } from "../inline-floor.ts";
+import { FlushRun } from "../inline-flush-run.ts";
 import {
   fileColumnStats,
   layoutColumns,
@@ -90,8 +91,8 @@ export function autoCompact(
 /**
  * The next flush step of each table whose inlined rows pass `threshold` (default: the table's
  * `data_inlining_row_limit`, so a lake holds inlined no more than DuckLake would let one insert inline).
- * One plan per table, at most `maxRows` rows each: the first run of consecutive row ids written under the
- * table's current columns. Rows from before the last column change stay inlined (a later version of this
+ * One plan per table, at most `maxRows` row versions each: the first run of consecutive row ids from the
+ * table's floor written under its current columns, every version of each row (decision 0183). Rows from before the last column change stay inlined (a later version of this
  * job writes them under their own schema version; decision 0321).
  */
 export async function planFlushes(
@@ -156,24 +157,21 @@ async function planTable(
   const cols = scan.columns;
   // Rows written before the newest column version have another shape: they are not this step's.
   const shapeSince = Math.max(0, ...cols.map((c) => c.begin_snapshot));
-  const rows: InlineRowRecord[] = [];
+  // Which keys the run takes is the flush's one rule (catalog/inline-flush-run.ts, decision 0183): whole
+  // rows from the floor, every version of each, so the verb's count of the keys through the run's last
+  // row id is the file's.
+  const run = new FlushRun(shapeSince, maxRows);
   let held = 0;
-  let runEnded = false;
   for await (const kv of view.scan(inlineRowRange(tableId, floor))) {
     held++;
     await pacer.tick();
-    if (!runEnded) {
-      const r = decodeValue<InlineRowRecord>(ValueKind.inlineRow, kv.value, "inlined row");
-      const prev = rows.at(-1);
-      if (r.begin_snapshot < shapeSince) runEnded = rows.length > 0;
-      else if (rows.length >= maxRows || (prev !== undefined && r.row_id !== prev.row_id + 1))
-        runEnded = true;
-      else rows.push(r);
-    }
+    if (!run.ended) run.offer(decodeValue<InlineRowRecord>(ValueKind.inlineRow, kv.value, "inlined row"));
     // The run is complete and the threshold is known to be passed: the rest need not be read.
-    if (runEnded && held > threshold) break;
+    if (run.ended && held > threshold) break;
   }
-  if (held <= threshold || rows.length === 0) return null;
+  const chosen = run.finish();
+  if (held <= threshold || chosen === null) return null;
+  const rows = chosen.rows;
   const tablePath = tableDir(scan, dataPath);
   if (!tablePath.startsWith(dataPath)) {
     throw new InvalidRequest(`table ${tableId} lies outside the lake's data path; its rows stay inlined`);
@@ -201,11 +199,10 @@ async function planTable(
   const objects: PlannedObject[] = [
     { relativeToDataPath: joinPath(tablePath, name).slice(dataPath.length), bytes: file.bytes },
   ];
-  const last = rows.at(-1) as InlineRowRecord;
   const verb: VerbOf<"flush_inlined"> = {
     op: "flush_inlined",
     table: { id: tableId },
-    throughRowId: last.row_id,
+    throughRowId: chosen.throughRowId,
     file: {
       path: name,
       pathIsRelative: true,

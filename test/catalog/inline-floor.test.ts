@@ -206,11 +206,15 @@ describe("inlined-row floor: writers lower it, flushes raise it, the commit chec
 describe("inlined-row floor: random histories read the same rows", () => {
   /**
    * Seeded random inserts, deletes (inlined rows and file positions), updates of flushed rows (which keep
-   * their row ids, below the floor), and flushes of random size; after every step every snapshot's rows
+   * their row ids, below the floor), updates of still-inlined rows (their old versions flushed with them,
+   * decision 0183), and flushes of random size; after every step every snapshot's rows
    * (files and inlined rows, by DuckLake's reader rules) equal a model's, the inlined rows a scan plan
    * reads equal the whole prefix's at every snapshot, and no key lies below the floor.
    */
-  async function history(seed: number, steps: number): Promise<{ floorRose: boolean; lowered: boolean }> {
+  async function history(
+    seed: number,
+    steps: number,
+  ): Promise<{ floorRose: boolean; lowered: boolean; updatedInlined: boolean }> {
     const rnd = seeded(seed);
     const pick = (n: number) => Math.floor(rnd() * n);
     const l = await freshLake(`floor-model-${seed}`);
@@ -225,6 +229,7 @@ describe("inlined-row floor: random histories read the same rows", () => {
     let next = 0;
     let floorRose = false;
     let lowered = false;
+    let updatedInlined = false;
     for (let step = 0; step < steps; step++) {
       const r = rnd();
       const rows = [...live.entries()];
@@ -277,21 +282,45 @@ describe("inlined-row floor: random histories read the same rows", () => {
         if (id < before) lowered = true;
         live.set(id, { values, at: "inline" });
         record(res.value.snapshotId);
+      } else if (r < 0.82 && inlined.length > 0) {
+        // An update of a still-inlined row (decision 0183): same row id, the old version kept as a version key.
+        const [id] = inlined[pick(inlined.length)] as [number, unknown];
+        const values = row(id, `i${step}-`);
+        const out = await l.catalog.commitGroup([
+          update(
+            t,
+            [{ op: "inline_delete", table: { name: "t" }, rowIds: [id] }],
+            [{ rowId: id, row: values }],
+          ),
+        ]);
+        await settle(l.store, out.durable);
+        const res = out.results[0];
+        if (!res?.ok) throw new Error(`inline update of row ${id} failed: ${res?.error.message}`);
+        updatedInlined = true;
+        live.set(id, { values, at: "inline" });
+        record(res.value.snapshotId);
       } else {
         const before = await readInlineFloor(l.store.snapshot(), t);
-        const inlineBefore = new Set(inlined.map(([id]) => id));
+        const keysBefore = await wholePrefix(l.store.snapshot(), t);
         const runs = await flushJob(l, { threshold: pick(3), maxRowsPerStep: 1 + pick(6) });
         for (const run of runs) if (run.error !== null) throw new Error(`flush failed: ${run.error}`);
         const plan = await tableFilesAt(l.store.snapshot(), { name: "t" });
-        const still = new Set(plan.inlined_rows.map((x) => x.row_id));
         const file = plan.files.reduce(
           (a, b) => (b.data_file_id > (a?.data_file_id ?? -1) ? b : a),
           plan.files[0],
         );
-        for (const id of inlineBefore) {
-          const x = live.get(id);
-          if (!x || still.has(id) || !file) continue;
-          live.set(id, { values: x.values, at: [file.data_file_id, id - file.row_id_start] });
+        // The flush took a prefix of the keys from the floor, whole rows; the file holds them row by row,
+        // each row's versions by begin snapshot, so a live row's position is its live version's index.
+        const flushed = keysBefore
+          .slice(0, keysBefore.length - (await wholePrefix(l.store.snapshot(), t)).length)
+          .sort((a, b) => a.row_id - b.row_id || a.begin_snapshot - b.begin_snapshot);
+        if (runs.length > 0 && file) {
+          expect(flushed.length, `flushed keys (seed ${seed}, step ${step})`).toBe(runs[0]?.rowsIn);
+          flushed.forEach((x, pos) => {
+            const v = live.get(x.row_id);
+            if (x.end_snapshot === null && v)
+              live.set(x.row_id, { values: v.values, at: [file.data_file_id, pos] });
+          });
         }
         for (const run of runs) record(run.snapshotId);
         if ((await readInlineFloor(l.store.snapshot(), t)) > before) floorRose = true;
@@ -317,7 +346,7 @@ describe("inlined-row floor: random histories read the same rows", () => {
         expect(await rowsAt(l, s), `rows at ${s} (seed ${seed}, step ${step})`).toEqual(expected);
       }
     }
-    return { floorRose, lowered };
+    return { floorRose, lowered, updatedInlined };
   }
 
   it("agree with a model at every snapshot, the floor rising and falling on the way", async () => {
@@ -326,5 +355,6 @@ describe("inlined-row floor: random histories read the same rows", () => {
     // The histories exercise both directions (else the test would prove nothing about the floor).
     expect(outcomes.some((o) => o.floorRose)).toBe(true);
     expect(outcomes.some((o) => o.lowered)).toBe(true);
+    expect(outcomes.some((o) => o.updatedInlined)).toBe(true);
   });
 });

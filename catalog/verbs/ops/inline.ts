@@ -1,7 +1,7 @@
 /**
  * Inlined data: inline_insert (rows take dense row ids from the table's next_row_id), inline_delete (an
  * inlined row gets an end snapshot; a Parquet position becomes a ducklake_inlined_delete row) and
- * flush_inlined (rows up to a row id move into a registered file, backdated to the first row's snapshot,
+ * flush_inlined (rows up to a row id, every version, move into a registered file, backdated to the first row's snapshot,
  * with `partial_max`, and inlined file deletes merge into delete files; the inline records merged or
  * flushed are deleted outright, as DuckLake deletes them). All data-only: schema_version carried.
  */
@@ -13,6 +13,7 @@ import {
   settleInlineFloor,
   writeInlinedRows,
 } from "../../inline-floor.ts";
+import { flushCoveredRows } from "../../inline-flush-run.ts";
 import { Kind, keys } from "../../keys.ts";
 import type {
   ColumnRecord,
@@ -382,13 +383,11 @@ async function flushRows(
   deleteSpec: DeleteFileSpec | undefined,
 ): Promise<{ dataFileId: number; rowCount: number; deleted: InlineRowRecord[]; dropKeys: Uint8Array[] }> {
   const t = table.table_id;
-  const rows: InlineRowRecord[] = [];
-  const dropKeys: Uint8Array[] = [];
-  // From the floor (decision 0182): the rows earlier flushes deleted are tombstones below it.
-  for await (const kv of scanInlineRows(ctx.st, t, { through: throughRowId })) {
-    rows.push(decodeValue<InlineRowRecord>(ValueKind.inlineRow, kv.value, "inlined row"));
-    dropKeys.push(kv.key);
-  }
+  // The keys a flush through throughRowId covers, every version of each row, from the floor (decisions
+  // 0182, 0183): the same rule the flush plan chose its run by.
+  const covered = await flushCoveredRows(ctx.st, t, throughRowId);
+  const rows = covered.map((c) => c.record);
+  const dropKeys = covered.map((c) => c.key);
   if (rows.length === 0) throw new NotFound(`table ${t} has no inlined rows up to row id ${throughRowId}`);
   if (spec.recordCount !== rows.length) {
     throw new InvalidRequest(

@@ -8,36 +8,25 @@
  */
 import { describe, expect, it } from "vitest";
 import { stageMember } from "../../catalog/commit/member.ts";
-import { type CommitRequest, type SelfStagedMember, tableFilesAt } from "../../catalog/index.ts";
+import { type SelfStagedMember, tableFilesAt } from "../../catalog/index.ts";
 import { planFlushes } from "../../catalog/maintenance/flush-plan.ts";
-import type { StoredValue } from "../../catalog/values/index.ts";
 import { inlineInsertPreserving } from "../../catalog/verbs/ops/inline.ts";
-import { runFlushJob } from "../../maintenance/flush.ts";
 import { readParquet } from "../../parquet/index.ts";
-import { commit, DATA_PREFIX, everySnapshot, freshLake, type Lake, rowsAt } from "./maintenance-lake.ts";
+import {
+  commit,
+  DATA_PREFIX,
+  everySnapshot,
+  flushJob,
+  freshLake,
+  ID_S_COLUMNS,
+  idRow,
+  type Lake,
+  rowsAt,
+} from "./maintenance-lake.ts";
 import { settle } from "./support.ts";
 
-const COLUMNS = [
-  { name: "id", type: "int64" },
-  { name: "s", type: "varchar" },
-];
-
-const row = (id: number, tag = "a"): Record<string, StoredValue> => ({ id, s: `${tag}${id}` });
-
-function flushJob(l: Lake, opts: { threshold?: number; maxRowsPerStep?: number } = {}) {
-  return runFlushJob({
-    lake: l.lake,
-    bucket: l.b,
-    view: () => l.store.snapshot(),
-    commit: async (request: CommitRequest) => {
-      const r = await l.catalog.commit(request);
-      await settle(l.store, r.durable);
-      return { snapshotId: r.snapshotId };
-    },
-    now: () => Date.now(),
-    ...opts,
-  });
-}
+const COLUMNS = ID_S_COLUMNS;
+const row = idRow;
 
 /** DuckLake's UPDATE of a still-inlined row: the old version ended, the new one inlined under the same id. */
 async function updateInlined(l: Lake, rowId: number, tag: string): Promise<number> {

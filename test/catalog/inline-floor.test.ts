@@ -16,35 +16,23 @@ import type { InlineRowRecord, TableMetaRecord } from "../../catalog/records.ts"
 import { Staging } from "../../catalog/staging.ts";
 import type { StoredValue } from "../../catalog/values/index.ts";
 import { inlineInsertPreserving } from "../../catalog/verbs/ops/inline.ts";
-import { runFlushJob } from "../../maintenance/flush.ts";
 import type { ReadView } from "../../storage/api.ts";
 import { seeded } from "../../storage/fault-bucket.ts";
 import { countEntries } from "../support/entry-counter.ts";
-import { commit, freshLake, type Lake, type Rows, rowsAt } from "./maintenance-lake.ts";
+import {
+  commit,
+  flushJob,
+  freshLake,
+  ID_S_COLUMNS,
+  idRow,
+  type Lake,
+  type Rows,
+  rowsAt,
+} from "./maintenance-lake.ts";
 import { settle } from "./support.ts";
 
-const COLUMNS = [
-  { name: "id", type: "int64" },
-  { name: "s", type: "varchar" },
-];
-
-const row = (id: number, tag = "a"): Record<string, StoredValue> => ({ id, s: `${tag}${id}` });
-
-/** One pass of maintenance job 1 over the lake, committing through its catalog. */
-function flushJob(l: Lake, opts: { threshold?: number; maxRowsPerStep?: number } = {}) {
-  return runFlushJob({
-    lake: l.lake,
-    bucket: l.b,
-    view: () => l.store.snapshot(),
-    commit: async (request: CommitRequest) => {
-      const r = await l.catalog.commit(request);
-      await settle(l.store, r.durable);
-      return { snapshotId: r.snapshotId };
-    },
-    now: () => Date.now(),
-    ...opts,
-  });
-}
+const COLUMNS = ID_S_COLUMNS;
+const row = idRow;
 
 async function tableId(l: Lake): Promise<number> {
   return (await tableFilesAt(l.store.snapshot(), { name: "t" })).table.table_id;

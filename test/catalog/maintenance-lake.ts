@@ -24,6 +24,7 @@ import {
 } from "../../catalog/parquet-layout.ts";
 import type { ColumnRecord } from "../../catalog/records.ts";
 import type { StoredValue } from "../../catalog/values/index.ts";
+import { runFlushJob } from "../../maintenance/flush.ts";
 import { readParquet, writeParquet } from "../../parquet/index.ts";
 import type { Bucket, Store } from "../../storage/api.ts";
 import { seeded } from "../../storage/fault-bucket.ts";
@@ -67,6 +68,25 @@ export function jobCommit(l: Lake, c: Catalog = l.catalog) {
     return { snapshotId: r.snapshotId };
   };
 }
+
+/** Maintenance job 1 (the inlined-data flush) over the lake, one pass, committing through its catalog. */
+export function flushJob(l: Lake, opts: { threshold?: number; maxRowsPerStep?: number } = {}) {
+  return runFlushJob({
+    lake: l.lake,
+    bucket: l.b,
+    view: () => l.store.snapshot(),
+    commit: jobCommit(l),
+    now: () => Date.now(),
+    ...opts,
+  });
+}
+
+/** The two-column table (`id int64, s varchar`) the inlined-row tests write, and one of its rows. */
+export const ID_S_COLUMNS = [
+  { name: "id", type: "int64" },
+  { name: "s", type: "varchar" },
+];
+export const idRow = (id: number, tag = "a"): Record<string, StoredValue> => ({ id, s: `${tag}${id}` });
 
 async function fileBytes(b: Bucket, resolved: string): Promise<Uint8Array> {
   if (!resolved.startsWith(DATA_PREFIX)) throw new Error(`file outside the bucket: ${resolved}`);

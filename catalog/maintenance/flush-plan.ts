@@ -6,7 +6,7 @@
  * Pure: reads a ReadView, returns bytes and a commit request; the host PUTs the files, then commits
  * (decision docs/decisions/0321-maintenance-flush.md).
  */
-import { type ParquetField, type ParquetRow, writeParquetPaced } from "../../parquet/index.ts";
+import { PARQUET_INT64, type ParquetField, type ParquetRow, writeParquetPaced } from "../../parquet/index.ts";
 import type { ReadView } from "../../storage/api.ts";
 import { decodeValue, ValueKind } from "../codec.ts";
 import { CodedError, InvalidRequest } from "../errors.ts";
@@ -41,8 +41,6 @@ export const ROW_ID_FIELD_ID = 2147483540;
 export const SNAPSHOT_ID_FIELD_ID = 2147483539;
 export const DELETE_FILE_PATH_FIELD_ID = 2147483646;
 export const DELETE_POS_FIELD_ID = 2147483645;
-
-const INT64 = { kind: "int", bits: 64, signed: true } as const;
 
 /** A file the host must PUT (at `key` below the lake's data prefix) before it commits. */
 export interface PlannedObject {
@@ -180,8 +178,13 @@ async function planTable(
   const userFields = parquetFields(cols);
   const fields: ParquetField[] = [
     ...userFields,
-    { name: "_ducklake_internal_row_id", fieldId: ROW_ID_FIELD_ID, type: INT64, nullable: true },
-    { name: "_ducklake_internal_snapshot_id", fieldId: SNAPSHOT_ID_FIELD_ID, type: INT64, nullable: true },
+    { name: "_ducklake_internal_row_id", fieldId: ROW_ID_FIELD_ID, type: PARQUET_INT64, nullable: true },
+    {
+      name: "_ducklake_internal_snapshot_id",
+      fieldId: SNAPSHOT_ID_FIELD_ID,
+      type: PARQUET_INT64,
+      nullable: true,
+    },
   ];
   const prows: ParquetRow[] = [];
   for (const r of rows) {
@@ -220,11 +223,11 @@ async function planTable(
     const del = await writeParquetPaced(
       [
         { name: "file_path", fieldId: DELETE_FILE_PATH_FIELD_ID, type: { kind: "string" }, nullable: true },
-        { name: "pos", fieldId: DELETE_POS_FIELD_ID, type: INT64, nullable: true },
+        { name: "pos", fieldId: DELETE_POS_FIELD_ID, type: PARQUET_INT64, nullable: true },
         {
           name: "_ducklake_internal_snapshot_id",
           fieldId: SNAPSHOT_ID_FIELD_ID,
-          type: INT64,
+          type: PARQUET_INT64,
           nullable: true,
         },
       ],

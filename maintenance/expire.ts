@@ -9,6 +9,7 @@
 import { expireSnapshotsStep } from "../catalog/maintenance/expire.ts";
 import { CodedError } from "../storage/errors.ts";
 import type { JobRun } from "./history.ts";
+import { emptyRun } from "./job-deps.ts";
 import type { JobContext } from "./registry.ts";
 
 /**
@@ -22,18 +23,7 @@ export async function runExpireJob(ctx: JobContext): Promise<JobRun[]> {
   const olderThanMs = ctx.settings.expireOlderThanMs;
   if (olderThanMs === null) return [];
   const startedAt = ctx.now();
-  const run: JobRun = {
-    job: "expire_snapshots",
-    startedAt,
-    durationMs: 0,
-    filesIn: 0,
-    filesOut: 0,
-    rowsIn: 0,
-    rowsOut: 0,
-    snapshotsExpired: 0,
-    snapshotId: null,
-    error: null,
-  };
+  const run: JobRun = { ...emptyRun("expire_snapshots", startedAt, null), snapshotsExpired: 0 };
   try {
     const pinned = await ctx.pinnedSnapshots();
     // Each step starts after the last snapshot the previous one decided (same pins, same run).

@@ -54,7 +54,8 @@ async function mintManifest(
 
 export const openWriter: OpenWriter = async (bucket, lake, options: WriterOptions = {}) => {
   checkLakeName(lake);
-  partitionCuts(options.partitionCuts);
+  // Validated and sorted once, before any I/O: a bad cut list fails the open with InvalidArgument.
+  const opts: WriterOptions = { ...options, partitionCuts: partitionCuts(options.partitionCuts) };
   const policy = retryPolicy(options.retry);
   // The WAL is listed and its tail fetched while the manifest is read (tail-prefetch.ts), with one
   // connection of the six left to the manifest GET. A failed speculation is not an error (the tail is
@@ -65,7 +66,7 @@ export const openWriter: OpenWriter = async (bucket, lake, options: WriterOption
   prefetched.catch(() => {});
   const inFlight: Promise<unknown>[] = [];
   try {
-    return await openAfterPrefetch(bucket, lake, options, policy, prefetched, inFlight);
+    return await openAfterPrefetch(bucket, lake, opts, policy, prefetched, inFlight);
   } catch (e) {
     await settled(await prefetched.catch(() => undefined));
     await Promise.allSettled(inFlight);
@@ -222,7 +223,7 @@ async function openAfterPrefetch(
     now,
     tail,
     ...(options.maintenance ? { policy: options.maintenance } : {}),
-    partitionCuts: partitionCuts(options.partitionCuts),
+    ...(options.partitionCuts !== undefined ? { partitionCuts: options.partitionCuts } : {}),
     cache,
     tables: { layers, counters },
     ...(newest !== undefined && newest.writer.identity !== identity

@@ -22,8 +22,6 @@ export const PARTITION_CUT_KEY_BYTES_MAX = 64;
 /** The host's cuts sorted and deduplicated; InvalidArgument past the limits. */
 export function partitionCuts(cuts: readonly Bytes[] | undefined): readonly Bytes[] {
   const list = [...(cuts ?? [])];
-  if (list.length > PARTITION_CUTS_MAX)
-    throw new InvalidArgument(`at most ${PARTITION_CUTS_MAX} partition cuts, got ${list.length}`);
   for (const c of list) {
     if (c.length === 0 || c.length > PARTITION_CUT_KEY_BYTES_MAX)
       throw new InvalidArgument(
@@ -31,7 +29,10 @@ export function partitionCuts(cuts: readonly Bytes[] | undefined): readonly Byte
       );
   }
   list.sort(compareBytes);
-  return list.filter((c, i) => i === 0 || compareBytes(list[i - 1]!, c) !== 0);
+  const unique = list.filter((c, i) => i === 0 || compareBytes(list[i - 1]!, c) !== 0);
+  if (unique.length > PARTITION_CUTS_MAX)
+    throw new InvalidArgument(`at most ${PARTITION_CUTS_MAX} partition cuts, got ${unique.length}`);
+  return unique;
 }
 
 export class PartitionWriter {

@@ -10,23 +10,35 @@ import type { LakeStore } from "../../storage/store.ts";
 import { WAKE_TAIL_GETS_IN_FLIGHT } from "../../storage/tail-prefetch.ts";
 import { b, dump, faultBucket, lakeName, open } from "./helpers.ts";
 
+/** A lake written by one writer: `segments` single-key WAL segments (k0…), closed. Its epoch and state. */
+async function writtenLake(
+  tag: string,
+  segments: number,
+  beforeClose: (st: LakeStore) => Promise<unknown> = async () => {},
+): Promise<{ lake: string; epoch: number; want: Record<string, string> }> {
+  const lake = lakeName(tag);
+  const st = (await open(faultBucket(), lake)) as LakeStore;
+  for (let i = 0; i < segments; i++) {
+    st.write([{ key: b(`k${i}`), value: b(`v${i}`) }]);
+    await st.flush();
+  }
+  await beforeClose(st);
+  const epoch = st.epoch;
+  const want = await dump(st.snapshot());
+  await st.close();
+  return { lake, epoch, want };
+}
+
 describe("writer wake", () => {
   it("opens in 3 serial round trips at the held epoch and 4 with a new epoch, replaying the same tail", async () => {
-    const lake = lakeName("wake");
-    const st = (await open(faultBucket(), lake)) as LakeStore;
-    for (let i = 0; i < 4; i++) {
-      st.write([{ key: b(`k${i}`), value: b(`v${i}`) }]);
-      await st.flush();
-    }
-    const epoch = st.epoch;
-    const want = await dump(st.snapshot());
-    await st.close();
+    const { lake, epoch, want } = await writtenLake("wake", 4);
 
     const held = faultBucket();
     const re = (await open(held, lake, { heldEpoch: epoch })) as LakeStore;
     expect(await dump(re.snapshot())).toEqual(want);
     expect(held.count({ op: "put" })).toBe(1);
-    // The four data segments; the empty genesis fence comes from its listed summary (0185).
+    // The four data segments; the empty genesis fence comes from its listed summary
+    // (docs/decisions/0184-cold-round-packing.md).
     expect(held.count({ op: "get", prefix: `lakes/${lake}/wal/` })).toBe(4);
     expect(held.serialRounds()).toBe(3);
     await re.close();
@@ -41,16 +53,9 @@ describe("writer wake", () => {
   });
 
   it("a wake after a memtable flush reads no WAL segment: the empty publish segment's listed summary stands in", async () => {
-    const lake = lakeName("wake-empty-tail");
-    const st = (await open(faultBucket(), lake)) as LakeStore;
-    for (let i = 0; i < 3; i++) {
-      st.write([{ key: b(`k${i}`), value: b(`v${i}`) }]);
-      await st.flush();
-    }
-    await st.maintain({ forceFlush: true });
-    const epoch = st.epoch;
-    const want = await dump(st.snapshot());
-    await st.close();
+    const { lake, epoch, want } = await writtenLake("wake-empty-tail", 3, (st) =>
+      st.maintain({ forceFlush: true }),
+    );
 
     // The tail after the manifest is its publish segment: empty and built on that manifest, so it needs
     // no GET (docs/decisions/0184-cold-round-packing.md). Before: 1 WAL GET.
@@ -87,7 +92,7 @@ describe("writer wake", () => {
     const re = (await open(fb, lake, { heldEpoch: epoch })) as LakeStore;
     expect(await dump(re.snapshot())).toEqual(want);
     // The genesis fence and the 12 writes: 13 segments; the empty fence comes from its listed summary
-    // (0185), the 12 others are read ≤ WAKE_TAIL_GETS_IN_FLIGHT at a time.
+    // (docs/decisions/0184-cold-round-packing.md), the 12 others are read ≤ WAKE_TAIL_GETS_IN_FLIGHT at a time.
     const tail = SEGMENTS;
     expect(fb.count({ op: "get", prefix: `lakes/${lake}/wal/` })).toBe(tail);
     expect(fb.count({ op: "put" })).toBe(1);

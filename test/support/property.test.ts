@@ -6,7 +6,30 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { assertProperty, replayFrom } from "./property.ts";
+import { assertProperty, replayFrom, type WatchdogClock } from "./property.ts";
+
+/** Time the test moves by hand: a run "takes" what it advances, and due budget callbacks fire then. */
+class ManualClock implements WatchdogClock {
+  private t = 0;
+  private readonly due: { at: number; fn: () => void; live: boolean }[] = [];
+  now = (): number => this.t;
+  after(ms: number, fn: () => void): () => void {
+    const entry = { at: this.t + ms, fn, live: true };
+    this.due.push(entry);
+    return () => {
+      entry.live = false;
+    };
+  }
+  advance(ms: number): void {
+    this.t += ms;
+    for (const e of this.due) {
+      if (e.live && e.at <= this.t) {
+        e.live = false;
+        e.fn();
+      }
+    }
+  }
+}
 
 /** The message `assertProperty` threw, or a failure of this test when it did not throw. */
 async function failure(check: () => Promise<void> | void): Promise<string> {
@@ -60,14 +83,18 @@ describe("assertProperty", () => {
 
   it("a run that never answers fails as a stall naming the run, with no shrinking and no further runs", async () => {
     let runs = 0;
+    const clock = new ManualClock();
     const message = await failure(() =>
       assertProperty(
         fc.asyncProperty(fc.nat(), async () => {
           runs++;
-          // The fourth run hangs: a promise nothing will ever settle.
-          if (runs === 4) await new Promise<never>(() => {});
+          // The fourth run hangs past its budget: a promise nothing will ever settle.
+          if (runs === 4) {
+            clock.advance(51);
+            await new Promise<never>(() => {});
+          }
         }),
-        { seed: 7, runBudgetMs: 50 },
+        { seed: 7, runBudgetMs: 50, clock },
       ),
     );
     expect(message).toMatch(/^property stalled: run #3 did not answer within 50 ms \(seed 7, path 3\)/);
@@ -78,18 +105,19 @@ describe("assertProperty", () => {
   });
 
   it("runs that each finish but together outlast the test fail as slow, before vitest's timeout", {
-    // 200 ms for the property after the helper's 5 s end margin; every run waits a 30 ms timer, so 200 runs
-    // cannot fit however fast the machine is.
+    // 200 ms for the property after the helper's 5 s end margin; every run takes 30 ms of the manual clock,
+    // so 200 runs cannot fit.
     timeout: 5_200,
   }, async () => {
     let runs = 0;
+    const clock = new ManualClock();
     const message = await failure(() =>
       assertProperty(
         fc.asyncProperty(fc.nat(), async () => {
           runs++;
-          await new Promise((resolve) => setTimeout(resolve, 30));
+          clock.advance(30);
         }),
-        { numRuns: 200 },
+        { numRuns: 200, clock },
       ),
     );
     expect(message).toMatch(/^property too slow: its runs used the test's time \(\d+ ms\) by run #\d+/);
@@ -102,13 +130,14 @@ describe("assertProperty", () => {
   it("a failure whose shrinking outlasts the test is reported as that failure, with the smallest counterexample so far", {
     timeout: 5_200,
   }, async () => {
+    const clock = new ManualClock();
     const message = await failure(() =>
       assertProperty(
         fc.asyncProperty(fc.integer({ min: 0, max: 1_000_000_000 }), async (n) => {
-          await new Promise((resolve) => setTimeout(resolve, 30));
+          clock.advance(30);
           if (n > 1000) throw new Error(`n = ${n} is too big`);
         }),
-        { numRuns: 100 },
+        { numRuns: 100, clock },
       ),
     );
     expect(message).toMatch(

@@ -18,12 +18,29 @@ const END_MARGIN_MS = 5_000;
 /** Without a test around the property (never in this suite), the time it may take. */
 const NO_TEST_TIMEOUT_MS = 60_000;
 
+/** The watchdog's time: the real one by default; the helper's own tests drive a manual one. */
+export interface WatchdogClock {
+  now(): number;
+  /** Calls `fn` once `ms` have passed; the returned function cancels it. */
+  after(ms: number, fn: () => void): () => void;
+}
+
+const realClock: WatchdogClock = {
+  now: () => Date.now(),
+  after: (ms, fn) => {
+    const t = setTimeout(fn, ms);
+    return () => clearTimeout(t);
+  },
+};
+
 export interface PropertyOptions<Ts> extends fc.Parameters<Ts> {
   /**
    * A run that has not answered after this long fails as a stall (async properties; a synchronous run
    * cannot be interrupted). Default: half the test's timeout. Always capped by the time the test has left.
    */
   runBudgetMs?: number;
+  /** The time the budgets are measured in (default: the real clock). */
+  clock?: WatchdogClock;
 }
 
 /** The seed and path to replay, from `FC_SEED` / `FC_PATH` (empty or absent: a fresh random seed). */
@@ -73,13 +90,16 @@ class Watchdog<Ts> implements fc.IRawProperty<Ts> {
   ending: Ending | undefined;
   /** The first run that failed: later runs are fast-check shrinking it. */
   firstFailure: { run: number; error: unknown } | undefined;
-  readonly startedAt = Date.now();
+  readonly startedAt: number;
 
   constructor(
     private readonly inner: fc.IRawProperty<Ts>,
     private readonly runBudgetMs: number,
     private readonly deadline: number,
-  ) {}
+    private readonly clock: WatchdogClock,
+  ) {
+    this.startedAt = clock.now();
+  }
 
   isAsync(): boolean {
     return this.inner.isAsync();
@@ -101,7 +121,7 @@ class Watchdog<Ts> implements fc.IRawProperty<Ts> {
   run(v: Ts): ReturnType<fc.IRawProperty<Ts>["run"]> {
     if (this.ending !== undefined) return this.answer(new fc.PreconditionFailure(true));
     const run = this.runs;
-    const now = Date.now();
+    const now = this.clock.now();
     const left = this.deadline - now;
     if (left <= 0) {
       this.ending = { kind: "slow", run, elapsedMs: now - this.startedAt };
@@ -115,13 +135,13 @@ class Watchdog<Ts> implements fc.IRawProperty<Ts> {
       return out as ReturnType<fc.IRawProperty<Ts>["run"]>;
     }
     const budgetMs = Math.min(this.runBudgetMs, left);
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    let cancel: () => void = () => {};
     const stalled = new Promise<fc.PropertyFailure | fc.PreconditionFailure>((resolve) => {
-      timer = setTimeout(() => {
+      cancel = this.clock.after(budgetMs, () => {
         if (budgetMs < this.runBudgetMs) {
           // Cut short by the test's time, not by its own budget: the property is slow, and this input is no
           // counterexample (an interruption, so a failure found earlier stays the reported one).
-          this.ending = { kind: "slow", run, elapsedMs: Date.now() - this.startedAt };
+          this.ending = { kind: "slow", run, elapsedMs: this.clock.now() - this.startedAt };
           resolve(new fc.PreconditionFailure(true));
         } else {
           this.ending = { kind: "stall", run, budgetMs };
@@ -129,7 +149,7 @@ class Watchdog<Ts> implements fc.IRawProperty<Ts> {
             error: new Error(`run #${run} did not finish within its budget of ${budgetMs} ms (a stall)`),
           });
         }
-      }, budgetMs);
+      });
     });
     const done = (this.inner.run(v) as Promise<fc.PreconditionFailure | fc.PropertyFailure | null>).then(
       (out) => {
@@ -137,9 +157,7 @@ class Watchdog<Ts> implements fc.IRawProperty<Ts> {
         return out;
       },
     );
-    return Promise.race([done, stalled]).finally(() => clearTimeout(timer)) as ReturnType<
-      fc.IRawProperty<Ts>["run"]
-    >;
+    return Promise.race([done, stalled]).finally(() => cancel()) as ReturnType<fc.IRawProperty<Ts>["run"]>;
   }
 
   private finished(
@@ -149,7 +167,7 @@ class Watchdog<Ts> implements fc.IRawProperty<Ts> {
   ): void {
     if (out !== null && !fc.PreconditionFailure.isFailure(out) && this.firstFailure === undefined)
       this.firstFailure = { run, error: out.error };
-    const ms = Date.now() - startedAt;
+    const ms = this.clock.now() - startedAt;
     if (this.slowest === undefined || ms > this.slowest.ms) this.slowest = { run, ms };
     this.current = undefined;
   }
@@ -164,9 +182,9 @@ class Watchdog<Ts> implements fc.IRawProperty<Ts> {
       ? `slowest finished run #${this.slowest.run}: ${this.slowest.ms} ms`
       : "no run finished";
     const current = this.current
-      ? `; run #${this.current.run} running for ${Date.now() - this.current.startedAt} ms`
+      ? `; run #${this.current.run} running for ${this.clock.now() - this.current.startedAt} ms`
       : "";
-    return `${this.runs} runs in ${Date.now() - this.startedAt} ms, ${slowest}${current}`;
+    return `${this.runs} runs in ${this.clock.now() - this.startedAt} ms, ${slowest}${current}`;
   }
 }
 
@@ -213,12 +231,12 @@ export function assertProperty<Ts>(
   property: fc.IRawProperty<Ts>,
   options: PropertyOptions<Ts> = {},
 ): Promise<void> | void {
-  const { runBudgetMs, ...params } = options;
+  const { runBudgetMs, clock = realClock, ...params } = options;
   const replay = replayFrom(env);
   const seed = replay.seed ?? params.seed ?? freshSeed();
   const timeoutMs = TestRunner.getCurrentTest()?.timeout ?? NO_TEST_TIMEOUT_MS;
-  const deadline = Date.now() + Math.max(1, timeoutMs - END_MARGIN_MS);
-  const dog = new Watchdog(property, runBudgetMs ?? timeoutMs / 2, deadline);
+  const deadline = clock.now() + Math.max(1, timeoutMs - END_MARGIN_MS);
+  const dog = new Watchdog(property, runBudgetMs ?? timeoutMs / 2, deadline, clock);
   let reported = false;
   // Any other end of the test (vitest's timeout, an assertion after the property) still names the seed.
   onTestFailed(() => {

@@ -4,12 +4,17 @@
  * and an idle lake costing nothing. Reopening loads layers from the manifest without reading any table.
  */
 import { describe, expect, it } from "vitest";
+import {
+  PARTITION_CUT_KEY_BYTES_MAX,
+  PARTITION_CUTS_MAX,
+} from "../../../storage/compaction/partition-writer.ts";
+import { InvalidArgument } from "../../../storage/errors.ts";
 import { walPrefix } from "../../../storage/keys.ts";
 import { listTail, newestManifest } from "../../../storage/recovery.ts";
 import { retryPolicy } from "../../../storage/retry.ts";
 import { sstPrefix } from "../../../storage/sst/key.ts";
 import type { LakeStore } from "../../../storage/store.ts";
-import { b, dump, faultBucket, lakeName, realBucket, s } from "../helpers.ts";
+import { b, dump, faultBucket, lakeName, objectKeys, realBucket, s } from "../helpers.ts";
 import { Clock, GRACE, openLake } from "./support.ts";
 
 const policy = retryPolicy({ attempts: 2, backoffMs: 0 });
@@ -120,6 +125,29 @@ describe("maintenance policy", () => {
     // 3 L0 tables, 3 flushed-past segments per flush, 4 superseded manifests, ... all past the grace.
     expect(g.objectsDeleted).toBeGreaterThan(10);
     expect(await dump(st.snapshot())).toEqual({ k0: "v0", k1: "v1", k2: "v2" });
+    await st.close();
+  });
+
+  it("partition cuts past their limits refuse the open with InvalidArgument before anything is written", async () => {
+    const clock = new Clock();
+    const lake = lakeName("pcuts");
+    const many = Array.from({ length: PARTITION_CUTS_MAX + 1 }, (_, i) => b(`cut${i}`));
+    await expect(openLake(faultBucket(), lake, clock, undefined, { partitionCuts: many })).rejects.toThrow(
+      new RegExp(`at most ${PARTITION_CUTS_MAX} partition cuts`),
+    );
+    await expect(
+      openLake(faultBucket(), lake, clock, undefined, { partitionCuts: [new Uint8Array(0)] }),
+    ).rejects.toBeInstanceOf(InvalidArgument);
+    await expect(
+      openLake(faultBucket(), lake, clock, undefined, {
+        partitionCuts: [new Uint8Array(PARTITION_CUT_KEY_BYTES_MAX + 1)],
+      }),
+    ).rejects.toThrow(/1 to 64 bytes/);
+    expect(await objectKeys(realBucket(), lake)).toEqual([]);
+    // At the limits the open succeeds (duplicates fold into one cut).
+    const st = await openLake(faultBucket(), lake, clock, undefined, {
+      partitionCuts: [...many.slice(0, PARTITION_CUTS_MAX), b("cut0")],
+    });
     await st.close();
   });
 

@@ -4,7 +4,7 @@
  * crash at the one write boundary of an append, a flush (fold + watermark + trim are one segment PUT) and
  * a truncate — each proven to have fired — after which an idempotent retry lands exactly once.
  */
-import { evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
+import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { readRows } from "../../catalog/index.ts";
 import type { Envelope } from "../../durable-objects/envelope.ts";
@@ -112,8 +112,11 @@ describe("the flusher on the writer's alarm", () => {
     await runDurableObjectAlarm(s);
     let view = await openLatest(realBucket(), lake);
     expect((await readRows(view, T, {})).drained).toBe(0);
-    unwrap(await s.commit(lake, [{ op: "set_ingest_settings", flushIntervalMs: 1 }]));
+    // An interval the wall clock never reaches during the test, so the alarm cannot fire on its own
+    // (a 1 ms interval raced the runtime's own alarm, which left none pending to run here).
+    unwrap(await s.commit(lake, [{ op: "set_ingest_settings", flushIntervalMs: 3_600_000 }]));
     unwrap(await s.commit(lake, insert(2)));
+    await runInDurableObject(s, (instance) => instance.alarmsScheduled());
     // Due without waiting on the clock: a restarted writer does not know when the flush was armed, so its
     // alarm treats the flush as due at once (never later than the interval; durable-objects/writer.ts).
     await evictDurableObject(s);

@@ -7,6 +7,7 @@
  * let the manifest or the read path grow meanwhile (docs/decisions/0160-gc-ledgers.md, "The backstop").
  */
 import type { MaintainOptions, MaintenanceReport } from "./api.ts";
+import { L0_MERGE_MAX_FACTOR } from "./compaction/plan.ts";
 import { type CompactionStepResult, compactionDue, compactStep } from "./compaction/step.ts";
 import { flushMemtable } from "./flush.ts";
 import { collectGarbage, dueLedgers, dueRecords, type GcResult, nextDueAt } from "./gc.ts";
@@ -17,10 +18,11 @@ import { manifestTables } from "./table-record.ts";
 
 /**
  * L0 tables, as a multiple of `l0CompactionTrigger`, at which the backstop compacts on its own. Each L0
- * table is one more layer every read consults; at twice the trigger a host has skipped at least one
- * compaction it was asked for, so the store starts it (one bounded step per backstop flush).
+ * table is one more layer every read consults; an L0 merge is due by L0_MERGE_MAX_FACTOR times the
+ * trigger at the latest (compaction/plan.ts), so one table-count step past that a host has skipped at
+ * least one compaction it was asked for, and the store starts it (one bounded step per backstop flush).
  */
-export const BACKSTOP_L0_FACTOR = 2;
+export const BACKSTOP_L0_FACTOR = L0_MERGE_MAX_FACTOR + 1;
 
 export class Maintainer {
   private queue: Promise<unknown> = Promise.resolve();

@@ -9,7 +9,8 @@
  *
  * Choice, in order:
  * 1. an unfinished merge (inputs carry `mergedBelow` + `mergeInto`) resumes — an L0 one first;
- * 2. L0 at the trigger: all of L0 into a new run;
+ * 2. L0 at the trigger, once it holds L0_MERGE_MIN_FRACTION of a partition (or at L0_MERGE_MAX_FACTOR
+ *    times the trigger whatever its size): all of L0 into a new run;
  * 3. size tiers, once there are RUN_MERGE_MIN_RUNS runs: a run's tier is
  *    floor(log_RUN_MERGE_WIDTH(bytes / (partitionBytes / 32))); the newest window of at least
  *    RUN_MERGE_WIDTH adjacent runs of one tier merges into its oldest; past MAX_RUNS runs the newest
@@ -20,6 +21,28 @@
 import type { MaintenancePolicy } from "../api.ts";
 import type { Manifest } from "../manifest.ts";
 import { manifestTables, mergeTarget, type Run, runsOf, type TableRef } from "../table-record.ts";
+
+/**
+ * L0 bytes, as a fraction of `partitionBytes`, an L0 merge waits for once L0 is at the trigger
+ * (docs/decisions/0187-l0-merges-wait-for-movable-output.md). The merge's output is a new run; the
+ * partition it makes of an append-only range is moved by later run merges only if it is at least
+ * MOVE_MIN_FRACTION of a partition (moves.ts), and rewritten by one of them otherwise. Merging four small
+ * flushes made that partition just under the bar at 16 writers, so half the log paid one more copy.
+ */
+export const L0_MERGE_MIN_FRACTION = 1 / 2;
+/**
+ * L0 tables, as a multiple of `l0CompactionTrigger`, at which an L0 merge is due whatever L0's bytes: a
+ * quiet lake's small flushes must not pile up layers every read consults.
+ */
+export const L0_MERGE_MAX_FACTOR = 2;
+
+/** L0 is due to merge into a new run (see L0_MERGE_MIN_FRACTION). */
+export function l0MergeDue(l0: readonly TableRef[], policy: Required<MaintenancePolicy>): boolean {
+  if (l0.length === 0 || l0.length < policy.l0CompactionTrigger) return false;
+  if (l0.length >= L0_MERGE_MAX_FACTOR * policy.l0CompactionTrigger) return true;
+  const bytes = l0.reduce((a, t) => a + t.record.size, 0);
+  return bytes >= policy.partitionBytes * L0_MERGE_MIN_FRACTION;
+}
 
 /** Runs of one tier that trigger their merge, and the growth factor from one tier to the next. */
 export const RUN_MERGE_WIDTH = 4;
@@ -130,7 +153,7 @@ export function planCompaction(
       from: undefined,
     };
   };
-  if (l0.length > 0 && l0.length >= policy.l0CompactionTrigger) return startL0();
+  if (l0MergeDue(l0, policy)) return startL0();
   if (pending.length > 0) {
     const first = pending[0]!.parts.find((p) => p.mergedBelow !== undefined)!;
     const target = mergeTarget(first)!;

@@ -1,6 +1,6 @@
 /**
  * When maintenance is due and what one maintain() call does: the tail thresholds (segments, bytes), the
- * backstop for a host that never calls maintain(), the L0 compaction trigger, GC falling due with time,
+ * backstop for a host that never calls maintain(), the L0 compaction trigger (and the bytes it waits for), GC falling due with time,
  * and an idle lake costing nothing. Reopening loads layers from the manifest without reading any table.
  */
 import { describe, expect, it } from "vitest";
@@ -8,6 +8,7 @@ import {
   PARTITION_CUT_KEY_BYTES_MAX,
   PARTITION_CUTS_MAX,
 } from "../../../storage/compaction/partition-writer.ts";
+import { L0_MERGE_MAX_FACTOR, L0_MERGE_MIN_FRACTION } from "../../../storage/compaction/plan.ts";
 import { InvalidArgument } from "../../../storage/errors.ts";
 import { walPrefix } from "../../../storage/keys.ts";
 import { listTail, newestManifest } from "../../../storage/recovery.ts";
@@ -101,10 +102,47 @@ describe("maintenance policy", () => {
     await re.close();
   });
 
+  it("L0 at the trigger merges once it holds half a partition, or at twice the trigger whatever its size", async () => {
+    // Small flushes: at the trigger, L0 is too small for its merged partitions to be moved later, so the
+    // merge waits (docs/decisions/0187-l0-merges-wait-for-movable-output.md) up to twice the trigger.
+    const clock = new Clock();
+    const small = await openLake(faultBucket(), lakeName("pl0s"), clock, { l0CompactionTrigger: 3 });
+    for (let i = 0; i < L0_MERGE_MAX_FACTOR * 3; i++) {
+      expect(small.needsMaintenance).toBe(false);
+      await commit(small, `k${i}`, `v${i}`);
+      await small.flushMemtable();
+    }
+    expect(small.needsMaintenance).toBe(true);
+    expect((await small.maintain()).compaction?.kind).toBe("l0");
+    expect(small.manifest.sortedTables.every((t) => (t as { level?: number }).level === 1)).toBe(true);
+    await small.close();
+    // Flushes that together hold half a partition merge at the trigger.
+    const partitionBytes = 64 * 1024;
+    const big = await openLake(faultBucket(), lakeName("pl0b"), clock, {
+      l0CompactionTrigger: 3,
+      partitionBytes,
+    });
+    const value = "v".repeat(Math.ceil((partitionBytes * L0_MERGE_MIN_FRACTION) / 3));
+    for (let i = 0; i < 2; i++) {
+      await commit(big, `k${i}`, value);
+      await big.flushMemtable();
+    }
+    expect(big.needsMaintenance).toBe(false);
+    await commit(big, "k2", value);
+    await big.flushMemtable();
+    expect(big.needsMaintenance).toBe(true);
+    expect((await big.maintain()).compaction?.kind).toBe("l0");
+    await big.close();
+  });
+
   it("L0 reaching the trigger makes compaction due; GC falls due with time, and nextMaintenanceAt says when", async () => {
     const clock = new Clock();
     const lake = lakeName("pl0");
-    const st = await openLake(faultBucket(), lake, clock, { l0CompactionTrigger: 3, gcGraceMs: GRACE });
+    const st = await openLake(faultBucket(), lake, clock, {
+      l0CompactionTrigger: 3,
+      gcGraceMs: GRACE,
+      partitionBytes: 256,
+    });
     for (let i = 0; i < 3; i++) {
       await commit(st, `k${i}`, `v${i}`);
       await st.flushMemtable();

@@ -40,20 +40,25 @@ async function round(st: LakeStore, r: number): Promise<void> {
  */
 async function catalogShaped(
   cuts: string[] | undefined,
+  shape: { rounds: number; entries: number; policy: typeof POLICY } = {
+    rounds: 24,
+    entries: 500,
+    policy: POLICY,
+  },
 ): Promise<{ runMerged: number; flushed: number; moved: number; state: Record<string, string> }> {
   const lake = lakeName(cuts === undefined ? "shape-plain" : "shape-cuts");
   const st = await openLake(
     faultBucket(),
     lake,
     new Clock(),
-    POLICY,
+    shape.policy,
     cuts === undefined ? {} : { partitionCuts: cuts.map(b) },
   );
   let runMerged = 0;
-  for (let r = 0; r < 24; r++) {
+  for (let r = 0; r < shape.rounds; r++) {
     const muts = [{ key: b("a/head"), value: b(`head ${r}`) }];
-    for (let i = 0; i < 500; i++) {
-      const n = r * 500 + i;
+    for (let i = 0; i < shape.entries; i++) {
+      const n = r * shape.entries + i;
       muts.push({ key: b(`m/${String(n).padStart(7, "0")}`), value: b(`entry ${n} ${"x".repeat(24)}`) });
     }
     for (let i = 0; i < 10; i++)
@@ -69,7 +74,7 @@ async function catalogShaped(
   const c = st.maintenanceCounters;
   const state = await dump(st.snapshot());
   await st.close();
-  const re = await openLake(faultBucket(), lake, new Clock(), POLICY);
+  const re = await openLake(faultBucket(), lake, new Clock(), shape.policy);
   expect(await dump(re.snapshot())).toEqual(state);
   await re.close();
   return { runMerged, flushed: c.bytesFlushed, moved: c.partitionsMoved, state };
@@ -88,6 +93,20 @@ describe("tiered runs (cost by counting)", () => {
     expect(cut.runMerged).toBeLessThan(0.25 * plain.runMerged);
     console.info(
       `catalog-shaped lake, run-merge bytes / flushed bytes: no cuts ${(plain.runMerged / plain.flushed).toFixed(2)}, cuts ${(cut.runMerged / cut.flushed).toFixed(2)} (${cut.moved} partitions moved)`,
+    );
+  });
+
+  it("small flushes: L0 merges wait until the log partition they make can be moved, so run merges leave the log alone", async () => {
+    // Four flushes' log entries (~48 bytes each) make a sixth of a partition, under the move bar (¼); L0
+    // merges wait for half a partition of L0 bytes or twice the trigger (docs/decisions/0187-l0-merges-wait-for-movable-output.md): eight flushes, a third.
+    const policy = { ...POLICY, l0CompactionTrigger: 4 };
+    const entries = Math.round(policy.partitionBytes / 24 / 48);
+    const cut = await catalogShaped(["m/", "m0"], { rounds: 160, entries, policy });
+    expect(cut.moved).toBeGreaterThan(0);
+    // What run merges write is the hot keys' partitions, not the log.
+    expect(cut.runMerged).toBeLessThan(0.1 * cut.flushed);
+    console.info(
+      `small flushes, run-merge bytes / flushed bytes: ${(cut.runMerged / cut.flushed).toFixed(2)} (${cut.moved} partitions moved)`,
     );
   });
 
@@ -136,7 +155,8 @@ describe("tiered runs (cost by counting)", () => {
     };
     await sparse(100);
     await sparse(101);
-    expect((await st.compact())?.kind).toBe("l0");
+    // Two small flushes: forced, since L0 at the trigger waits for half a partition (compaction/plan.ts).
+    expect((await st.compact({ force: true }))?.kind).toBe("l0");
     await sparse(102);
     const { sortedTables } = st.manifest;
     expect(sortedTables.filter((t) => t.level === 0)).toHaveLength(1);

@@ -3,7 +3,8 @@
  * opening the newest cut and planning `main.orders`, by name and by id, at 1k / 10k data files: the
  * Worker's plan route minus HTTP) and a cold-wake commit (a new writer over an existing lake, its held
  * epoch kept, committing one row), each at 0 and 50 ms injected per operation. The wake comes after one
- * of three histories: a long WAL tail (no background pass ran: the crash case), a forced memtable flush
+ * of four histories: a long WAL tail (no background pass ran), a crash after the host ran the background
+ * passes its writer asked for (the tail since the last memtable flush), a forced memtable flush
  * (`maintainNow`), or the host's own idle flush (its alarm pass once no commit arrived for
  * `IDLE_FLUSH_AFTER_MS`, docs/decisions/0178-idle-memtable-flush.md). Serial round trips come from the
  * fault bucket: the
@@ -66,7 +67,13 @@ export async function coldPlans(inner: Bucket, fileCounts: number[], latencies: 
   return rows;
 }
 
-function writer(bucket: Bucket, lake: string, registry: MemoryRegistry, now = () => Date.now()): Writer {
+function writer(
+  bucket: Bucket,
+  lake: string,
+  registry: MemoryRegistry,
+  now = () => Date.now(),
+  scheduleBackground: (delayMs: number) => void = () => {},
+): Writer {
   return new Writer({
     lake,
     bucket,
@@ -78,7 +85,7 @@ function writer(bucket: Bucket, lake: string, registry: MemoryRegistry, now = ()
     abort: (reason) => {
       throw new Error(`writer aborted during the benchmark: ${reason}`);
     },
-    scheduleBackground: () => {},
+    scheduleBackground,
     log: (level, f) => {
       if (level === "error") console.error(JSON.stringify(f));
     },
@@ -90,10 +97,11 @@ const insert = (id: number) => ({
 });
 
 /** What ran between the lake's last commit and the wake. */
-type History = "tail" | "maintenance" | "idle";
+type History = "tail" | "crash" | "maintenance" | "idle";
 
 const HISTORY_MEASURE: Record<History, string> = {
   tail: "cold-wake commit (WAL tail)",
+  crash: "cold-wake commit (crash, host ran)",
   maintenance: "cold-wake commit (after maintenance)",
   idle: "cold-wake commit (after idle flush)",
 };
@@ -101,12 +109,23 @@ const HISTORY_MEASURE: Record<History, string> = {
 export async function coldWakes(inner: Bucket, latencies: number[]): Promise<Row[]> {
   const rows: Row[] = [];
   for (const L of latencies) {
-    for (const history of ["tail", "maintenance", "idle"] as const) {
+    for (const history of ["tail", "crash", "maintenance", "idle"] as const) {
       const lake = `cold-wake-${L}-${history}`;
       const registry = new MemoryRegistry();
       // The writer's wall clock, moved past the idle interval instead of waiting it out.
       let skew = 0;
-      const first = writer(inner, lake, registry, () => Date.now() + skew);
+      // "crash": the host runs the background pass its writer asks for (the object's alarm), and the
+      // instance dies after the last commit, so the tail is what came after the last memtable flush.
+      let asked = false;
+      const first = writer(
+        inner,
+        lake,
+        registry,
+        () => Date.now() + skew,
+        () => {
+          asked = history === "crash";
+        },
+      );
       await first.createLake();
       await first.commit({
         verbs: [
@@ -121,8 +140,13 @@ export async function coldWakes(inner: Bucket, latencies: number[]): Promise<Row
         ],
       });
       // A lake with history: 200 commits, 8 at a time (a few dozen WAL segments).
-      for (let i = 0; i < 200; i += 8)
+      for (let i = 0; i < 200; i += 8) {
         await Promise.all(Array.from({ length: 8 }, (_, j) => first.commit(insert(i + j))));
+        if (asked) {
+          asked = false;
+          await first.background();
+        }
+      }
       if (history === "maintenance") await first.maintainNow();
       if (history === "idle") {
         // The host's own policy decides: its alarm pass, a minute after the last commit.

@@ -38,7 +38,8 @@ export const L0_MERGE_MAX_FACTOR = 2;
 
 /** L0 is due to merge into a new run (see L0_MERGE_MIN_FRACTION). */
 export function l0MergeDue(l0: readonly TableRef[], policy: Required<MaintenancePolicy>): boolean {
-  if (l0.length === 0 || l0.length < policy.l0CompactionTrigger) return false;
+  // The policy's trigger is at least 1 (maintenancePolicy), so an empty L0 is never due.
+  if (l0.length < policy.l0CompactionTrigger) return false;
   if (l0.length >= L0_MERGE_MAX_FACTOR * policy.l0CompactionTrigger) return true;
   const bytes = l0.reduce((a, t) => a + t.record.size, 0);
   return bytes >= policy.partitionBytes * L0_MERGE_MIN_FRACTION;

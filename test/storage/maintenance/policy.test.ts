@@ -138,6 +138,7 @@ describe("maintenance policy", () => {
   it("L0 reaching the trigger makes compaction due; GC falls due with time, and nextMaintenanceAt says when", async () => {
     const clock = new Clock();
     const lake = lakeName("pl0");
+    // Tiny partitions: three one-key flushes hold half of one, so L0 merges at the trigger.
     const st = await openLake(faultBucket(), lake, clock, {
       l0CompactionTrigger: 3,
       gcGraceMs: GRACE,

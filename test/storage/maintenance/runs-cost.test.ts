@@ -97,8 +97,9 @@ describe("tiered runs (cost by counting)", () => {
   });
 
   it("small flushes: L0 merges wait until the log partition they make can be moved, so run merges leave the log alone", async () => {
-    // Four flushes' log entries (~48 bytes each) make a sixth of a partition, under the move bar (¼); L0
-    // merges wait for half a partition of L0 bytes or twice the trigger (docs/decisions/0187-l0-merges-wait-for-movable-output.md): eight flushes, a third.
+    // Four flushes' log entries (~48 bytes each) make a sixth of a partition, under the move bar (¼). L0
+    // merges wait for half a partition of L0 bytes or twice the trigger, here eight flushes: a third
+    // (docs/decisions/0187-l0-merges-wait-for-movable-output.md).
     const policy = { ...POLICY, l0CompactionTrigger: 4 };
     const entries = Math.round(policy.partitionBytes / 24 / 48);
     const cut = await catalogShaped(["m/", "m0"], { rounds: 160, entries, policy });

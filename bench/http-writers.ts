@@ -72,6 +72,69 @@ function workerdStats(): { cpuTicks: number; rssKiB: number; pids: number[] } {
   return { cpuTicks, rssKiB, pids };
 }
 
+/** The parts of `GET /v1/lakes/{lake}/metrics` this driver reads. */
+interface WriterHistogram {
+  bounds: number[];
+  counts: number[];
+  count: number;
+  sum: number;
+}
+interface WriterSample {
+  latencyMs: Record<"queue" | "submit" | "durability" | "total", WriterHistogram>;
+  background: { passes: number; memtableFlushes: number; compactions: number };
+  storeBytes: { flushed: number; compacted: number; moved: number };
+}
+const emptyHistogram: WriterHistogram = { bounds: [], counts: [], count: 0, sum: 0 };
+const EMPTY_SAMPLE: WriterSample = {
+  latencyMs: {
+    queue: emptyHistogram,
+    submit: emptyHistogram,
+    durability: emptyHistogram,
+    total: emptyHistogram,
+  },
+  background: { passes: 0, memtableFlushes: 0, compactions: 0 },
+  storeBytes: { flushed: 0, compacted: 0, moved: 0 },
+};
+
+/**
+ * One window as the Durable Object saw it, from two metrics samples: its commits' mean time by phase, the
+ * histogram bucket bound holding their p99 (the histograms are cumulative, so a window is a difference),
+ * and the background work and maintenance bytes in the window. Beside the client's own p99 it says
+ * whether a climb is inside the object or on the way to it (the Worker, the RPC, the dev server).
+ */
+function inObject(a: WriterSample, b: WriterSample): Record<string, number | null> {
+  const mean = (p: keyof WriterSample["latencyMs"]): number | null => {
+    const n = b.latencyMs[p].count - a.latencyMs[p].count;
+    return n > 0 ? Math.round((b.latencyMs[p].sum - a.latencyMs[p].sum) / n) : null;
+  };
+  const total = b.latencyMs.total;
+  const counts = total.counts.map((c, i) => c - (a.latencyMs.total.counts[i] ?? 0));
+  const n = counts.reduce((x, y) => x + y, 0);
+  let seen = 0;
+  let p99AtMost: number | null = null;
+  for (let i = 0; i < counts.length && n > 0; i++) {
+    seen += counts[i] ?? 0;
+    if (seen >= 0.99 * n) {
+      p99AtMost = total.bounds[i] ?? Number.POSITIVE_INFINITY;
+      break;
+    }
+  }
+  const mib = (x: number): number => Math.round((x / 1048576) * 10) / 10;
+  return {
+    commits: n,
+    meanMs: mean("total"),
+    queueMeanMs: mean("queue"),
+    submitMeanMs: mean("submit"),
+    durabilityMeanMs: mean("durability"),
+    p99AtMostMs: p99AtMost,
+    passes: b.background.passes - a.background.passes,
+    memtableFlushes: b.background.memtableFlushes - a.background.memtableFlushes,
+    compactions: b.background.compactions - a.background.compactions,
+    mibFlushed: mib(b.storeBytes.flushed - a.storeBytes.flushed),
+    mibCompacted: mib(b.storeBytes.compacted - a.storeBytes.compacted),
+  };
+}
+
 const lake = `hang-${Date.now().toString(36)}`;
 try {
   const made = await call(`/v1/lakes/${lake}`, { method: "PUT", body: "{}" }, COMMIT_TIMEOUT_MS);
@@ -133,6 +196,16 @@ try {
       windows[w] = window;
     }
   };
+  /** The writer's own metrics at the start and at the end of each window (the Durable Object's view). */
+  const samples: WriterSample[] = [];
+  const sample = async (): Promise<void> => {
+    const r = await call(`/v1/lakes/${lake}/metrics`, { method: "GET" }, HEALTH_TIMEOUT_MS).catch(
+      () => undefined,
+    );
+    if (r?.status === 200) samples.push(((await r.json()) as { metrics: WriterSample }).metrics);
+    else samples.push(samples.at(-1) ?? EMPTY_SAMPLE);
+  };
+  await sample();
   let hung = 0;
   const watchdog = async (): Promise<void> => {
     let last = workerdStats();
@@ -158,9 +231,12 @@ try {
       );
       last = now;
       lastOk = ok;
+      // The metrics at each window's end (the last, partial one is sampled after the run).
+      if (Date.now() - started >= samples.length * WINDOW_MS) await sample();
     }
   };
   await Promise.all([watchdog(), ...Array.from({ length: writers }, writer)]);
+  if (samples.length <= windows.length) await sample();
   const q = (xs: number[], p: number): number => Math.round(xs[Math.floor(p * (xs.length - 1))] ?? 0);
   latencies.sort((a, b) => a - b);
   console.log(
@@ -176,7 +252,15 @@ try {
       max: q(latencies, 1),
       perMinute: windows.map((xs, minute) => {
         const sorted = [...xs].sort((a, b) => a - b);
-        return { minute: minute + 1, commits: xs.length, p50: q(sorted, 0.5), p99: q(sorted, 0.99) };
+        const a = samples[minute];
+        const b = samples[minute + 1];
+        return {
+          minute: minute + 1,
+          commits: xs.length,
+          p50: q(sorted, 0.5),
+          p99: q(sorted, 0.99),
+          ...(a !== undefined && b !== undefined ? { inObject: inObject(a, b) } : {}),
+        };
       }),
     }),
   );

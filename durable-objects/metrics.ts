@@ -56,6 +56,11 @@ export interface MetricsSnapshot {
     compactions: number;
     objectsDeleted: number;
   };
+  /**
+   * Bytes the store's maintenance wrote (memtable flushes, compaction) and moved, since the writer's store
+   * last opened (a reopen starts them at zero); zeros when it is not open.
+   */
+  storeBytes: { flushed: number; compacted: number; moved: number };
   activity: { bucketMs: number; buckets: ActivityBucket[] };
 }
 
@@ -201,7 +206,10 @@ export class WriterMetrics {
     this.bg.objectsDeleted += report.objectsDeleted ?? 0;
   }
 
-  snapshot(flushes: number): MetricsSnapshot {
+  snapshot(
+    flushes: number,
+    storeBytes: MetricsSnapshot["storeBytes"] = { flushed: 0, compacted: 0, moved: 0 },
+  ): MetricsSnapshot {
     return {
       since: this.since,
       commits: { ok: this.ok, failed: this.failed, replayed: this.replayed, byCode: { ...this.byCode } },
@@ -214,6 +222,7 @@ export class WriterMetrics {
         Histogram
       >,
       background: { ...this.bg },
+      storeBytes: { ...storeBytes },
       activity: { bucketMs: ACTIVITY_BUCKET_MS, buckets: this.buckets.map((b) => ({ ...b })) },
     };
   }

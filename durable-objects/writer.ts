@@ -287,7 +287,8 @@ export class Writer {
 
   /** Counters, histograms and recent activity of this activation (`GET …/metrics`). */
   metricsSnapshot(): MetricsSnapshot {
-    return this.metrics.snapshot(this.session?.pacer.flushCount ?? 0);
+    const s = this.session;
+    return this.metrics.snapshot(s?.pacer.flushCount ?? 0, s?.store.maintenanceBytes);
   }
 
   /** The flush pacer of the open session (benchmarks read its history). */

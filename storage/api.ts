@@ -159,6 +159,19 @@ export interface Store extends CheckpointWriter {
    * time and concurrently with commits; calls are serialised.
    */
   maintain(options?: MaintainOptions): Promise<MaintenanceReport>;
+  /**
+   * Bytes this store's maintenance has written since it opened, by kind (the backstop's own steps
+   * included): L0 tables by memtable flushes, sorted-run partitions by compaction, and partitions moved
+   * into a run unchanged (counted, not written).
+   */
+  readonly maintenanceBytes: MaintenanceBytes;
+}
+
+/** What `Store.maintenanceBytes` answers. */
+export interface MaintenanceBytes {
+  flushed: number;
+  compacted: number;
+  moved: number;
 }
 
 /** Tuning of the writer's background work; defaults and their reasons in storage/maintenance.ts. */

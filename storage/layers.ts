@@ -61,6 +61,20 @@ export function layersFromManifest(
 const max = (a: Bytes | undefined, b: Bytes | undefined): Bytes | undefined =>
   a === undefined ? b : b === undefined ? a : compareBytes(a, b) >= 0 ? a : b;
 
+/**
+ * Largest table an open fetches whole, metadata and blocks in one GET (docs/decisions/0188-small-tables-whole.md):
+ * four 16 KiB blocks, the size of the suffix an open without a manifest's extents reads anyway. L0 tables of
+ * single-row commits are ~13 KiB; a whole GET of one costs what its metadata GET costs in round trips.
+ */
+export const WHOLE_TABLE_BYTES_MAX = 64 * 1024;
+/**
+ * Largest table a prefetch fetches whole when it wants a fence window but the wave of six connections has
+ * none left for it (storage/prefetch.ts): the window's blocks then come in the metadata's own GET instead
+ * of a round after it, for at most this many bytes (docs/decisions/0188-small-tables-whole.md). L0 tables
+ * of a lake under 16 writers are ~100–250 KiB.
+ */
+export const WINDOWLESS_WHOLE_BYTES_MAX = 256 * 1024;
+
 /** One table, opened on first use; reads outside its key range (or below `mergedBelow`) never open it. */
 export class LazyTable implements SortedSource {
   private reader: Promise<SstReader> | undefined;
@@ -123,9 +137,36 @@ export class LazyTable implements SortedSource {
    * neither open nor in the object cache (then the ordinary path is as fast and reads no extra bytes).
    */
   async wantsWindow(): Promise<boolean> {
-    if (this.ref.fences === undefined || this.opened !== undefined) return false;
+    if (this.ref.fences === undefined || this.opened !== undefined || this.fetchedWhole) return false;
     if (this.cache === undefined) return true;
     return (await this.cache.get(`${this.ref.record.key}#meta`)) === undefined;
+  }
+
+  /**
+   * Whether an open would fetch this table whole (WHOLE_TABLE_BYTES_MAX): its blocks come with the
+   * metadata, so a window beside it would only fetch them twice. Needs somewhere to keep the blocks: the
+   * cut's prefetch budget or the cache.
+   */
+  private get fetchedWhole(): boolean {
+    return this.canFetchWhole(WHOLE_TABLE_BYTES_MAX);
+  }
+
+  /** Whether a whole fetch of at most `maxBytes` would apply here and its blocks be kept somewhere. */
+  private canFetchWhole(maxBytes: number): boolean {
+    const r = this.ref.record;
+    if (r.size > maxBytes) return false;
+    return this.cache !== undefined || (this.prefetchBudget?.left ?? 0) >= r.metaOffset;
+  }
+
+  /**
+   * Starts the open as a whole fetch of the table (WINDOWLESS_WHOLE_BYTES_MAX) if it has not started and
+   * is small enough: for a table a prefetch wants a window in, when no connection is left for the window.
+   * Returns whether it did; otherwise the caller leaves the table to the ordinary path.
+   */
+  openWhole(): boolean {
+    if (this.reader !== undefined || !this.canFetchWhole(WINDOWLESS_WHOLE_BYTES_MAX)) return false;
+    this.open(WINDOWLESS_WHOLE_BYTES_MAX).catch(() => {});
+    return true;
   }
 
   /** The reader, once its metadata is in hand (undefined before). */
@@ -165,7 +206,8 @@ export class LazyTable implements SortedSource {
     );
   }
 
-  open(): Promise<SstReader> {
+  /** Opens the table (once); a table of at most `wholeBytesMax` comes whole, blocks with its metadata. */
+  open(wholeBytesMax = WHOLE_TABLE_BYTES_MAX): Promise<SstReader> {
     if (this.reader === undefined) {
       const r = this.ref.record;
       const p = SstReader.open(this.bucket, r.key, {
@@ -175,6 +217,15 @@ export class LazyTable implements SortedSource {
         // Long scans (a table's file list) move runs of blocks per GET, several GETs at a time.
         readahead: SCAN_READAHEAD,
         coalesceBlocks: MAX_COALESCE_BLOCKS,
+        wholeBytesMax,
+        // A cut with a prefetch budget holds a small table's blocks as it holds prefetched ones, paid from
+        // the same allowance; the writer's tables keep them in the cache only.
+        holdWhole: (bytes) => {
+          const budget = this.prefetchBudget;
+          if (budget === undefined || budget.left < bytes) return false;
+          budget.left -= bytes;
+          return true;
+        },
         ...(this.cache ? { cache: this.cache } : {}),
       });
       this.reader = p;

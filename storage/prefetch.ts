@@ -162,6 +162,9 @@ export async function prefetchLayers(
   const free = (PREFETCH_CONNECTIONS - (busy % PREFETCH_CONNECTIONS)) % PREFETCH_CONNECTIONS;
   const windows = planWindows(reach, windowed, free, PREFETCH_RANGE_BYTES_MAX);
   const withWindows = new Set(windows.map((w) => w.table));
+  // A table that wanted a window the wave had no connection for: if small enough, its metadata GET
+  // becomes the whole table, so its blocks still land in this round (docs/decisions/0188-small-tables-whole.md).
+  for (const t of windowed) if (!withWindows.has(t) && !t.opening && t.openWhole()) withWindows.add(t);
   // Tables already open need no metadata round: their blocks go now, beside the metadata GETs and the
   // windows, in the connections those leave (waiting for the others' metadata would cost them a round).
   const inHand = new Map<LazyTable, SstReader>();
@@ -214,7 +217,7 @@ function planRuns(
     let left = PREFETCH_RANGE_BYTES_MAX;
     for (const t of ts) {
       const reader = readers.get(t);
-      if (reader === undefined || left <= 0) continue;
+      if (reader === undefined || reader.fetchedWhole || left <= 0) continue;
       // Below `mergedBelow` the table holds nothing a read sees (rangeBounds keeps any prefix).
       const start = max(range.start, t.ref.mergedBelow);
       const got = reader.blocksIn(start === undefined ? range : { ...range, start }, left);

@@ -11,6 +11,7 @@ import type {
   CheckpointWriter,
   CommitHandle,
   MaintainOptions,
+  MaintenanceBytes,
   MaintenancePolicy,
   MaintenanceReport,
   Mutation,
@@ -127,6 +128,11 @@ export class LakeStore implements Store, TxnHost, CheckpointWriter {
   readonly readCounters: ReadCounters;
   /** Memtable flushes, compaction bytes, GC deletions. */
   readonly maintenanceCounters = new MaintenanceCounters();
+
+  get maintenanceBytes(): MaintenanceBytes {
+    const c = this.maintenanceCounters;
+    return { flushed: c.bytesFlushed, compacted: c.bytesRewritten, moved: c.bytesMoved };
+  }
   private readonly maintainer: Maintainer;
   private readonly partitionCuts: readonly Bytes[];
 

@@ -35,6 +35,8 @@ export class ReadCounters {
   fenceFallbacks = 0;
   /** Tables whose manifest fences disagreed with their index: their windows were dropped, never used. */
   fenceMismatches = 0;
+  /** Tables fetched whole by their open, blocks with the metadata (SstOpenOptions.wholeBytesMax). */
+  wholeTables = 0;
 
   hold(): void {
     this.blocksResident++;
@@ -60,6 +62,7 @@ export class ReadCounters {
     this.fenceBlocksAdopted = 0;
     this.fenceFallbacks = 0;
     this.fenceMismatches = 0;
+    this.wholeTables = 0;
     this.maxBlocksResident = this.blocksResident;
   }
 
@@ -79,6 +82,7 @@ export class ReadCounters {
     fenceBlocksAdopted: number;
     fenceFallbacks: number;
     fenceMismatches: number;
+    wholeTables: number;
   } {
     return {
       r2Gets: this.r2Gets,
@@ -96,6 +100,7 @@ export class ReadCounters {
       fenceBlocksAdopted: this.fenceBlocksAdopted,
       fenceFallbacks: this.fenceFallbacks,
       fenceMismatches: this.fenceMismatches,
+      wholeTables: this.wholeTables,
     };
   }
 }

@@ -62,6 +62,20 @@ export interface SstOpenOptions {
    * most (readahead + 1) × coalesceBlocks blocks.
    */
   coalesceBlocks?: number;
+  /**
+   * Fetch the whole object in one GET when it is at most this many bytes (`size` and `metaOffset` known,
+   * metadata not in the cache): metadata and every block in one round trip instead of two
+   * (docs/decisions/0188-small-tables-whole.md). Each block is verified and put in the cache; one that
+   * fails its checksum is dropped, so the read that needs it fetches it and reports the corruption as
+   * before. Default 0: never.
+   */
+  wholeBytesMax?: number;
+  /**
+   * Asked once before a whole fetch with the data region's byte count: whether this reader may hold the
+   * blocks itself (e.g. charged to a cut's prefetch budget). Without that, and without a cache to put them
+   * in, the open fetches the metadata only. Default: no.
+   */
+  holdWhole?: (dataBytes: number) => boolean;
 }
 
 /** Scan readahead of the store's layers: four requests ahead (plus the current) stay under six connections. */
@@ -78,6 +92,8 @@ export class SstReader implements SortedSource {
   private readonly resident = new Map<number, Uint8Array>();
   /** Blocks a `prefetchRun` is fetching now: a read of one awaits that GET instead of starting its own. */
   private readonly arriving = new Map<number, Promise<void>>();
+  /** Set by `adoptWhole`. */
+  private whole = false;
 
   private constructor(
     private readonly bucket: Bucket,
@@ -111,6 +127,17 @@ export class SstReader implements SortedSource {
       else counters.cacheHits++;
     }
     const fromCache = meta !== undefined;
+    // A small table's blocks come with its metadata (wholeBytesMax); `whole` is the object's bytes.
+    let whole: Uint8Array | undefined;
+    let holdBlocks = false;
+    if (meta === undefined) {
+      const plan = wholePlan(options);
+      if (plan !== undefined) {
+        holdBlocks = plan.hold;
+        whole = await wholeGet(bucket, key, plan.size, counters, what);
+        meta = whole.subarray(plan.metaOffset);
+      }
+    }
     meta ??= await fetchMeta(bucket, key, options, counters, what);
     const objectSize = footerObjectSize(meta, what);
     if (options.size !== undefined && options.size !== objectSize) {
@@ -148,7 +175,7 @@ export class SstReader implements SortedSource {
       throw new Corruption(`${what}: key range in properties disagrees with the block index`);
     }
     if (options.cache && !fromCache) await options.cache.put(metaKey, meta);
-    return new SstReader(
+    const reader = new SstReader(
       bucket,
       key,
       footer,
@@ -160,6 +187,26 @@ export class SstReader implements SortedSource {
       readahead,
       coalesce,
     );
+    if (whole !== undefined) await reader.adoptWhole(whole, holdBlocks);
+    return reader;
+  }
+
+  /**
+   * Takes every block of `whole` (the object's bytes, fetched with its metadata): verified, put in the
+   * cache, and held by this reader when `hold`. A block failing its checksum is left out, for the read
+   * that needs it to fetch and report.
+   */
+  private async adoptWhole(whole: Uint8Array, hold: boolean): Promise<void> {
+    this.counters.wholeTables++;
+    this.whole = true;
+    const blocks = this.index.blocks;
+    for (let j = 0; j < blocks.length; j++) {
+      const h = blocks[j]!;
+      const bytes = whole.subarray(h.offset, h.offset + h.length);
+      if (!checkedBlock(bytes, this.counters)) continue;
+      if (hold) this.resident.set(j, bytes);
+      if (this.cache) await this.cache.put(`${this.key}#${h.offset}`, bytes);
+    }
   }
 
   get size(): number {
@@ -238,6 +285,14 @@ export class SstReader implements SortedSource {
   /** Bytes of block i as stored. */
   blockBytes(i: number): number {
     return this.index.blocks[i]?.length ?? 0;
+  }
+
+  /**
+   * Whether the open fetched the whole object (SstOpenOptions.wholeBytesMax): every block is held or in
+   * the cache already, so a prefetch has nothing to add (one that failed its checksum is the read's).
+   */
+  get fetchedWhole(): boolean {
+    return this.whole;
   }
 
   /** Whether block i is already held by this reader (prefetched). */
@@ -581,6 +636,41 @@ async function suffixGet(
     }
     throw e;
   }
+}
+
+/** Whether an open fetches the whole object (SstOpenOptions.wholeBytesMax), and if its reader holds the blocks. */
+function wholePlan(options: SstOpenOptions): { size: number; metaOffset: number; hold: boolean } | undefined {
+  const { size, metaOffset, wholeBytesMax = 0 } = options;
+  if (size === undefined || metaOffset === undefined || size > wholeBytesMax) return undefined;
+  if (metaOffset < 0 || metaOffset + FOOTER_BYTES > size) return undefined;
+  const hold = options.holdWhole?.(metaOffset) ?? false;
+  // Blocks neither held nor cached would be fetched again by the reads: the metadata alone is cheaper.
+  if (!hold && options.cache === undefined) return undefined;
+  return { size, metaOffset, hold };
+}
+
+/** The whole object in one GET (no range: a truncated object answers with what is there, and the size check names it). */
+async function wholeGet(
+  bucket: Bucket,
+  key: string,
+  size: number,
+  counters: ReadCounters,
+  what: string,
+): Promise<Uint8Array> {
+  counters.r2Gets++;
+  const obj = await bucket.get(key);
+  if (obj === null) {
+    throw new SstNotFound(
+      `sorted table ${key} is not in the bucket; if this reader's cut is old, reopen on a newer one`,
+    );
+  }
+  const bytes = new Uint8Array(await obj.arrayBuffer());
+  counters.bytesRead += bytes.length;
+  if (obj.size !== size || bytes.length !== size)
+    throw new Corruption(
+      `${what}: manifest says ${size} bytes, the object has ${obj.size} (${bytes.length} read)`,
+    );
+  return bytes;
 }
 
 /** The object size recorded in a footer (validated later by decodeFooter). */

@@ -126,6 +126,11 @@ describe("the idle memtable flush", () => {
     expect(await runDurableObjectAlarm(stub(lake))).toBe(true);
     expect(tablePuts(fb, lake)).toBe(1);
     expect(await memtableFlushes(lake)).toBe(1);
+    // The metrics route's store bytes are the table's bytes as PUT (and nothing compacted yet).
+    const { storeBytes } = unwrap(await stub(lake).metrics(lake)).metrics;
+    expect(storeBytes.flushed).toBe(fb.bytesPut({ prefix: sstPrefix(lake), outcome: "ok" }));
+    expect(storeBytes.flushed).toBeGreaterThan(0);
+    expect(storeBytes.compacted).toBe(0);
     // Later passes, each a day on: no second flush (not even an empty one, which would publish a manifest
     // and a segment and so make itself due again), and the idle flush is never recorded as due.
     for (let pass = 0; pass < PASSES; pass++) {

@@ -5,6 +5,7 @@
  * beside its remaining GETs (docs/decisions/0174-wake-tail-overlap.md).
  */
 import { describe, expect, it } from "vitest";
+import { WHOLE_TABLE_BYTES_MAX, WINDOWLESS_WHOLE_BYTES_MAX } from "../../storage/layers.ts";
 import { WRITER_WAKE_PREFETCH_BYTES_MAX } from "../../storage/prefetch.ts";
 import type { LakeStore } from "../../storage/store.ts";
 import { WAKE_TAIL_GETS_IN_FLIGHT } from "../../storage/tail-prefetch.ts";
@@ -28,6 +29,10 @@ async function writtenLake(
   await st.close();
   return { lake, epoch, want };
 }
+
+/** The object sizes of the tables `st`'s manifest names. */
+const sizes = (st: LakeStore): number[] =>
+  (st.manifest.sortedTables as unknown as { size: number }[]).map((t) => t.size);
 
 describe("writer wake", () => {
   it("opens in 3 serial round trips at the held epoch and 4 with a new epoch, replaying the same tail", async () => {
@@ -111,7 +116,7 @@ describe("writer wake", () => {
   it("a wake's prefetch hint lands in the metadata round (block fences): the first commit is 3 rounds + its PUT", async () => {
     const lake = lakeName("wake-prefetch");
     const st = (await open(faultBucket(), lake, {
-      maintenance: { partitionBytes: 64 * 1024, l0CompactionTrigger: 100 },
+      maintenance: { partitionBytes: 128 * 1024, l0CompactionTrigger: 100 },
     })) as LakeStore;
     const value = new Uint8Array(120).fill(5);
     for (let i = 0; i < 3000; i += 500)
@@ -148,6 +153,8 @@ describe("writer wake", () => {
       await re.close();
       return { rounds, bytes };
     };
+    // Partitions past WHOLE_TABLE_BYTES_MAX: a small one would come whole, windows unneeded (the next test).
+    expect(sizes(st).every((size) => size > WHOLE_TABLE_BYTES_MAX)).toBe(true);
     const without = await chain(faultBucket(), false);
     const fb = faultBucket();
     const withHint = await chain(fb, true);
@@ -164,5 +171,59 @@ describe("writer wake", () => {
     const sstBytes = withHint.bytes;
     expect(sstBytes).toBeLessThanOrEqual(metadata + WRITER_WAKE_PREFETCH_BYTES_MAX);
     expect(sstBytes - metadata).toBeLessThan(data / 2);
+  });
+  it.each([
+    ["small (≤ WHOLE_TABLE_BYTES_MAX): whole by size", 8, 0, WHOLE_TABLE_BYTES_MAX],
+    [
+      "mid-size: whole when no connection is left for its window",
+      1000,
+      WHOLE_TABLE_BYTES_MAX,
+      WINDOWLESS_WHOLE_BYTES_MAX,
+    ],
+  ])("a wake over six L0 tables is 3 rounds + its commit's PUT, %s", async (_, valueBytes, above, upTo) => {
+    // The shape of a crash after the host ran its passes: flushes waiting for an L0 merge, each spanning
+    // the keyspace, and a few WAL segments since. Six tables' metadata and the fence PUT fill a wave of
+    // six connections, so a window had no connection left and one table's block took a round of its own
+    // (docs/decisions/0188-small-tables-whole.md).
+    const lake = lakeName("wake-l0");
+    const st = (await open(faultBucket(), lake, { maintenance: { l0CompactionTrigger: 100 } })) as LakeStore;
+    const pad = "x".repeat(valueBytes);
+    for (let t = 0; t < 6; t++) {
+      st.write(
+        Array.from({ length: 100 }, (_, j) => ({
+          key: b(`k${String(j * 6 + t).padStart(4, "0")}`),
+          value: b(`t${t}${pad}`),
+        })),
+      );
+      st.write([{ key: b("z-head"), value: b(`k${String(t * 97).padStart(4, "0")}`) }]);
+      await st.flush();
+      await st.flushMemtable();
+    }
+    for (let i = 0; i < 3; i++) {
+      st.write([{ key: b(`tail${i}`), value: b("x") }]);
+      await st.flush();
+    }
+    expect(st.manifest.sortedTables.filter((t) => t.level === 0)).toHaveLength(6);
+    expect(sizes(st).every((size) => size > above && size <= upTo)).toBe(true);
+    const epoch = st.epoch;
+    await st.close();
+
+    const fb = faultBucket();
+    const re = (await open(fb, lake, {
+      heldEpoch: epoch,
+      prefetch: [{ prefix: b("z-") }, { prefix: b("k04") }],
+    })) as LakeStore;
+    const view = re.snapshot();
+    const next = await view.get(b("z-head"));
+    expect(new TextDecoder().decode(next)).toBe("k0485");
+    expect(await view.get(next as Uint8Array)).toEqual(b(`t5${pad}`));
+    // list → manifest + tail → the tables (whole or beside their windows) + the fence PUT.
+    expect(fb.serialRounds({ prefix: `lakes/${lake}/` })).toBe(3);
+    expect(re.readCounters.wholeTables).toBe(above === 0 ? 6 : 1);
+    expect(re.readCounters.fenceFallbacks).toBe(0);
+    re.write([{ key: b("z-head"), value: b("k0001") }]);
+    await re.flush();
+    expect(fb.serialRounds({ prefix: `lakes/${lake}/` })).toBe(4);
+    await re.close();
   });
 });

@@ -70,6 +70,10 @@ const MetricsSchema = z
         compactions: count,
         objectsDeleted: count,
       }),
+      storeBytes: z.object({ flushed: count, compacted: count, moved: count }).openapi({
+        description:
+          "bytes the store's maintenance wrote (memtable flushes, compaction) and moved into runs unchanged, since the writer's store last opened",
+      }),
       activity: z.object({ bucketMs: count, buckets: z.array(ActivitySchema) }),
     }),
   })

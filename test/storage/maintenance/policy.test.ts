@@ -52,12 +52,14 @@ describe("maintenance policy", () => {
 
     // Reopen: the manifest names the table, the tail is one empty publish segment, which its listed summary
     // stands in for (docs/decisions/0184-cold-round-packing.md); the open starts the table's metadata GET
-    // (storage/open.ts, PREFETCH_TABLES_MAX), which the first read shares, so the read adds one block.
+    // (storage/open.ts, PREFETCH_TABLES_MAX), which the first read shares. The table is small, so that GET
+    // is the whole object, its block included (docs/decisions/0188-small-tables-whole.md).
     const fb = faultBucket();
     const re = await openLake(fb, lake, clock);
     expect(fb.count({ op: "get", prefix: walPrefix(lake) })).toBe(0);
     expect(s(await re.snapshot().get(b("k1")))).toBe("v1");
-    expect(fb.count({ op: "get", prefix: sstPrefix(lake) })).toBe(2); // metadata + one block
+    expect(fb.count({ op: "get", prefix: sstPrefix(lake) })).toBe(1);
+    expect(re.readCounters.wholeTables).toBe(1);
     expect(await dump(re.snapshot())).toEqual({ k0: "v0", k1: "v1", k2: "v2" });
     await re.close();
   });

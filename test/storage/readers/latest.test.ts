@@ -4,6 +4,7 @@ import { LruCache } from "../../../storage/cache.ts";
 import { InvalidArgument, LakeDeleted } from "../../../storage/errors.ts";
 import { walPrefix } from "../../../storage/keys.ts";
 import { markLakeDeleted } from "../../../storage/lakes.ts";
+import { WHOLE_TABLE_BYTES_MAX } from "../../../storage/layers.ts";
 import { CutNotYetVisible, LakeNotFound, openLatest, ReaderCounters } from "../../../storage/reader/index.ts";
 import type { LakeStore } from "../../../storage/store.ts";
 import { b, dump, faultBucket, lakeName, open, realBucket, s } from "../helpers.ts";
@@ -176,9 +177,10 @@ describe("openLatest: the newest published cut from one list", () => {
     const st = (await open(faultBucket(), lake, {
       maintenance: { flushAfterSegments: 1_000 },
     })) as unknown as LakeStore;
+    // 6,000 keys: past WHOLE_TABLE_BYTES_MAX, so the table is not fetched whole (the next test).
     for (let round = 0; round < 3; round++) {
       const muts = [];
-      for (let i = 0; i < 2000; i++)
+      for (let i = 0; i < 6000; i++)
         muts.push({ key: b(`key-${String(i).padStart(5, "0")}`), value: b(`r${round}-${i}`) });
       st.write(muts);
       await st.flush();
@@ -199,6 +201,37 @@ describe("openLatest: the newest published cut from one list", () => {
     // One partition of the run: its metadata region (1 exact range GET) and the one block holding the key.
     expect(fb.counts()).toEqual({ list: 0, get: 2, ...NO_WRITES });
     expect(counters.tables.blocksRead).toBe(1);
+    expect(counters.tables.wholeTables).toBe(0);
+    expect(st.manifest.sortedTables[0]?.size).toBeGreaterThan(WHOLE_TABLE_BYTES_MAX);
+  });
+
+  it("a small table is fetched whole: metadata and blocks in one GET, held for the cut's later reads", async () => {
+    const lake = lakeName("small-table");
+    const st = (await open(faultBucket(), lake)) as unknown as LakeStore;
+    st.write(
+      Array.from({ length: 2000 }, (_, i) => ({
+        key: b(`key-${String(i).padStart(5, "0")}`),
+        value: b(`v${i}`),
+      })),
+    );
+    await st.flush();
+    await st.flushMemtable();
+    const [table] = st.manifest.sortedTables as unknown as { size: number; metaOffset: number }[];
+    expect(table?.size).toBeLessThanOrEqual(WHOLE_TABLE_BYTES_MAX);
+    const fb = faultBucket();
+    const counters = new ReaderCounters();
+    const r = await openLatest(fb, lake, { counters });
+    fb.resetCounters();
+    // Reads spread over the table's blocks: one GET in all, the whole object.
+    for (const i of [0, 1000, 1999])
+      expect(s(await r.get(b(`key-${String(i).padStart(5, "0")}`)))).toBe(`v${i}`);
+    expect(fb.counts()).toEqual({ list: 0, get: 1, ...NO_WRITES });
+    expect(counters.tables.wholeTables).toBe(1);
+    expect(counters.tables.bytesRead).toBe(table?.size);
+    // Three reads decoded their blocks from what the one GET brought; none was fetched again.
+    expect(counters.tables.blocksRead).toBe(3);
+    expect(counters.tables.r2Gets).toBe(1);
+    await st.close();
   });
 
   it("transient bucket failures are retried within the bound; past it the read is StoreUnavailable", async () => {

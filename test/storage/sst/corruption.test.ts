@@ -7,6 +7,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { Corruption } from "../../../storage/errors.ts";
 import { type BuiltSst, buildSst } from "../../../storage/sst/builder.ts";
+import { ReadCounters } from "../../../storage/sst/counters.ts";
 import { crc32c } from "../../../storage/sst/crc32c.ts";
 import { SstNotFound } from "../../../storage/sst/errors.ts";
 import { FOOTER_BYTES } from "../../../storage/sst/footer.ts";
@@ -136,5 +137,71 @@ describe("sorted table corruption", () => {
     );
     expect(missing).toBeInstanceOf(SstNotFound);
     expect((missing as SstNotFound).code).toBe("SstNotFound");
+  });
+});
+
+describe("a table fetched whole (metadata and blocks in one GET)", () => {
+  /** The options a cut's small table opens with (storage/layers.ts, WHOLE_TABLE_BYTES_MAX). */
+  const whole = async (counters?: ReadCounters): Promise<SstOpenOptions> => {
+    const { summary } = await table();
+    return {
+      size: summary.size,
+      metaOffset: summary.metaOffset,
+      wholeBytesMax: 1 << 20,
+      holdWhole: () => true,
+      ...(counters ? { counters } : {}),
+    };
+  };
+
+  it("reads back in full from one GET", async () => {
+    const { bytes } = await table();
+    const counters = new ReadCounters();
+    expect(await readAll(await store(bytes), await whole(counters))).toBeUndefined();
+    expect(counters.r2Gets).toBe(1);
+    expect(counters.wholeTables).toBe(1);
+    expect(counters.bytesRead).toBe(bytes.length);
+  });
+
+  it("a flipped byte in a block still fails the read of that block, not the open (the read fetches it again)", async () => {
+    const { bytes, summary } = await table();
+    const key = await store(flipped(bytes, Math.floor(summary.metaOffset / 2)));
+    const counters = new ReadCounters();
+    const reader = await SstReader.open(bucket, key, await whole(counters));
+    expect(counters.r2Gets).toBe(1);
+    await expect(collect(reader.scan({}))).rejects.toThrow(/checksum mismatch/);
+    // Only the damaged block was left out of what the open held: the scan fetched it alone.
+    expect(counters.r2Gets).toBe(2);
+  });
+
+  it("any single flipped byte anywhere is Corruption on open or on read", async () => {
+    const { bytes } = await table();
+    await assertProperty(
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: bytes.length - 1 }),
+        fc.integer({ min: 1, max: 255 }),
+        async (at, mask) => {
+          const err = await readAll(await store(flipped(bytes, at, mask)), await whole());
+          expect(err).toBeInstanceOf(Corruption);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it("truncation is Corruption naming both sizes", async () => {
+    const { bytes, summary } = await table();
+    for (const keep of [bytes.length - 1, bytes.length - FOOTER_BYTES - 5, 1000, 0]) {
+      const err = await readAll(await store(bytes.slice(0, keep)), await whole());
+      expect(err, `keep ${keep}`).toBeInstanceOf(Corruption);
+      expect(String(err)).toContain(`manifest says ${summary.size} bytes, the object has ${keep}`);
+    }
+  });
+
+  it("without a cache and without leave to hold the blocks, the open fetches the metadata only", async () => {
+    const { bytes, summary } = await table();
+    const counters = new ReadCounters();
+    await SstReader.open(bucket, await store(bytes), { ...(await whole(counters)), holdWhole: () => false });
+    expect(counters.wholeTables).toBe(0);
+    expect(counters.bytesRead).toBe(summary.size - summary.metaOffset);
   });
 });

@@ -26,8 +26,19 @@ export interface R2Usage {
   amplification: number;
   manifestBytes: number;
   manifestVersion: number;
+  /** What the newest manifest holds, by record kind, and the bytes each kind takes of its JSON. */
+  manifestRecords: {
+    sortedTables: number;
+    l0: number;
+    runs: number;
+    unreferenced: number;
+    gcLedgers: number;
+  };
+  manifestKindBytes: { sortedTables: number; fences: number; unreferenced: number; gcLedgers: number };
   walTailSegments: number;
 }
+
+const jsonBytes = (v: unknown): number => new TextEncoder().encode(JSON.stringify(v)).length;
 
 /** Reads the lake's objects from a stopped dev server's persist dir; `port` for Miniflare's own socket. */
 export async function devR2Usage(persistDir: string, lake: string, port: number): Promise<R2Usage> {
@@ -105,6 +116,19 @@ async function usage(bucket: Bucket, lake: string): Promise<R2Usage> {
     amplification: liveBytes > 0 ? bytes.total / liveBytes : 0,
     manifestBytes: raw.length,
     manifestVersion: m.version,
+    manifestRecords: {
+      sortedTables: m.sortedTables.length,
+      l0: m.sortedTables.filter((t) => t.level === 0).length,
+      runs: new Set(m.sortedTables.filter((t) => t.level !== 0).map((t) => t.run ?? 0)).size,
+      unreferenced: m.unreferenced.length,
+      gcLedgers: (m.gcLedgers ?? []).length,
+    },
+    manifestKindBytes: {
+      sortedTables: jsonBytes(m.sortedTables),
+      fences: jsonBytes(m.sortedTables.map((t) => t.fences ?? [])),
+      unreferenced: jsonBytes(m.unreferenced),
+      gcLedgers: jsonBytes(m.gcLedgers ?? []),
+    },
     walTailSegments: tail,
   };
 }

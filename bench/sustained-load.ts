@@ -7,6 +7,7 @@
  * bytes the newest cut names (write amplification), bytes stored, the manifest's size and record counts.
  */
 
+import { mintIdempotencyKey } from "../catalog/index.ts";
 import { InlineKind, key, Subspace } from "../catalog/keys.ts";
 import { systemClock } from "../durable-objects/clock.ts";
 import { DEFAULT_TUNABLES } from "../durable-objects/options.ts";
@@ -35,6 +36,12 @@ export interface LoadSpec {
    * commit, in all and under the inlined-row subspace (decision 0182). Costs CPU, so off by default.
    */
   countEntries?: boolean;
+  /**
+   * The idempotency key each commit carries (`keys=`): none (the default), one minted as the Worker mints
+   * it for a client that sent none (every HTTP commit without a key; docs/decisions/0189-time-ordered-minted-keys.md),
+   * or a random client key.
+   */
+  keys?: "none" | "minted" | "client";
 }
 
 interface Commit {
@@ -237,8 +244,15 @@ export async function sustainedLoad(inner: Bucket, spec: LoadSpec): Promise<Row[
         const id = n++;
         const s = performance.now();
         try {
+          const idempotencyKey =
+            spec.keys === "minted"
+              ? mintIdempotencyKey(Date.now())
+              : spec.keys === "client"
+                ? `client-${crypto.randomUUID()}`
+                : undefined;
           await w.commit({
             verbs: [{ op: "inline_insert", table: { name: "t" }, rows: [{ id, v: `row ${id}` }] }],
+            ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
           });
           const end = performance.now();
           commits.push({

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- sustained [--quick] [latency=20] [seconds=N] [commits=N] [writers=N] [only=load|cold] [files=N,M] [entries=1]`: the store under sustained load
+ * `npm run bench -- sustained [--quick] [latency=20] [seconds=N] [commits=N] [writers=N] [only=load|cold] [files=N,M] [entries=1] [keys=none|minted|client]`: the store under sustained load
  * (issue 16). 16 and 64 writers of single-row commits through the writer core for a fixed time with
  * injected PUT/GET latency (sustained-load.ts), then the cold paths at 0 and 50 ms per operation
  * (sustained-cold.ts). --quick: 20 s per writer count and a 1k-file plan, under two minutes in all; the
@@ -34,6 +34,11 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
   const commits = commitsArg === undefined ? undefined : Number(commitsArg);
   // `entries=1` counts the store entries reads step over, per commit (costs CPU; decision 0182).
   const countEntries = arg(opts.args, "entries") === "1";
+  // `keys=minted` or `keys=client`: every commit carries an idempotency key (sustained-load.ts).
+  const keysArg = arg(opts.args, "keys") ?? "none";
+  if (keysArg !== "none" && keysArg !== "minted" && keysArg !== "client")
+    throw new Error(`keys= must be none, minted or client, got ${keysArg}`);
+  const keys: "none" | "minted" | "client" = keysArg;
   const { bucket, dispose } = await localBucket();
   const inner = stableBucket(bucket);
   // The load phase reads R2 only asynchronously: Miniflare's proxy blocks the event loop on every GET
@@ -50,6 +55,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
         latencyMs,
         ...(commits !== undefined ? { commits } : {}),
         ...(countEntries ? { countEntries } : {}),
+        keys,
       });
       for (const row of r) console.error(JSON.stringify(row));
       rows.push(...r);
@@ -74,6 +80,7 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
       seconds,
       commits: commits ?? null,
       countEntries,
+      keys,
       windows,
       writerCounts,
       putGetLatencyMs: latencyMs,

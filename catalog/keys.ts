@@ -53,7 +53,12 @@ export type Kind = (typeof Kind)[keyof typeof Kind];
 export const InlineKind = { row: 0x01, fileDelete: 0x02 } as const;
 export const NameSpace = { schema: 0x01, relation: 0x02, macro: 0x03 } as const;
 export type NameSpace = (typeof NameSpace)[keyof typeof NameSpace];
-export const IdempotencyKind = { record: 0x01, expiry: 0x02 } as const;
+/**
+ * `record`: a client's key, by two components of its SHA-256; `expiry`: the sweep's index by expiry time;
+ * `minted`: a key the Worker minted (`mintIdempotencyKey`), by its mint time, so these records only
+ * append (docs/decisions/0189-time-ordered-minted-keys.md).
+ */
+export const IdempotencyKind = { record: 0x01, expiry: 0x02, minted: 0x03 } as const;
 
 /** Option scopes as stored (DuckLake: scope NULL / 'schema' / 'table'). */
 export const OptionScope = { global: 0, schema: 1, table: 2 } as const;
@@ -142,17 +147,23 @@ export const keys = {
   idempotencyExpiry: (expiresAt: number, h1: number, h2: number): Bytes =>
     key([Subspace.idempotency, IdempotencyKind.expiry], expiresAt, h1, h2),
   idempotencyExpiryPrefix: (): Bytes => key([Subspace.idempotency, IdempotencyKind.expiry]),
+  idempotencyMinted: (mintedAt: number, h: number): Bytes =>
+    key([Subspace.idempotency, IdempotencyKind.minted], mintedAt, h),
+  idempotencyMintedPrefix: (): Bytes => key([Subspace.idempotency, IdempotencyKind.minted]),
 };
 
 /**
- * The keyspace's append-only range, named to the store as partition cuts (`WriterOptions.partitionCuts`,
+ * The keyspace's append-only ranges, named to the store as partition cuts (`WriterOptions.partitionCuts`,
  * docs/decisions/0186-partition-moves.md): the snapshot log, whose ids only grow and which holds nearly all
- * of a busy lake's catalog bytes (one record per commit). With a partition boundary at each end of it, run
- * merges move its partitions instead of rewriting them.
+ * of a busy lake's catalog bytes (one record per commit), and the idempotency records of minted keys and
+ * the expiry index, which grow with time (one entry each per commit through the Worker;
+ * docs/decisions/0189-time-ordered-minted-keys.md). With a partition boundary at each end of each, run
+ * merges move their partitions instead of rewriting them.
  */
 export function storePartitionCuts(): Bytes[] {
-  const start = keys.snapshotPrefix();
-  return [start, prefixEnd(start)!];
+  return [keys.snapshotPrefix(), keys.idempotencyExpiryPrefix(), keys.idempotencyMintedPrefix()].flatMap(
+    (start) => [start, prefixEnd(start)!],
+  );
 }
 
 /** Number of id components each current kind carries (its history key has one more: the end snapshot). */

@@ -4,6 +4,7 @@
  * retry rule (commits, row writes, row transactions, truncates, settings).
  */
 import type { Context } from "hono";
+import { mintIdempotencyKey } from "../catalog/index.ts";
 import type { Envelope } from "../durable-objects/envelope.ts";
 import type { AppEnv } from "./app-env.ts";
 import { ApiError } from "./errors.ts";
@@ -22,7 +23,7 @@ export async function forwardWithKey<T>(
   clientKey: string | undefined,
   call: (stub: DurableObjectStubOf, key: string) => Promise<Envelope<T>>,
 ): Promise<T> {
-  const key = clientKey ?? `edge:${crypto.randomUUID()}`;
+  const key = clientKey ?? mintIdempotencyKey(Date.now());
   let lastUnavailable: ApiError | undefined;
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
     try {

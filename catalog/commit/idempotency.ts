@@ -11,7 +11,7 @@
  * See docs/decisions/0112-idempotent-replay-position.md.
  */
 
-import type { Mutation } from "../../storage/api.ts";
+import type { Bytes, Mutation } from "../../storage/api.ts";
 import { decodeValue, encodeValue, ValueKind } from "../codec.ts";
 import { keys } from "../keys.ts";
 import type { IdempotencyRecord } from "../records.ts";
@@ -48,15 +48,46 @@ export async function requestHash(req: CommitRequest): Promise<string> {
   );
 }
 
-/** Two 53-bit key components from the key's SHA-256. */
-export async function idempotencySlot(key: string): Promise<[number, number]> {
+/**
+ * What a key the Worker mints looks like: its mint time in ms (13 digits) and a random UUID. The time
+ * orders these records (and a client may send one back as its own key: it is a key like any other).
+ */
+const MINTED_KEY = /^edge:(\d{13}):[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * A fresh idempotency key for a write whose client sent none (worker/forward.ts): unique by its UUID, and
+ * ordered by `now` so its record lands at the end of the minted range instead of at a random place in the
+ * hashed one, where every run merge would rewrite it (docs/decisions/0189-time-ordered-minted-keys.md).
+ */
+export function mintIdempotencyKey(now: number): string {
+  return `edge:${String(Math.floor(now)).padStart(13, "0")}:${crypto.randomUUID()}`;
+}
+
+/**
+ * Where a key's record lives, and the two components of its expiry entry: a minted key by its mint time
+ * and 53 bits of its SHA-256, any other key by two 53-bit components of its SHA-256.
+ */
+export interface IdempotencySlot {
+  record: Bytes;
+  ids: [number, number];
+  /** A minted key's record (in mint order, without an expiry entry). */
+  minted: boolean;
+}
+
+export async function idempotencySlot(key: string): Promise<IdempotencySlot> {
   const hex = await sha256Hex(key);
-  return [Number.parseInt(hex.slice(0, 13), 16), Number.parseInt(hex.slice(13, 26), 16)];
+  const a = Number.parseInt(hex.slice(0, 13), 16);
+  const b = Number.parseInt(hex.slice(13, 26), 16);
+  const minted = MINTED_KEY.exec(key);
+  if (minted !== null) {
+    const at = Number(minted[1]);
+    return { record: keys.idempotencyMinted(at, a), ids: [at, a], minted: true };
+  }
+  return { record: keys.idempotency(a, b), ids: [a, b], minted: false };
 }
 
 export async function lookupIdempotency(st: Staging, key: string): Promise<IdempotencyRecord | undefined> {
-  const [h1, h2] = await idempotencySlot(key);
-  const raw = await st.get(keys.idempotency(h1, h2));
+  const raw = await st.get((await idempotencySlot(key)).record);
   if (raw === undefined) return undefined;
   const rec = decodeValue<IdempotencyRecord>(ValueKind.idempotency, raw, "idempotency record");
   return rec.key === key ? rec : undefined;
@@ -64,7 +95,7 @@ export async function lookupIdempotency(st: Staging, key: string): Promise<Idemp
 
 /** What a member recorded under its key, enough to restamp the record once the position is known. */
 export interface IdempotencyEntry {
-  slot: [number, number];
+  slot: IdempotencySlot;
   key: string;
   hash: string;
   expiresAt: number;
@@ -78,10 +109,12 @@ export async function recordIdempotency(
   expiresAt: number,
 ): Promise<IdempotencyEntry> {
   const slot = await idempotencySlot(key);
-  const [h1, h2] = slot;
+  const [h1, h2] = slot.ids;
   const rec: IdempotencyRecord = { key, request_hash: hash, expires_at: expiresAt, result };
-  st.put(keys.idempotency(h1, h2), encodeValue(ValueKind.idempotency, rec));
-  st.put(keys.idempotencyExpiry(expiresAt, h1, h2), encodeValue(ValueKind.idempotencyExpiry, { key }));
+  st.put(slot.record, encodeValue(ValueKind.idempotency, rec));
+  // A minted record needs no expiry entry: the minted range is in mint order, which the sweep walks.
+  if (!slot.minted)
+    st.put(keys.idempotencyExpiry(expiresAt, h1, h2), encodeValue(ValueKind.idempotencyExpiry, { key }));
   return { slot, key, hash, expiresAt };
 }
 
@@ -91,14 +124,13 @@ export function stampedIdempotency(
   result: Record<string, unknown>,
   position: number,
 ): Mutation {
-  const [h1, h2] = entry.slot;
   const rec: IdempotencyRecord = {
     key: entry.key,
     request_hash: entry.hash,
     expires_at: entry.expiresAt,
     result: { ...result, position },
   };
-  return { key: keys.idempotency(h1, h2), value: encodeValue(ValueKind.idempotency, rec) };
+  return { key: entry.slot.record, value: encodeValue(ValueKind.idempotency, rec) };
 }
 
 /** The position a recorded result carries, if it was recorded with one. */

@@ -26,6 +26,7 @@ export async function sweepIdempotencyKeys(
         end: keys.idempotencyExpiry(Math.floor(now) + 1, 0, 0),
         limit,
       })) {
+        // Only client keys have expiry entries: their records are at the entry's two hash components.
         const [, h1 = 0, h2 = 0] = keyIds(kv.key, 2);
         const recKey = keys.idempotency(h1, h2);
         const raw = await tx.get(recKey);
@@ -39,6 +40,22 @@ export async function sweepIdempotencyKeys(
         }
         tx.delete(kv.key);
         touched++;
+      }
+      // Minted keys' records, oldest first (docs/decisions/0189-time-ordered-minted-keys.md): removed while
+      // expired; the first live one ends the walk. Mint order is expiry order while the lifetime holds; a
+      // record minted later with a shorter lifetime waits for the ones before it, never goes early.
+      if (touched < limit) {
+        for await (const kv of tx.scan({ prefix: keys.idempotencyMintedPrefix(), limit: limit - touched })) {
+          const rec = decodeValue<IdempotencyRecord>(
+            ValueKind.idempotency,
+            kv.value as Uint8Array,
+            "idempotency record",
+          );
+          if (rec.expires_at > now) break;
+          tx.delete(kv.key);
+          removed++;
+          touched++;
+        }
       }
       if (touched === 0) {
         const handle = tx.commit();

@@ -1,13 +1,17 @@
 /** commitGroup semantics and idempotency keys. */
 import { describe, expect, it } from "vitest";
+import { idempotencySlot } from "../../catalog/commit/idempotency.ts";
 import {
   type CommitRequest,
   catalogAt,
   ducklakeTable,
   head,
+  mintIdempotencyKey,
   openCatalog,
+  storePartitionCuts,
   tableFilesAt,
 } from "../../catalog/index.ts";
+import { keys } from "../../catalog/keys.ts";
 import { cols, file, fresh, racing, settle } from "./support.ts";
 
 const create = (name: string): CommitRequest => ({ verbs: [{ op: "create_table", name, columns: cols }] });
@@ -135,6 +139,85 @@ describe("idempotency keys", () => {
     const again = await catalog.commit({ ...insert("t", "a.parquet"), idempotencyKey: "k" });
     expect(again.snapshotId).toBe(3);
     expect(await ducklakeTable(store.snapshot(), "ducklake_data_file")).toHaveLength(2);
+  });
+});
+
+describe("minted idempotency keys (docs/decisions/0189-time-ordered-minted-keys.md)", () => {
+  it("records of minted keys sort by mint time under their own prefix; replays, refusals and the sweep behave as for any key", async () => {
+    let now = 1_765_000_000_000;
+    const { store, catalog } = await fresh("idemminted", { now: () => now, idempotencyTtlMs: 1000 });
+    await catalog.commit(create("t"));
+    const minted = [0, 1, 2].map((i) => mintIdempotencyKey(now + i * 10));
+    expect(minted[0]).toMatch(/^edge:1765000000000:[0-9a-f-]{36}$/);
+    for (const [i, key] of minted.entries())
+      await catalog.commit({ ...insert("t", `m${i}.parquet`), idempotencyKey: key });
+    const client = await catalog.commit({ ...insert("t", "client.parquet"), idempotencyKey: "client-1" });
+    await settle(store, client.durable);
+    // The minted records: in mint order, and only there (a client key stays in the hashed range).
+    const view = store.snapshot();
+    const recorded: string[] = [];
+    for await (const e of view.scan({ prefix: keys.idempotencyMintedPrefix() }))
+      recorded.push(JSON.stringify(e.key));
+    expect(recorded).toHaveLength(3);
+    const slots = await Promise.all(
+      minted.map(async (k) => JSON.stringify((await idempotencySlot(k)).record)),
+    );
+    expect(recorded).toEqual(slots);
+    const hashed = [];
+    for await (const e of view.scan({ prefix: keys.idempotency(0, 0).subarray(0, 2) })) hashed.push(e);
+    expect(hashed).toHaveLength(1);
+    // Only the client key has an expiry entry: the sweep walks the minted range in mint order.
+    const expiry = [];
+    for await (const e of view.scan({ prefix: keys.idempotencyExpiryPrefix() })) expiry.push(e);
+    expect(expiry).toHaveLength(1);
+    // A replay of a minted key answers its record; another request under it is refused.
+    const replay = await catalog.commit({ ...insert("t", "m1.parquet"), idempotencyKey: minted[1] });
+    expect(replay).toMatchObject({ snapshotId: 3, replayed: true });
+    await expect(
+      catalog.commit({ ...insert("t", "other.parquet"), idempotencyKey: minted[1] }),
+    ).rejects.toMatchObject({ code: "IdempotencyKeyReused" });
+    // A key that only looks minted (not 13 digits and a UUID) is an ordinary hashed key.
+    expect((await idempotencySlot("edge:123:abc")).record[1]).toBe(0x01);
+    expect((await idempotencySlot(minted[0] as string)).record[1]).toBe(0x03);
+    // The sweep removes both kinds: the client's through the expiry index, the minted ones from their range.
+    now += 5000;
+    const swept = await catalog.sweepIdempotencyKeys();
+    await settle(store, swept.durable);
+    expect(swept.removed).toBe(4);
+    const left = [];
+    for await (const e of store.snapshot().scan({ prefix: keys.idempotency(0, 0).subarray(0, 1) }))
+      left.push(e);
+    expect(left).toHaveLength(0);
+  });
+
+  it("the sweep walks the minted range only while records are expired, and within its limit", async () => {
+    let now = 1_765_000_000_000;
+    const { store, catalog } = await fresh("idemmintedsweep", { now: () => now, idempotencyTtlMs: 1000 });
+    await catalog.commit(create("t"));
+    for (let i = 0; i < 5; i++) {
+      await catalog.commit({ ...insert("t", `m${i}.parquet`), idempotencyKey: mintIdempotencyKey(now) });
+      now += 400;
+    }
+    // Now 2,000 ms on: the records of the first three (minted at +0, +400, +800) have expired.
+    const first = await catalog.sweepIdempotencyKeys(2);
+    await settle(store, first.durable);
+    expect(first.removed).toBe(2);
+    const second = await catalog.sweepIdempotencyKeys();
+    await settle(store, second.durable);
+    expect(second.removed).toBe(1);
+    const left = [];
+    for await (const e of store.snapshot().scan({ prefix: keys.idempotencyMintedPrefix() })) left.push(e);
+    expect(left).toHaveLength(2);
+  });
+
+  it("the minted records and the expiry index are named to the store as append-only ranges", () => {
+    const cuts = storePartitionCuts().map((c) => JSON.stringify([...c]));
+    for (const start of [
+      keys.idempotencyMintedPrefix(),
+      keys.idempotencyExpiryPrefix(),
+      keys.snapshotPrefix(),
+    ])
+      expect(cuts).toContain(JSON.stringify([...start]));
   });
 });
 

@@ -137,7 +137,7 @@ export class LazyTable implements SortedSource {
    * neither open nor in the object cache (then the ordinary path is as fast and reads no extra bytes).
    */
   async wantsWindow(): Promise<boolean> {
-    if (this.ref.fences === undefined || this.opened !== undefined || this.fetchedWhole) return false;
+    if (this.ref.fences === undefined || this.opened !== undefined || this.comesWhole) return false;
     if (this.cache === undefined) return true;
     return (await this.cache.get(`${this.ref.record.key}#meta`)) === undefined;
   }
@@ -147,7 +147,7 @@ export class LazyTable implements SortedSource {
    * metadata, so a window beside it would only fetch them twice. Needs somewhere to keep the blocks: the
    * cut's prefetch budget or the cache.
    */
-  private get fetchedWhole(): boolean {
+  private get comesWhole(): boolean {
     return this.canFetchWhole(WHOLE_TABLE_BYTES_MAX);
   }
 

@@ -13,6 +13,7 @@
 
 import type { Bytes, Mutation } from "../../storage/api.ts";
 import { decodeValue, encodeValue, ValueKind } from "../codec.ts";
+import { InvalidRequest } from "../errors.ts";
 import { keys } from "../keys.ts";
 import type { IdempotencyRecord } from "../records.ts";
 import type { Staging } from "../staging.ts";
@@ -64,6 +65,14 @@ export function mintIdempotencyKey(now: number): string {
 }
 
 /**
+ * How far a minted-shaped key's time may be from the writer's clock when its record is written. The sweep
+ * walks minted records in mint order and stops at the first live one, so a record claiming an old time
+ * while living a full lifetime would hold back every record after it; only the Worker mints these keys,
+ * moments before the writer records them, so a key outside this bound is refused.
+ */
+export const MINTED_KEY_SKEW_MS = 5 * 60 * 1000;
+
+/**
  * Where a key's record lives, and the two components of its expiry entry: a minted key by its mint time
  * and 53 bits of its SHA-256, any other key by two 53-bit components of its SHA-256.
  */
@@ -101,15 +110,23 @@ export interface IdempotencyEntry {
   expiresAt: number;
 }
 
+/** Records a success under `key` for `ttlMs` from `now`; InvalidRequest for a minted-shaped key out of MINTED_KEY_SKEW_MS. */
 export async function recordIdempotency(
   st: Staging,
   key: string,
   hash: string,
   result: unknown,
-  expiresAt: number,
+  now: number,
+  ttlMs: number,
 ): Promise<IdempotencyEntry> {
   const slot = await idempotencySlot(key);
   const [h1, h2] = slot.ids;
+  if (slot.minted && Math.abs(h1 - now) > MINTED_KEY_SKEW_MS) {
+    throw new InvalidRequest(
+      `idempotency key ${JSON.stringify(key)} has the form of a key the server mints (edge:<ms>:<uuid>), whose time must be within ${MINTED_KEY_SKEW_MS / 60_000} minutes of the writer's clock; use a key of another form`,
+    );
+  }
+  const expiresAt = now + ttlMs;
   const rec: IdempotencyRecord = { key, request_hash: hash, expires_at: expiresAt, result };
   st.put(slot.record, encodeValue(ValueKind.idempotency, rec));
   // A minted record needs no expiry entry: the minted range is in mint order, which the sweep walks.

@@ -164,7 +164,8 @@ export async function stageMember(
       req.idempotencyKey,
       hash,
       result,
-      env.now() + env.idempotencyTtlMs,
+      env.now(),
+      env.idempotencyTtlMs,
     );
     return { layer, ctx, result, snapshot, idempotency };
   }

@@ -46,11 +46,7 @@ export async function sweepIdempotencyKeys(
       // record minted later with a shorter lifetime waits for the ones before it, never goes early.
       if (touched < limit) {
         for await (const kv of tx.scan({ prefix: keys.idempotencyMintedPrefix(), limit: limit - touched })) {
-          const rec = decodeValue<IdempotencyRecord>(
-            ValueKind.idempotency,
-            kv.value as Uint8Array,
-            "idempotency record",
-          );
+          const rec = decodeValue<IdempotencyRecord>(ValueKind.idempotency, kv.value, "idempotency record");
           if (rec.expires_at > now) break;
           tx.delete(kv.key);
           removed++;

@@ -1,6 +1,6 @@
 /** commitGroup semantics and idempotency keys. */
 import { describe, expect, it } from "vitest";
-import { idempotencySlot } from "../../catalog/commit/idempotency.ts";
+import { idempotencySlot, MINTED_KEY_SKEW_MS } from "../../catalog/commit/idempotency.ts";
 import {
   type CommitRequest,
   catalogAt,
@@ -208,6 +208,28 @@ describe("minted idempotency keys (docs/decisions/0189-time-ordered-minted-keys.
     const left = [];
     for await (const e of store.snapshot().scan({ prefix: keys.idempotencyMintedPrefix() })) left.push(e);
     expect(left).toHaveLength(2);
+  });
+
+  it("a minted-shaped key whose time is far from the writer's clock is refused, and nothing of its commit lands", async () => {
+    const now = 1_765_000_000_000;
+    const { store, catalog } = await fresh("idemmintedskew", { now: () => now });
+    await catalog.commit(create("t"));
+    const position = store.position;
+    for (const at of [now - MINTED_KEY_SKEW_MS - 1, now + MINTED_KEY_SKEW_MS + 1]) {
+      const err = await catalog
+        .commit({ ...insert("t", "late.parquet"), idempotencyKey: mintIdempotencyKey(at) })
+        .catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: "InvalidRequest" });
+      expect(String(err)).toMatch(/has the form of a key the server mints .* within 5 minutes/);
+    }
+    expect(store.position).toBe(position);
+    expect((await tableFilesAt(store.snapshot(), { name: "t" })).files).toHaveLength(0);
+    // At the bound it is accepted.
+    const ok = await catalog.commit({
+      ...insert("t", "edge.parquet"),
+      idempotencyKey: mintIdempotencyKey(now - MINTED_KEY_SKEW_MS),
+    });
+    expect(ok.snapshotId).toBe(2);
   });
 
   it("the minted records and the expiry index are named to the store as append-only ranges", () => {

@@ -73,7 +73,7 @@ export class StagedRowsMember implements SelfStagedMember {
       assigned: [{ [LAST_COUNT]: counts[counts.length - 1] ?? 0 }],
     };
     if (this.idempotencyKey !== undefined && hash !== undefined) {
-      await recordIdempotency(layer, this.idempotencyKey, hash, result, env.now() + env.idempotencyTtlMs);
+      await recordIdempotency(layer, this.idempotencyKey, hash, result, env.now(), env.idempotencyTtlMs);
     }
     return { layer, ctx, result, snapshot };
   }

@@ -19,7 +19,7 @@ import { uuidv7 } from "./uuid.ts";
 import type { CommitRequest } from "./verbs/schema.ts";
 
 export type { CommitResult, GroupOutcome, MemberResult } from "./commit/group.ts";
-export { mintIdempotencyKey } from "./commit/idempotency.ts";
+export { MINTED_KEY_SKEW_MS, mintIdempotencyKey } from "./commit/idempotency.ts";
 export type { GroupMember, SelfStagedMember } from "./commit/member.ts";
 export * from "./errors.ts";
 export { readDeadLetters } from "./ingest/dead-letter.ts";

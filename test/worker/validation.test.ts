@@ -117,4 +117,24 @@ describe("request validation", () => {
     });
     await expectError(res, 400, "InvalidRequest");
   });
+
+  it("a client key of the minted form with a stale time is a 400 and commits nothing; with the current time it commits", async () => {
+    const lake = "val-minted-key";
+    await call(`/v1/lakes/${lake}`, { method: "PUT" });
+    const commit = (key: string): Promise<Response> =>
+      call(`/v1/lakes/${lake}/commits`, {
+        method: "POST",
+        body: { verbs: [{ op: "create_schema", name: "s" }] },
+        headers: { "idempotency-key": key },
+      });
+    const stale = await expectError(
+      await commit("edge:0000000000001:00000000-0000-4000-8000-000000000000"),
+      400,
+      "InvalidRequest",
+    );
+    expect(stale.error.message).toContain("has the form of a key the server mints");
+    const ok = await commit(`edge:${Date.now()}:00000000-0000-4000-8000-000000000001`);
+    expect(ok.status).toBe(200);
+    expect(((await ok.json()) as { snapshotId: number }).snapshotId).toBe(1);
+  });
 });

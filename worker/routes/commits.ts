@@ -4,7 +4,7 @@
  * retry across an object reset without committing twice.
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { VerbSchema } from "../../catalog/index.ts";
+import { MINTED_KEY_SKEW_MS, VerbSchema } from "../../catalog/index.ts";
 import type { AppEnv } from "../app-env.ts";
 import { checkRegisteredFiles } from "../file-checks.ts";
 import { forwardWithKey, IDEMPOTENCY_TTL_SECONDS } from "../forward.ts";
@@ -67,7 +67,7 @@ export const IdempotencyHeader = z.object({
     .optional()
     .openapi({
       param: { name: "idempotency-key", in: "header" },
-      description: `replays the first success for ${IDEMPOTENCY_TTL_SECONDS} s; the same key with a different body is refused`,
+      description: `replays the first success for ${IDEMPOTENCY_TTL_SECONDS} s; the same key with a different body is refused. The form edge:<13-digit ms>:<uuid> is the one the server mints for requests without a key: a client key of that form must carry a time within ${MINTED_KEY_SKEW_MS / 60_000} minutes of the server's clock (InvalidRequest otherwise)`,
     }),
 });
 

@@ -31,6 +31,8 @@ export interface AuthEnv {
 interface Entry {
   digest: Uint8Array;
   grant: Grant;
+  /** The token itself: the SigV4 secret of the S3 endpoint (docs/decisions/0500-s3-endpoint-credentials.md). */
+  token: string;
 }
 
 async function sha256(text: string): Promise<Uint8Array> {
@@ -81,11 +83,15 @@ async function buildEntries(env: AuthEnv): Promise<Entry[]> {
     }
     for (const [token, g] of Object.entries(result.data)) {
       const lakes = g.lakes.includes("*") ? "*" : g.lakes;
-      entries.push({ digest: await sha256(token), grant: { lakes, scope: g.scope } });
+      entries.push({ digest: await sha256(token), grant: { lakes, scope: g.scope }, token });
     }
   }
   if (env.DEV_AUTH === "enabled" && env.DEV_TOKEN) {
-    entries.push({ digest: await sha256(env.DEV_TOKEN), grant: { lakes: "*", scope: "admin" } });
+    entries.push({
+      digest: await sha256(env.DEV_TOKEN),
+      grant: { lakes: "*", scope: "admin" },
+      token: env.DEV_TOKEN,
+    });
   }
   return entries;
 }
@@ -142,4 +148,32 @@ export async function grantByDigest(env: AuthEnv, digest: Uint8Array): Promise<G
 /** True when the grant reaches `needed` scope (read ⊂ write ⊂ admin). */
 export function scopeAtLeast(grant: Grant, needed: Scope): boolean {
   return RANK[grant.scope] >= RANK[needed];
+}
+
+/** A configured token that covers a lake: what may have signed an S3 request for it. */
+export interface SigningCandidate {
+  token: string;
+  grant: Grant;
+}
+
+/**
+ * Every configured token whose grant covers `lake` (at any scope), read from the current AUTH_TOKENS on
+ * each call so a revoked token stops signing at once. The S3 endpoint tries each as the SigV4 secret
+ * (docs/decisions/0500-s3-endpoint-credentials.md).
+ */
+export async function signingCandidates(env: AuthEnv, lake: string): Promise<SigningCandidate[]> {
+  const out: SigningCandidate[] = [];
+  for (const entry of await loadGrants(env)) {
+    if (entry.grant.lakes === "*" || entry.grant.lakes.includes(lake)) {
+      out.push({ token: entry.token, grant: entry.grant });
+    }
+  }
+  return out;
+}
+
+/** Constant-time equality of two strings of equal length (lengths are not secret here). */
+export function constantTimeEqual(a: string, b: string): boolean {
+  const x = new TextEncoder().encode(a);
+  const y = new TextEncoder().encode(b);
+  return digestsEqual(x, y);
 }

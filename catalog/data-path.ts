@@ -10,7 +10,9 @@
  * file, which has no meaning here), other schemes, `.`/`..` segments, empty segments inside the path,
  * control characters, and anything longer than MAX_DATA_PATH.
  */
-import { InvalidRequest } from "./errors.ts";
+import type { ReadView } from "../storage/api.ts";
+import { InvalidRequest, Unsupported } from "./errors.ts";
+import { dataPathOf } from "./maintenance/paths.ts";
 
 /** Longest data path accepted (DuckLake stores it in every resolution; keep it bounded). */
 export const MAX_DATA_PATH = 1024;
@@ -44,4 +46,61 @@ export function normalizeDataPath(raw: string): string {
     }
   }
   return raw.endsWith("/") ? raw : `${raw}/`;
+}
+
+/** The bucket name of wrangler.toml, used when a deployment does not say (`BUCKET_NAME`). */
+export const DEFAULT_BUCKET_NAME = "ducklake-edge";
+
+/** A lake's own data path: its prefix in this deployment's bucket (the default at creation). */
+export function lakeDataUrl(bucketName: string | undefined, lake: string): string {
+  return `r2://${bucketName ?? DEFAULT_BUCKET_NAME}/lakes/${lake}/data/`;
+}
+
+/**
+ * Why the lake writer cannot reach a lake's data path, or null when it can: the one rule of which lakes
+ * the writer writes files for (docs/decisions/0502-external-data-paths.md). The writer PUTs and reads
+ * only `lakes/<lake>/data/` of its own bucket, so it reaches exactly `r2://<bucket>/lakes/<lake>/data/`
+ * (or the same as `s3://`, which DuckDB may name through the S3 endpoint). Any other data path — a local
+ * directory, another bucket, another prefix, as `ATTACH … (DATA_PATH …)` creates them — is external:
+ * DuckDB reads and writes it itself, and the writer's file-writing jobs (flush_inlined, merge_adjacent,
+ * rewrite), its rows flusher and `writePath: "lake"` are off, since a file they wrote would be registered
+ * where the data path does not hold it.
+ */
+export function externalDataPathReason(
+  dataPath: string,
+  bucketName: string | undefined,
+  lake: string,
+): string | null {
+  const own = lakeDataUrl(bucketName, lake);
+  if (dataPath === own || dataPath === `s3${own.slice("r2".length)}`) return null;
+  const shown = dataPath === "" ? "(none)" : `'${dataPath.slice(0, 200)}'`;
+  return `the lake's data_path ${shown} is external (not its own prefix ${own}): DuckDB reads and writes it itself, and the writer writes and reads no files there, so jobs flush_inlined, merge_adjacent and rewrite, the rows API's flush and writePath "lake" are off for this lake`;
+}
+
+/** The rule's refusal, for a file-writing step asked of a lake whose data path is external. */
+export class DataPathExternal extends Unsupported {}
+
+/** The rule applied to the data path a lake's catalog holds (`ducklake_metadata`). */
+export async function lakeDataPathExternal(
+  view: ReadView,
+  bucketName: string | undefined,
+  lake: string,
+): Promise<string | null> {
+  return externalDataPathReason(await dataPathOf(view), bucketName, lake);
+}
+
+/** Reads a lake's data files only where its data path is the writer's; elsewhere every read is refused. */
+export interface LakeFileSource {
+  read(relativeToDataPath: string, sizeBytes: number): Promise<Uint8Array>;
+}
+
+/**
+ * The source unchanged for a lake whose data path is its own prefix; for an external one, a source that
+ * refuses every read with the rule's reason, so no file is ever read from R2 in the external path's place.
+ */
+export function guardedFileSource(external: string | null, source: LakeFileSource): LakeFileSource {
+  if (external === null) return source;
+  return {
+    read: () => Promise.reject(new DataPathExternal(external)),
+  };
 }

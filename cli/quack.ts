@@ -23,6 +23,8 @@ export function computedQuackLines(config: CliConfig, lake: string): string[] {
 interface QuackRoute {
   secret?: unknown;
   attach?: unknown;
+  /** Every statement in order (the data secret first): answered by servers with the S3 endpoint. */
+  statements?: unknown;
 }
 
 export async function quackLines(config: CliConfig, lake: string): Promise<string[]> {
@@ -32,7 +34,8 @@ export async function quackLines(config: CliConfig, lake: string): Promise<strin
     const body = (await res.json().catch(() => null)) as QuackRoute | null;
     // The route answers `{secret, attach}` with `<token>` as a placeholder; fill in the caller's token.
     const fill = (l: string): string => (config.token ? l.replaceAll("<token>", config.token) : l);
-    const lines = [body?.secret, body?.attach].filter((l): l is string => typeof l === "string");
+    const all = Array.isArray(body?.statements) ? body.statements : [body?.secret, body?.attach];
+    const lines = all.filter((l): l is string => typeof l === "string");
     if (lines.length > 0) return lines.map(fill);
   }
   return computedQuackLines(config, lake);

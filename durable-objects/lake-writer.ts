@@ -240,6 +240,7 @@ export class LakeWriter extends DurableObject<Env> {
       this.writer = new Writer({
         lake,
         bucket: setup.bucket ? setup.bucket(this.env.BUCKET) : this.env.BUCKET,
+        ...(this.env.BUCKET_NAME !== undefined ? { bucketName: this.env.BUCKET_NAME } : {}),
         identity: this.ctx.id.toString(),
         registry: this.registry,
         clock: systemClock,

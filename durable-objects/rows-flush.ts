@@ -7,6 +7,7 @@
  * batch. A crash or a refusal after a PUT leaves only an unreferenced file; the next step plans afresh
  * from the log, so what was drained is never applied twice.
  */
+import { DataPathExternal, lakeDataPathExternal } from "../catalog/data-path.ts";
 import { planRowsFlush } from "../catalog/ingest/flush-plan.ts";
 import { planKeyIndexRebuild } from "../catalog/ingest/key-index.ts";
 import { MAX_FLUSH_RECORDS } from "../catalog/ingest/limits.ts";
@@ -23,6 +24,8 @@ import { yieldToEventLoop } from "../storage/maintenance.ts";
 export interface RowsFlushDeps {
   lake: string;
   bucket: Bucket;
+  /** The bucket's name: a lake whose data path is external gets no files (catalog/data-path.ts, 0502). */
+  bucketName?: string;
   /** The writer's latest state (the plan is made from it). */
   view: () => ReadView;
   commit: (
@@ -55,11 +58,17 @@ export class RowsFlushObjectExists extends CodedError {
   readonly code = "Corruption";
 }
 
-/** PUTs a plan's files put-if-absent (a data file never changes once written), before its commit. */
+/**
+ * PUTs a plan's files put-if-absent (a data file never changes once written), before its commit. A lake
+ * whose data path is external gets none: its refusal names why (decision 0502).
+ */
 export async function putPlannedObjects(
-  deps: Pick<RowsFlushDeps, "lake" | "bucket">,
+  deps: Pick<RowsFlushDeps, "lake" | "bucket" | "bucketName"> & { view: () => ReadView },
   objects: readonly PlannedObject[],
 ): Promise<void> {
+  if (objects.length === 0) return;
+  const external = await lakeDataPathExternal(deps.view(), deps.bucketName, deps.lake);
+  if (external !== null) throw new DataPathExternal(external);
   for (const o of objects) {
     const key = dataObjectKey(deps.lake, o.relativeToDataPath);
     const stored = await deps.bucket.put(key, o.bytes, { onlyIf: { etagDoesNotMatch: "*" } });
@@ -157,7 +166,8 @@ export async function drainRowLog(deps: RowsFlushDeps): Promise<DrainAnswer> {
       step = await runRowsFlushStep(deps, size);
     } catch (e) {
       if (e instanceof CodedError && e.code === "FlushPlanStale") continue;
-      if (!isRecordError(e)) throw e;
+      // The lake's, not a record's: never narrowed into dead letters (decision 0502).
+      if (e instanceof DataPathExternal || !isRecordError(e)) throw e;
       if (size > 1) {
         size = Math.ceil(size / 2);
         continue;

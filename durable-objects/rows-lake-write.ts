@@ -18,7 +18,8 @@ import { putPlannedObjects, type RowsFlushDeps } from "./rows-flush.ts";
  */
 export const MAX_LAKE_WRITE_ATTEMPTS = 8;
 
-export interface LakeWriteDeps extends Pick<RowsFlushDeps, "lake" | "bucket" | "now" | "pause"> {
+export interface LakeWriteDeps
+  extends Pick<RowsFlushDeps, "lake" | "bucket" | "bucketName" | "now" | "pause"> {
   view: () => ReadView;
 }
 

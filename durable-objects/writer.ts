@@ -75,6 +75,8 @@ export type SubmitStep = "capacity" | "commitGroup";
 export interface WriterHost {
   lake: string;
   bucket: Bucket;
+  /** The bucket's name (BUCKET_NAME): whether the lake's data path is the writer's (decision 0502). */
+  bucketName?: string;
   /** Recorded in the manifest; a different identity taking over is reported (two deployments, one bucket). */
   identity: string;
   registry: LakeRegistry;
@@ -313,6 +315,12 @@ export class Writer {
     return this.commitPlanned(parsed, false, origin);
   }
 
+  /** What every file-writing step is handed: the lake, its bucket and the bucket's name (decision 0502). */
+  private fileDeps(): { lake: string; bucket: Bucket; bucketName?: string } {
+    const { lake, bucket, bucketName } = this.host;
+    return bucketName === undefined ? { lake, bucket } : { lake, bucket, bucketName };
+  }
+
   /** A request of row writes only, through the lake-write plan (decisions 0316, 0319). */
   private async commitPlanned(
     request: CommitRequest,
@@ -321,7 +329,7 @@ export class Writer {
   ): Promise<CommitResult> {
     const s = await this.ready();
     return commitLakeWrite(
-      { lake: this.host.lake, bucket: this.host.bucket, now: this.host.now, view: () => s.store.snapshot() },
+      { ...this.fileDeps(), now: this.host.now, view: () => s.store.snapshot() },
       request,
       (r) => this.commitOne(r, alone, origin),
     );
@@ -364,8 +372,7 @@ export class Writer {
     // Row flush (docs/decisions/0313, 0314): plan, PUT the batch's Parquet files, commit; poison records
     // are narrowed down and dead-lettered. The loop and its bounds are durable-objects/rows-flush.ts's.
     const d = await drainRowLog({
-      lake: this.host.lake,
-      bucket: this.host.bucket,
+      ...this.fileDeps(),
       view: () => s.store.snapshot(),
       commit: (request) => this.commit(request, origin),
       now: this.host.now,
@@ -880,8 +887,7 @@ export class Writer {
   ): Promise<StoredJobRun[]> {
     const runs = await runMaintenancePass(
       {
-        lake: this.host.lake,
-        bucket: this.host.bucket,
+        ...this.fileDeps(),
         view: () => s.store.snapshot(),
         commit: (request) => this.commit(request, "background"),
         exclusive: (fn) => this.exclusiveBatch(s, fn),

@@ -12,6 +12,11 @@ import type { JobName, JobRun } from "./history.ts";
 export interface JobDeps {
   lake: string;
   bucket: Bucket;
+  /**
+   * The bucket's name (`BUCKET_NAME`; default `DEFAULT_BUCKET_NAME`): with the lake it says whether the
+   * lake's data path is the writer's to write (`catalog/data-path.ts` `externalDataPathReason`, decision 0502).
+   */
+  bucketName?: string;
   /** The latest durable state the plan is made from. */
   view: () => ReadView;
   /** Commits through the writer (coalescer → group commit → durable); answers the minted snapshot. */

@@ -4,6 +4,8 @@
  * history (`catalog/maintenance/runs.ts`). The alarm runs the jobs switched on; `POST …/maintenance` runs
  * the jobs it names, switched on or not (as a DuckLake user `CALL`s one).
  */
+
+import { lakeDataPathExternal } from "../catalog/data-path.ts";
 import { appendJobRuns, MAX_JOB_RUNS_PER_APPEND } from "../catalog/maintenance/runs.ts";
 import { maintenanceSettings } from "../catalog/maintenance/settings.ts";
 import { JOB_NAMES, type JobName, type JobRun, type StoredJobRun } from "./history.ts";
@@ -11,6 +13,19 @@ import { emptyRun, errorText } from "./job-deps.ts";
 import { JOB_RUNNERS, type JobContext, type JobRunner } from "./registry.ts";
 
 export type PassContext = Omit<JobContext, "settings" | "scheduled" | "tableId">;
+
+/**
+ * The jobs that PUT, read or delete files under the lake's data prefix: off for a lake whose data path the
+ * writer cannot reach (decision docs/decisions/0502-external-data-paths.md). Job 5 is among them: it would
+ * forget scheduled files it deleted in R2 but which lie in the external path (DuckDB's
+ * `ducklake_cleanup_old_files` deletes those there). Job 4 (expiry of catalog rows) runs as for any lake.
+ */
+export const FILE_JOBS: ReadonlySet<JobName> = new Set<JobName>([
+  "flush_inlined",
+  "merge_adjacent",
+  "rewrite_deletes",
+  "delete_files",
+]);
 
 export interface PassSelection {
   /** The jobs to run; omitted = every job the lake's settings switch on. */
@@ -35,8 +50,15 @@ export async function runMaintenancePass(
     ...(selection.tableId !== undefined ? { tableId: selection.tableId } : {}),
   };
   const runs: JobRun[] = [];
+  const external = await lakeDataPathExternal(ctx.view(), ctx.bucketName, ctx.lake);
   for (const name of JOB_NAMES) {
     if (!chosen.has(name)) continue;
+    if (external !== null && FILE_JOBS.has(name)) {
+      // Named by the caller: say why it is off. The alarm's pass skips it without a record per commit.
+      if (selection.jobs !== undefined)
+        runs.push(emptyRun(name, ctx.now(), `Unsupported: ${external}`, selection.tableId));
+      continue;
+    }
     const runner = runners[name];
     if (runner === undefined) {
       // Named by the caller: say it is absent. Switched on but not built here: simply not run.

@@ -7,6 +7,7 @@
  * before the commit (a table created in the same commit under a name DuckLake replaces by a uuid path)
  * cannot have been uploaded, so it is refused.
  */
+import { lakeDataUrl as catalogLakeDataUrl } from "../catalog/data-path.ts";
 import { fileTargets, type Verb } from "../catalog/index.ts";
 import { openLatest } from "../storage/index.ts";
 import type { Env } from "./env.ts";
@@ -22,7 +23,7 @@ const REGISTERING = new Set([
 ]);
 
 export function lakeDataUrl(env: Env, lake: string): string {
-  return `r2://${env.BUCKET_NAME ?? "ducklake-edge"}/lakes/${lake}/data/`;
+  return catalogLakeDataUrl(env.BUCKET_NAME, lake);
 }
 
 export async function checkRegisteredFiles(env: Env, lake: string, verbs: readonly Verb[]): Promise<number> {

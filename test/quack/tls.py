@@ -175,7 +175,8 @@ def main():
         forced = "" if name else " (META_DISABLE_SSL false)"
         want = {"secret": f"CREATE SECRET {LAKE}_quack (TYPE quack, TOKEN '{LAKE}:<token>', SCOPE '{target}');",
                 "attach": f"ATTACH 'ducklake:{target}' AS {LAKE}{forced};"}
-        check("GET /v1/lakes/shop/quack answers the TLS recipe for this host", [status, recipe] == [200, want],
+        got = {k: recipe.get(k) for k in want} if isinstance(recipe, dict) else recipe
+        check("GET /v1/lakes/shop/quack answers the TLS recipe for this host", [status, got] == [200, want],
               [status, recipe])
         secret = want["secret"].replace("<token>", TOKEN)
         attach = want["attach"]

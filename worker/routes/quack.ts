@@ -5,12 +5,16 @@
  * 0201-0203).
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { lakeDataPathExternal, lakeDataUrl } from "../../catalog/data-path.ts";
+import { dataPathOf } from "../../catalog/maintenance/paths.ts";
+import { lakeState } from "../../storage/lakes.ts";
 import type { AppEnv } from "../app-env.ts";
+import { openCut } from "../cut.ts";
 import { log } from "../log.ts";
 import { requireScope } from "../middleware.ts";
 import { handleQuack } from "../quack/handler.ts";
 import { MAX_MESSAGE_BYTES } from "../quack/messages.ts";
-import { quackRecipe } from "../quack/recipe.ts";
+import { lakeRecipe } from "../quack/recipe.ts";
 import { isolateResults } from "../quack/results.ts";
 import { bearerSecurity, LakeParamSchema, lakeRouteErrors } from "../schemas/common.ts";
 
@@ -53,6 +57,14 @@ const root = createRoute({
 
 const QuackRecipeSchema = z
   .object({
+    dataSecret: z.string().nullable().openapi({
+      description:
+        "DuckDB's httpfs reaches the lake's files through this Worker's S3 endpoint (/s3) with this secret; null when the lake's data path is external",
+      example:
+        "CREATE SECRET sales_data (TYPE r2, KEY_ID 'sales', SECRET '<token>', ENDPOINT 'edge.example.com/s3', URL_STYLE 'path', USE_SSL true, REGION 'auto', SCOPE 'r2://ducklake-edge/lakes/sales/');",
+    }),
+    statements: z.array(z.string()).openapi({ description: "every statement, in order" }),
+    note: z.string().nullable(),
     secret: z.string().openapi({
       example:
         "CREATE SECRET sales_quack (TYPE quack, TOKEN 'sales:<token>', SCOPE 'quack:edge.example.com:443');",
@@ -119,9 +131,18 @@ export function registerQuackRoutes(app: OpenAPIHono<AppEnv>): void {
     ),
   );
 
-  app.openapi(recipe, (c) => {
+  app.openapi(recipe, async (c) => {
     const { lake } = c.req.valid("param");
     const url = new URL(c.req.url);
-    return c.json(quackRecipe(lake, c.req.header("host") ?? url.host, url.protocol === "https:"), 200);
+    const absent = (await lakeState(c.env.BUCKET, lake)).state !== "live";
+    let dataPath = lakeDataUrl(c.env.BUCKET_NAME, lake);
+    let external: string | null = null;
+    if (!absent) {
+      const opened = await openCut(c.env, lake, {});
+      dataPath = await dataPathOf(opened.view);
+      external = await lakeDataPathExternal(opened.view, c.env.BUCKET_NAME, lake);
+    }
+    const host = c.req.header("host") ?? url.host;
+    return c.json(lakeRecipe(lake, host, url.protocol === "https:", { dataPath, external, absent }), 200);
   });
 }

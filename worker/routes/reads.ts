@@ -2,8 +2,10 @@
  * Reads, answered by the Worker straight from R2 — never by the lake writer. Each opens one cut (latest,
  * a checkpoint, or at/after a position token) and runs catalog/'s read functions on it.
  */
+
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { lakeDataPathExternal } from "../../catalog/data-path.ts";
 import {
   type CatalogState,
   catalogAt,
@@ -20,6 +22,7 @@ import {
   type SnapshotInfo,
   tableFilesAt,
 } from "../../catalog/index.ts";
+import { dataPathOf } from "../../catalog/maintenance/paths.ts";
 import { timestamptzFromEpochMicros } from "../../catalog/values/index.ts";
 import type { AppEnv } from "../app-env.ts";
 import { csvHeader, csvLine } from "../csv.ts";
@@ -72,6 +75,11 @@ const SummarySchema = z
       .string()
       .openapi({ description: "as DuckDB writes a TIMESTAMPTZ", example: "2026-12-01 08:30:38.123456+00" }),
     tableCount: z.number().int(),
+    dataPath: z.string().openapi({ description: "DuckLake's data_path: where the lake's files live" }),
+    dataPathExternal: z.string().nullable().openapi({
+      description:
+        "null when the data path is the lake's own R2 prefix; else why the writer's file jobs, the rows API's flush and writePath 'lake' are off (docs/decisions/0502-external-data-paths.md)",
+    }),
     cut: CutSchema,
   })
   .openapi("LakeSummary");
@@ -356,6 +364,8 @@ export function registerReadRoutes(app: OpenAPIHono<AppEnv>): void {
       // snapshot_time is epoch microseconds; shown as DuckDB writes DuckLake's TIMESTAMPTZ column.
       snapshotTime: timestamptzFromEpochMicros(cat.snapshot.snapshot_time),
       ...summarise(cat),
+      dataPath: await dataPathOf(opened.view),
+      dataPathExternal: await lakeDataPathExternal(opened.view, c.env.BUCKET_NAME, lake),
       cut: opened.cut,
     });
   });

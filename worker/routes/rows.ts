@@ -3,7 +3,9 @@
  * row-log verbs under an idempotency key; reads merge the lake at its newest snapshot with the log tail
  * from a published cut, at the edge, never through the writer.
  */
+
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { DataPathExternal, guardedFileSource, lakeDataPathExternal } from "../../catalog/data-path.ts";
 import {
   MAX_DEAD_LETTERS_PAGE,
   MAX_OPS_PER_WRITE,
@@ -16,6 +18,7 @@ import {
 import { dataObjectReader } from "../../storage/data-objects.ts";
 import type { AppEnv } from "../app-env.ts";
 import { openCut } from "../cut.ts";
+import type { Env } from "../env.ts";
 import { ApiError } from "../errors.ts";
 import { forwardWithKey } from "../forward.ts";
 import { callWriter } from "../lake-rpc.ts";
@@ -426,9 +429,21 @@ function parseKey(text: string | undefined): Record<string, unknown> | undefined
   return v as Record<string, unknown>;
 }
 
+/**
+ * Row writes land in the row log, which only the rows flusher moves into DuckLake, and the flusher writes
+ * no file for a lake whose data path is external: such a lake refuses row writes, naming why (decision
+ * docs/decisions/0502-external-data-paths.md), rather than keep rows DuckDB would never see.
+ */
+async function requireOwnDataPath(env: Env, lake: string): Promise<void> {
+  const opened = await openCut(env, lake, {});
+  const external = await lakeDataPathExternal(opened.view, env.BUCKET_NAME, lake);
+  if (external !== null) throw new DataPathExternal(external);
+}
+
 export function registerRowRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(writeRows, async (c) => {
     const { lake, schema, table } = c.req.valid("param");
+    await requireOwnDataPath(c.env, lake);
     const body = c.req.valid("json");
     const verbs = [
       {
@@ -464,6 +479,7 @@ export function registerRowRoutes(app: OpenAPIHono<AppEnv>): void {
 
   app.openapi(transaction, async (c) => {
     const { lake } = c.req.valid("param");
+    await requireOwnDataPath(c.env, lake);
     const body = c.req.valid("json");
     const verbs = body.writes.map((w) => ({
       op: "rows_write",
@@ -510,7 +526,10 @@ export function registerRowRoutes(app: OpenAPIHono<AppEnv>): void {
         ...(q.cursor !== undefined ? { offset: q.cursor } : {}),
         ...(q.limit !== undefined ? { limit: q.limit } : {}),
       },
-      dataObjectReader(c.env.BUCKET, lake),
+      guardedFileSource(
+        await lakeDataPathExternal(opened.view, c.env.BUCKET_NAME, lake),
+        dataObjectReader(c.env.BUCKET, lake),
+      ),
     );
     c.header("cache-control", "no-store");
     return c.json(

@@ -5,6 +5,7 @@
  * DELETE), and answered with S3's XML errors. Served before the JSON API (its errors are S3's, not the
  * API's envelope). Decision records docs/decisions/0500-s3-endpoint-credentials.md, 0501-s3-endpoint.md.
  */
+import { DEFAULT_BUCKET_NAME } from "../../catalog/data-path.ts";
 import { CodedError } from "../../storage/errors.ts";
 import { type Scope, scopeAtLeast, signingCandidates } from "../auth.ts";
 import { rawPathOf } from "../data-path.ts";
@@ -27,7 +28,7 @@ export function isS3Request(request: Request): boolean {
 
 /** The bucket name DuckDB's URLs carry: this Worker's bucket (wrangler.toml `BUCKET_NAME`). */
 export function s3BucketName(env: Env): string {
-  return env.BUCKET_NAME ?? "ducklake-edge";
+  return env.BUCKET_NAME ?? DEFAULT_BUCKET_NAME;
 }
 
 function rawQueryOf(url: string): string {

@@ -256,15 +256,30 @@ describe("GET /v1/lakes/{lake}/quack", () => {
   it("answers what to paste into DuckDB for the caller's host", async () => {
     const res = await call("/v1/lakes/sales/quack", { token: TOKENS.readSales });
     expect(res.status).toBe(200);
+    // The lake exists with its own prefix as data path: the data secret routes httpfs to this Worker's /s3.
+    const dataSecret =
+      "CREATE SECRET sales_data (TYPE r2, KEY_ID 'sales', SECRET '<token>', ENDPOINT 'edge.test/s3', URL_STYLE 'path', USE_SSL true, REGION 'auto', SCOPE 'r2://ducklake-edge/lakes/sales/');";
+    const secret =
+      "CREATE SECRET sales_quack (TYPE quack, TOKEN 'sales:<token>', SCOPE 'quack:edge.test:443/sales');";
+    const attach = "ATTACH 'ducklake:quack:edge.test:443/sales' AS sales;";
     expect(await res.json()).toEqual({
-      secret:
-        "CREATE SECRET sales_quack (TYPE quack, TOKEN 'sales:<token>', SCOPE 'quack:edge.test:443/sales');",
-      attach: "ATTACH 'ducklake:quack:edge.test:443/sales' AS sales;",
+      dataSecret,
+      secret,
+      attach,
+      statements: ["LOAD ducklake; LOAD quack; LOAD httpfs;", dataSecret, secret, attach],
+      note: null,
     });
     expect(quackRecipe("my-lake", "127.0.0.1:8787", false).attach).toBe(
       "ATTACH 'ducklake:quack:127.0.0.1:8787/my-lake' AS my_lake;",
     );
     expect((await call("/v1/lakes/sales/quack", { token: null })).status).toBe(401);
+    // A lake that does not exist yet: the ATTACH creates it (admin) with its own prefix as the data path.
+    const fresh = (await (await call("/v1/lakes/not-yet/quack", { token: TOKENS.adminAll })).json()) as {
+      attach: string;
+    };
+    expect(fresh.attach).toBe(
+      "ATTACH 'ducklake:quack:edge.test:443/not-yet' AS not_yet (DATA_PATH 'r2://ducklake-edge/lakes/not-yet/data/');",
+    );
   });
 
   it("keeps the caller's port and says when DuckDB's SSL default is wrong for the scheme (decision 0204)", () => {

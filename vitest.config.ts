@@ -54,6 +54,9 @@ export default defineConfig({
             "t-admin-all-0123456789": { lakes: ["*"], scope: "admin" },
             "t-write-sales-0123456789": { lakes: ["sales"], scope: "write" },
             "t-read-sales-0123456789": { lakes: ["sales"], scope: "read" },
+            // The S3 endpoint's auth matrix (test/worker/s3/auth-matrix.test.ts).
+            "t-write-s3a-0123456789": { lakes: ["s3a"], scope: "write" },
+            "t-read-s3a-0123456789": { lakes: ["s3a"], scope: "read" },
           }),
         },
       },

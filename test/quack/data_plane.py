@@ -1,0 +1,233 @@
+"""One data plane, end to end (issue 27, docs/decisions/0500-0502): stock DuckDB 1.5.5 against `wrangler dev`
+through the recipe alone (`GET /v1/lakes/{lake}/quack`: the data secret for the Worker's S3 endpoint, the
+Quack secret, the ATTACH), and the same rows everywhere:
+
+- a large INSERT through multipart uploads, scans with filters (ranged GETs), UPDATE/DELETE (delete files),
+  `ducklake_merge_adjacent_files`, the writer's own `flush_inlined` followed by a DuckDB read,
+  `ducklake_expire_snapshots` + `ducklake_cleanup_old_files` (the files leave the lake's prefix);
+- the rows API reading DuckDB's Parquet and DuckDB reading the rows flusher's Parquet;
+- the README's old local recipe (`ATTACH … (DATA_PATH '<dir>')`): many inserts and the lake's maintenance
+  later, DuckDB still reads every row; the writer's file jobs and row writes say why they are off.
+
+    python3 test/quack/data_plane.py [--rows N]      # QUACK_TEST_PORTS=first-last to choose the ports
+
+Every process it starts runs under `timeout` in its own process group and is killed when the run ends.
+"""
+import argparse, json, os, subprocess, sys, tempfile, time, urllib.error, urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import run as suite  # noqa: E402
+
+TOKEN = "data-plane-dev-token-0123456789"
+HTTP_TIMEOUT_S = 120
+FAILURES = []
+
+
+def check(name, ok, detail=None):
+    print(("ok:   " if ok else "FAIL: ") + name + ("" if ok else f"\n      {detail}"), flush=True)
+    if not ok:
+        FAILURES.append(name)
+
+
+def start_wrangler(port, inspector, state, log_path, timeout_s):
+    cmd = ["timeout", str(timeout_s), "npx", "wrangler", "dev", "--local", "--ip", "127.0.0.1", "--port", str(port),
+           "--inspector-port", str(inspector), "--persist-to", state, "--show-interactive-dev-session=false",
+           "--var", "DEV_AUTH:enabled", "--var", f"DEV_TOKEN:{TOKEN}"]
+    p = subprocess.Popen(cmd, cwd=ROOT, stdout=open(log_path, "w"), stderr=subprocess.STDOUT,
+                         stdin=subprocess.DEVNULL, start_new_session=True,
+                         env={**os.environ, "CLOUDFLARE_CF_FETCH_ENABLED": "false"})
+    suite.STARTED.append(p)
+    deadline = time.time() + suite.WRANGLER_READY_S
+    while time.time() < deadline:
+        if p.poll() is not None:
+            raise RuntimeError(f"wrangler dev exited ({p.returncode}); see {log_path}")
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/health", timeout=2) as r:
+                if r.status == 200:
+                    return p
+        except (urllib.error.URLError, ConnectionError, OSError):
+            time.sleep(0.5)
+    raise RuntimeError(f"wrangler dev not ready after {suite.WRANGLER_READY_S}s; see {log_path}")
+
+
+def api(port, method, path, body=None):
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=data, method=method,
+                                 headers={"authorization": f"Bearer {TOKEN}", "content-type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=HTTP_TIMEOUT_S) as r:
+            return r.status, json.loads(r.read() or b"null")
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read() or b"null")
+
+
+def recipe_session(port, lake):
+    """A DuckDB connection that ran the recipe's statements (token filled in) and nothing else."""
+    status, recipe = api(port, "GET", f"/v1/lakes/{lake}/quack")
+    if status != 200:
+        raise RuntimeError(f"GET /v1/lakes/{lake}/quack answered {status} {recipe}")
+    con = suite.connect()
+    for stmt in recipe["statements"]:
+        if stmt.startswith("LOAD "):
+            continue  # suite.connect() loaded the pinned extensions
+        con.execute(stmt.replace("<token>", TOKEN))
+    return con, recipe
+
+
+def all_rows(port, lake, table):
+    rows, cursor = [], None
+    while True:
+        q = f"?limit=100000" + (f"&cursor={cursor}" if cursor else "")
+        status, page = api(port, "GET", f"/v1/lakes/{lake}/tables/main/{table}/rows{q}")
+        if status != 200:
+            return status, page
+        rows += page["rows"]
+        cursor = page.get("next")
+        if not cursor:
+            return 200, rows
+
+
+def the_lake_plane(port, n):
+    lake = "plane"
+    con, recipe = recipe_session(port, lake)
+    check("the recipe answers a data secret for this host's /s3 and no local directory",
+          recipe["dataSecret"] and f"ENDPOINT '127.0.0.1:{port}/s3'" in recipe["dataSecret"]
+          and "/tmp" not in json.dumps(recipe), recipe)
+    con.execute(f"SET s3_uploader_max_filesize = '50GB'")  # 5 MiB parts: a multipart upload at this size
+    con.execute("CREATE TABLE plane.t (id BIGINT, s VARCHAR)")
+    con.execute(f"INSERT INTO plane.t SELECT i, md5(i::VARCHAR) FROM range({n}) r(i)")
+    got = con.execute("SELECT count(*), sum(id) FROM plane.t").fetchone()
+    check(f"{n} rows written through the endpoint read back", got == (n, n * (n - 1) // 2), got)
+    got = con.execute("SELECT id FROM plane.t WHERE s = md5('77')").fetchall()
+    check("a filtered scan (ranged GETs) finds its row", got == [(77,)], got)
+    con.execute("DELETE FROM plane.t WHERE id < 100")
+    con.execute("UPDATE plane.t SET s = 'changed' WHERE id = 500")
+    got = con.execute("SELECT count(*), sum(id), count(*) FILTER (s = 'changed') FROM plane.t").fetchone()
+    want = (n - 100, n * (n - 1) // 2 - 4950, 1)
+    check("UPDATE and DELETE (delete files through the endpoint)", got == want, [got, want])
+    con.execute(f"INSERT INTO plane.t SELECT i, 'b' FROM range({n}, {n} + 5000) r(i)")
+    con.execute("CALL ducklake_merge_adjacent_files('plane')")
+    got = con.execute("SELECT count(*), sum(id) FROM plane.t").fetchone()
+    want = (want[0] + 5000, want[1] + sum(range(n, n + 5000)))
+    check("ducklake_merge_adjacent_files keeps every row", got == want, [got, want])
+
+    # The writer's own flush_inlined, then a DuckDB read of its file (decision 0501's point).
+    con.execute("CREATE TABLE plane.small (id INTEGER, v VARCHAR)")
+    for i in range(12):
+        con.execute(f"INSERT INTO plane.small VALUES ({i}, 'v{i}')")
+    status, ran = api(port, "POST", f"/v1/lakes/{lake}/maintenance", {"jobs": ["flush_inlined"]})
+    runs = ran.get("runs", []) if isinstance(ran, dict) else []
+    check("the writer's flush_inlined ran without error and wrote a file",
+          status == 200 and runs and all(r["error"] is None for r in runs) and sum(r["filesOut"] for r in runs) >= 1,
+          [status, ran])
+    con2, _ = recipe_session(port, lake)
+    got = con2.execute("SELECT count(*), sum(id) FROM plane.small").fetchone()
+    check("DuckDB reads the writer's flushed file", got == (12, 66), got)
+    files = con2.execute("SELECT count(*) FROM ducklake_list_files('plane', 'small')").fetchone()[0]
+    check("the flushed rows are in a Parquet file", files >= 1, files)
+
+    # The rows API reads DuckDB's files; DuckDB reads the rows flusher's.
+    status, rows = all_rows(port, lake, "small")
+    check("the rows API reads the writer's file", status == 200 and sorted(r["id"] for r in rows) == list(range(12)),
+          [status, rows if status != 200 else len(rows)])
+    con.execute("CREATE TABLE plane.mid (id INTEGER, v VARCHAR)")
+    con.execute("INSERT INTO plane.mid SELECT i, 'm' || i FROM range(3000) r(i)")
+    status, rows = all_rows(port, lake, "mid")
+    check("the rows API reads DuckDB's Parquet (3,000 rows)",
+          status == 200 and sorted(r["id"] for r in rows) == list(range(3000)), [status, len(rows) if status == 200 else rows])
+    ops = [{"op": "insert", "row": {"id": 10_000 + i, "v": f"r{i}"}} for i in range(2000)]
+    status, wrote = api(port, "POST", f"/v1/lakes/{lake}/tables/main/mid/rows", {"ops": ops})
+    check("the rows API takes 2,000 rows", status == 200, [status, wrote])
+    status, flushed = api(port, "POST", f"/v1/lakes/{lake}/flush", {})
+    check("the rows flusher drains them", status == 200 and flushed.get("records", 0) >= 2000, [status, flushed])
+    con3, _ = recipe_session(port, lake)
+    got = con3.execute("SELECT count(*), sum(id) FROM plane.mid").fetchone()
+    want = (5000, sum(range(3000)) + sum(range(10_000, 12_000)))
+    check("DuckDB reads the rows flusher's rows", got == want, [got, want])
+    status, rows = all_rows(port, lake, "mid")
+    check("the same rows in the rows API", status == 200 and len(rows) == 5000, [status, len(rows) if status == 200 else rows])
+
+    # Cleanup of old files: a dropped table's files, once its snapshots expire, leave the lake's prefix.
+    con3.execute("CREATE TABLE plane.gone (id INTEGER)")
+    con3.execute("INSERT INTO plane.gone SELECT i FROM range(50000) r(i)")
+    con3.execute("DROP TABLE plane.gone")
+    before = con3.execute("SELECT count(*) FROM glob('r2://ducklake-edge/lakes/plane/data/**')").fetchone()[0]
+    con3.execute("CALL ducklake_expire_snapshots('plane', older_than => now() + INTERVAL 1 SECOND)")
+    cleaned = con3.execute("CALL ducklake_cleanup_old_files('plane', cleanup_all => true)").fetchall()
+    after = con3.execute("SELECT count(*) FROM glob('r2://ducklake-edge/lakes/plane/data/**')").fetchone()[0]
+    check("ducklake_cleanup_old_files deletes the old files through the endpoint",
+          len(cleaned) > 0 and after == before - len(cleaned), [before, len(cleaned), after])
+    got = con3.execute("SELECT count(*) FROM plane.t").fetchone()[0]
+    check("the table reads the same after cleanup", got == n - 100 + 5000, got)
+    for c in (con, con2, con3):
+        c.close()
+
+
+def the_local_directory(port, inserts):
+    """The README's old local recipe: an external data path keeps working for DuckDB after the lake's maintenance."""
+    lake = "localdir"
+    work = tempfile.mkdtemp(prefix="data-plane-local-")
+    con = suite.connect()
+    con.execute(f"CREATE SECRET localdir_quack (TYPE quack, TOKEN '{lake}:{TOKEN}', SCOPE 'quack:127.0.0.1:{port}/{lake}')")
+    con.execute(f"ATTACH 'ducklake:quack:127.0.0.1:{port}/{lake}' AS localdir (DATA_PATH '{work}/')")
+    con.execute("CREATE TABLE localdir.t (id INTEGER, v VARCHAR)")
+    for i in range(inserts):
+        con.execute(f"INSERT INTO localdir.t VALUES ({i}, 'v{i}')")
+    con.execute("INSERT INTO localdir.t SELECT i, 'bulk' FROM range(1000, 4000) r(i)")  # a Parquet file of DuckDB's
+    status, ran = api(port, "POST", f"/v1/lakes/{lake}/maintenance", {})
+    status2, ran2 = api(port, "POST", f"/v1/lakes/{lake}/maintenance",
+                        {"jobs": ["flush_inlined", "merge_adjacent", "rewrite_deletes", "expire_snapshots", "delete_files"]})
+    runs = ran2.get("runs", []) if isinstance(ran2, dict) else []
+    off = [r for r in runs if r["job"] in ("flush_inlined", "merge_adjacent", "rewrite_deletes", "delete_files")]
+    check("the file jobs say why they are off (external data path)",
+          status == 200 and status2 == 200 and len(off) == 4 and all("external" in (r["error"] or "") for r in off),
+          [status, ran, status2, ran2])
+    fresh = suite.connect()
+    fresh.execute(f"CREATE SECRET localdir_quack (TYPE quack, TOKEN '{lake}:{TOKEN}', SCOPE 'quack:127.0.0.1:{port}/{lake}')")
+    fresh.execute(f"ATTACH 'ducklake:quack:127.0.0.1:{port}/{lake}' AS localdir")
+    want = (inserts + 3000, sum(range(inserts)) + sum(range(1000, 4000)))
+    try:
+        got = fresh.execute("SELECT count(*), sum(id) FROM localdir.t").fetchone()
+    except Exception as e:  # noqa: BLE001 - the regression is exactly this failing
+        got = str(e)
+    check(f"after {inserts} inserts and the lake's maintenance DuckDB reads every row", got == want, [got, want])
+    status, summary = api(port, "GET", f"/v1/lakes/{lake}")
+    check("the summary names the external data path", status == 200 and "external" in (summary.get("dataPathExternal") or ""),
+          [status, summary])
+    status, refused = api(port, "POST", f"/v1/lakes/{lake}/tables/main/t/rows", {"ops": [{"op": "insert", "row": {"id": 1, "v": "x"}}]})
+    check("row writes are refused naming why", status == 422 and "external" in json.dumps(refused), [status, refused])
+    status, read = api(port, "GET", f"/v1/lakes/{lake}/tables/main/t/rows?limit=10")
+    check("row reads never read a file from R2 in the directory's place (refused, not Corruption)",
+          status == 422 and "external" in json.dumps(read), [status, read])
+    con.close()
+    fresh.close()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rows", type=int, default=1_000_000)
+    ap.add_argument("--inserts", type=int, default=30)
+    ap.add_argument("--keep", action="store_true")
+    args = ap.parse_args()
+    take = suite.port_source()
+    port, inspector = take(), take()
+    work = tempfile.mkdtemp(prefix="data-plane-")
+    start_wrangler(port, inspector, f"{work}/state", f"{work}/wrangler.log", suite.RUN_TIMEOUT_S)
+    try:
+        the_lake_plane(port, args.rows)
+        the_local_directory(port, args.inserts)
+    finally:
+        errors = [l for l in open(f"{work}/wrangler.log") if '"status":5' in l]
+        check("no 5xx from the Worker", not errors, errors[:3])
+    if FAILURES:
+        sys.exit(f"data plane: {len(FAILURES)} check(s) failed: {FAILURES}; wrangler log {work}/wrangler.log")
+    print("data plane: every check passed")
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    finally:
+        suite.stop_all()

@@ -209,15 +209,17 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--inserts", type=int, default=30)
-    ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--part", choices=["all", "plane", "local"], default="all")
     args = ap.parse_args()
     take = suite.port_source()
     port, inspector = take(), take()
     work = tempfile.mkdtemp(prefix="data-plane-")
     start_wrangler(port, inspector, f"{work}/state", f"{work}/wrangler.log", suite.RUN_TIMEOUT_S)
     try:
-        the_lake_plane(port, args.rows)
-        the_local_directory(port, args.inserts)
+        if args.part in ("all", "plane"):
+            the_lake_plane(port, args.rows)
+        if args.part in ("all", "local"):
+            the_local_directory(port, args.inserts)
     finally:
         errors = [l for l in open(f"{work}/wrangler.log") if '"status":5' in l]
         check("no 5xx from the Worker", not errors, errors[:3])

@@ -1,0 +1,141 @@
+"""`npm run bench -- data-plane [--quick]` (bench/data-plane.bench.ts runs this): stock DuckDB 1.5.5 against
+`wrangler dev` (what `npm start` serves), side by side in one run:
+
+- INSERT … SELECT of N rows into a new table, then a full scan, through the Worker's S3 endpoint (the recipe's
+  data secret; the lake's own R2 prefix) and through a local directory (`ATTACH … (DATA_PATH '<dir>')`);
+- the Worker's memory (the workerd process's resident set, sampled every 50 ms) while a large object streams
+  through the endpoint, up (multipart) and down (ranged GETs), against its size.
+
+Prints one JSON line: {"rows": [...], "params": {...}}. Ports as in test/quack/run.py (QUACK_TEST_PORTS).
+"""
+import argparse, json, os, subprocess, sys, tempfile, threading, time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "test", "quack"))
+import run as suite  # noqa: E402
+import data_plane as plane  # noqa: E402
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def workerd_pids(group):
+    out = subprocess.run(["ps", "-o", "pid=,comm=", "-g", str(group)], capture_output=True, text=True).stdout
+    return [int(l.split()[0]) for l in out.splitlines() if "workerd" in l]
+
+
+def rss_mb(pids):
+    total = 0
+    for pid in pids:
+        try:
+            for line in open(f"/proc/{pid}/status"):
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+        except OSError:
+            pass
+    return total / 1024
+
+
+class Sampler:
+    def __init__(self, pids):
+        self.pids, self.peak, self.stop = pids, 0.0, threading.Event()
+        self.t = threading.Thread(target=self.loop, daemon=True)
+
+    def loop(self):
+        while not self.stop.is_set():
+            self.peak = max(self.peak, rss_mb(self.pids))
+            time.sleep(0.05)
+
+    def __enter__(self):
+        self.peak = rss_mb(self.pids)
+        self.t.start()
+        return self
+
+    def __exit__(self, *a):
+        self.stop.set()
+        self.t.join()
+
+
+def timed(con, sql):
+    t = time.perf_counter()
+    r = con.execute(sql).fetchall()
+    return time.perf_counter() - t, r
+
+
+def ctas_and_scan(con, db, n):
+    con.execute(f"CREATE TABLE {db}.t (id BIGINT, s VARCHAR, x DOUBLE)")
+    ins, _ = timed(con, f"INSERT INTO {db}.t SELECT i, md5(i::VARCHAR), i * 0.5 FROM range({n}) r(i)")
+    scan, r = timed(con, f"SELECT count(*), sum(id), max(s), sum(x) FROM {db}.t")
+    if r[0][0] != n:
+        raise RuntimeError(f"{db}: read {r[0][0]} rows, wrote {n}")
+    return ins, scan
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args()
+    n = 200_000 if args.quick else 1_000_000
+    big_mb = [64, 256] if args.quick else [256, 1024]
+    take = suite.port_source()
+    port, inspector = take(), take()
+    work = tempfile.mkdtemp(prefix="bench-data-plane-")
+    p = plane.start_wrangler(port, inspector, f"{work}/state", f"{work}/wrangler.log", 1800)
+    rows = []
+    try:
+        # Through the endpoint (the recipe) and through a local directory, interleaved twice.
+        for rep in range(2):
+            lake = f"ep{rep}"
+            con, _ = plane.recipe_session(port, lake)
+            ins, scan = ctas_and_scan(con, lake, n)
+            fresh, _ = plane.recipe_session(port, lake)
+            cold, _ = timed(fresh, f"SELECT count(*), sum(id), max(s), sum(x) FROM {lake}.t")
+            rows.append({"path": "endpoint (R2 prefix)", "run": rep + 1, "rows": n, "insert_s": round(ins, 2),
+                         "scan_s": round(scan, 2), "scan_new_session_s": round(cold, 2)})
+            log(json.dumps(rows[-1]))
+            local = f"lo{rep}"
+            d = tempfile.mkdtemp(prefix="bench-data-plane-dir-", dir=work)
+            con = suite.connect()
+            con.execute(f"CREATE SECRET {local}_q (TYPE quack, TOKEN '{local}:{plane.TOKEN}', SCOPE 'quack:127.0.0.1:{port}/{local}')")
+            con.execute(f"ATTACH 'ducklake:quack:127.0.0.1:{port}/{local}' AS {local} (DATA_PATH '{d}/')")
+            ins, scan = ctas_and_scan(con, local, n)
+            fresh = suite.connect()
+            fresh.execute(f"CREATE SECRET {local}_q (TYPE quack, TOKEN '{local}:{plane.TOKEN}', SCOPE 'quack:127.0.0.1:{port}/{local}')")
+            fresh.execute(f"ATTACH 'ducklake:quack:127.0.0.1:{port}/{local}' AS {local}")
+            cold, _ = timed(fresh, f"SELECT count(*), sum(id), max(s), sum(x) FROM {local}.t")
+            rows.append({"path": "local directory", "run": rep + 1, "rows": n, "insert_s": round(ins, 2),
+                         "scan_s": round(scan, 2), "scan_new_session_s": round(cold, 2)})
+            log(json.dumps(rows[-1]))
+        # Memory while a large object streams through the endpoint.
+        pids = workerd_pids(p.pid)
+        con, _ = plane.recipe_session(port, "ep0")
+        con.execute("SET s3_uploader_max_filesize = '50GB'")  # 5 MiB parts
+        for mb in big_mb:
+            lines = mb * 1024 * 1024 // 65
+            key = f"r2://ducklake-edge/lakes/ep0/data/big-{mb}.csv"
+            base = rss_mb(pids)
+            with Sampler(pids) as up:
+                t = time.perf_counter()
+                con.execute(f"COPY (SELECT md5(i::VARCHAR) || md5((i * 7)::VARCHAR) AS s FROM range({lines}) r(i)) "
+                            f"TO '{key}' (FORMAT csv, HEADER false)")
+                up_s = time.perf_counter() - t
+            size = con.execute(f"SELECT size FROM read_blob('{key}')").fetchone()[0]
+            with Sampler(pids) as down:
+                t = time.perf_counter()
+                got = con.execute(f"SELECT count(*) FROM read_csv('{key}', header = false, columns = {{'s': 'VARCHAR'}})").fetchone()[0]
+                down_s = time.perf_counter() - t
+            if got != lines:
+                raise RuntimeError(f"read {got} lines of {lines}")
+            rows.append({"path": "stream through endpoint", "object_mb": round(size / 2**20), "workerd_rss_before_mb": round(base),
+                         "peak_rss_upload_mb": round(up.peak), "peak_rss_download_mb": round(down.peak),
+                         "upload_s": round(up_s, 2), "download_s": round(down_s, 2)})
+            log(json.dumps(rows[-1]))
+    finally:
+        suite.stop_all()
+    print(json.dumps({"rows": rows, "params": {"rows": n, "objects_mb": big_mb, "server": "wrangler dev --local"}}))
+
+
+if __name__ == "__main__":
+    main()

@@ -82,7 +82,7 @@ def main():
     take = suite.port_source()
     port, inspector = take(), take()
     work = tempfile.mkdtemp(prefix="bench-data-plane-")
-    p = plane.start_wrangler(port, inspector, f"{work}/state", f"{work}/wrangler.log", 1800)
+    p = suite.start_wrangler(port, inspector, f"{work}/state", f"{work}/wrangler.log", server_commit=True)
     rows = []
     try:
         # Through the endpoint (the recipe) and through a local directory, interleaved twice.

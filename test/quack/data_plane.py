@@ -13,14 +13,14 @@ Quack secret, the ATTACH), and the same rows everywhere:
 
 Every process it starts runs under `timeout` in its own process group and is killed when the run ends.
 """
-import argparse, json, os, subprocess, sys, tempfile, time, urllib.error, urllib.request
+import argparse, json, os, sys, tempfile, urllib.error, urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import run as suite  # noqa: E402
 
-TOKEN = "data-plane-dev-token-0123456789"
+TOKEN = suite.DEV_TOKEN  # the admin dev token test/quack/run.py starts wrangler dev with
 HTTP_TIMEOUT_S = 120
 FAILURES = []
 
@@ -29,27 +29,6 @@ def check(name, ok, detail=None):
     print(("ok:   " if ok else "FAIL: ") + name + ("" if ok else f"\n      {detail}"), flush=True)
     if not ok:
         FAILURES.append(name)
-
-
-def start_wrangler(port, inspector, state, log_path, timeout_s):
-    cmd = ["timeout", str(timeout_s), "npx", "wrangler", "dev", "--local", "--ip", "127.0.0.1", "--port", str(port),
-           "--inspector-port", str(inspector), "--persist-to", state, "--show-interactive-dev-session=false",
-           "--var", "DEV_AUTH:enabled", "--var", f"DEV_TOKEN:{TOKEN}"]
-    p = subprocess.Popen(cmd, cwd=ROOT, stdout=open(log_path, "w"), stderr=subprocess.STDOUT,
-                         stdin=subprocess.DEVNULL, start_new_session=True,
-                         env={**os.environ, "CLOUDFLARE_CF_FETCH_ENABLED": "false"})
-    suite.STARTED.append(p)
-    deadline = time.time() + suite.WRANGLER_READY_S
-    while time.time() < deadline:
-        if p.poll() is not None:
-            raise RuntimeError(f"wrangler dev exited ({p.returncode}); see {log_path}")
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/health", timeout=2) as r:
-                if r.status == 200:
-                    return p
-        except (urllib.error.URLError, ConnectionError, OSError):
-            time.sleep(0.5)
-    raise RuntimeError(f"wrangler dev not ready after {suite.WRANGLER_READY_S}s; see {log_path}")
 
 
 def api(port, method, path, body=None):
@@ -214,7 +193,7 @@ def main():
     take = suite.port_source()
     port, inspector = take(), take()
     work = tempfile.mkdtemp(prefix="data-plane-")
-    start_wrangler(port, inspector, f"{work}/state", f"{work}/wrangler.log", suite.RUN_TIMEOUT_S)
+    suite.start_wrangler(port, inspector, f"{work}/state", f"{work}/wrangler.log", server_commit=True)
     try:
         if args.part in ("all", "plane"):
             the_lake_plane(port, args.rows)

@@ -40,3 +40,19 @@ export async function expectError(res: Response, status: number, code: string): 
   if (!body.error.message || !body.error.requestId) throw new Error(`envelope incomplete: ${text}`);
   return body;
 }
+
+/**
+ * A request whose `url` is `rawUrl` verbatim (every other member is the real Request's): a `Request` built
+ * in JS resolves dot segments at once (the URL standard), so this is how a test delivers a URL exactly as a
+ * client put it on the wire, the way a runtime that does not normalise would.
+ */
+export function asSent(rawUrl: string, init: RequestInit = {}): Request {
+  const real = new Request("https://edge.test/placeholder", init);
+  return new Proxy(real, {
+    get(target, prop) {
+      if (prop === "url") return rawUrl;
+      const value = Reflect.get(target, prop, target) as unknown;
+      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}

@@ -7,21 +7,9 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../worker/app.ts";
 import { dotSegmentIn, rawPathOf } from "../../worker/data-path.ts";
-import { call, expectError, TOKENS } from "../support/http.ts";
+import { asSent, call, expectError, TOKENS } from "../support/http.ts";
 
 const app = createApp();
-
-/** A request whose `url` is `rawUrl` verbatim (every other member is the real Request's). */
-function asSent(rawUrl: string, init: RequestInit = {}): Request {
-  const real = new Request("https://edge.test/placeholder", init);
-  return new Proxy(real, {
-    get(target, prop) {
-      if (prop === "url") return rawUrl;
-      const value = Reflect.get(target, prop, target) as unknown;
-      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
-}
 
 async function send(rawPath: string, token: string = TOKENS.adminAll): Promise<Response> {
   return app.fetch(

@@ -6,20 +6,10 @@
 import { env } from "cloudflare:workers";
 import { AwsV4Signer } from "aws4fetch";
 import { serveS3 } from "../../../worker/s3/serve.ts";
+import { asSent } from "../../support/http.ts";
 
 export const HOST = "edge.test";
 export const BUCKET = "ducklake-edge";
-
-function asSent(rawUrl: string, init: RequestInit): Request {
-  const real = new Request("https://edge.test/placeholder", init);
-  return new Proxy(real, {
-    get(target, prop) {
-      if (prop === "url") return rawUrl;
-      const value = Reflect.get(target, prop, target) as unknown;
-      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
-}
 
 async function sha256Hex(bytes: Uint8Array): Promise<string> {
   const d = await crypto.subtle.digest("SHA-256", bytes);

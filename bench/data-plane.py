@@ -112,6 +112,9 @@ def main():
         pids = workerd_pids(p.pid)
         con, _ = plane.recipe_session(port, "ep0")
         con.execute("SET s3_uploader_max_filesize = '50GB'")  # 5 MiB parts
+        # Miniflare's local R2 takes seconds per part under httpfs's default 50 parallel part uploads.
+        con.execute("SET s3_uploader_thread_limit = 4")
+        con.execute("SET http_timeout = 300000")
         for mb in big_mb:
             lines = mb * 1024 * 1024 // 65
             key = f"r2://ducklake-edge/lakes/ep0/data/big-{mb}.csv"

@@ -324,6 +324,29 @@ describe("S3 endpoint auth matrix", () => {
     expect(ranged.status).toBe(206);
     expect(ranged.headers.get("content-range")).toBe("bytes 10-19/1000");
     expect(new Uint8Array(await ranged.arrayBuffer())).toEqual(bytes.slice(10, 20));
+    const tail = await s3("GET", `/s3/${BUCKET}/lakes/s3a/data/r.bin`, {
+      ...t,
+      headers: { range: "bytes=990-2000" },
+    });
+    expect(tail.status).toBe(206);
+    expect(tail.headers.get("content-range")).toBe("bytes 990-999/1000");
+    expect(new Uint8Array(await tail.arrayBuffer())).toEqual(bytes.slice(990));
+    const open = await s3("GET", `/s3/${BUCKET}/lakes/s3a/data/r.bin`, {
+      ...t,
+      headers: { range: "bytes=995-" },
+    });
+    expect(new Uint8Array(await open.arrayBuffer())).toEqual(bytes.slice(995));
+    const suffix = await s3("GET", `/s3/${BUCKET}/lakes/s3a/data/r.bin`, {
+      ...t,
+      headers: { range: "bytes=-3" },
+    });
+    expect(suffix.headers.get("content-range")).toBe("bytes 997-999/1000");
+    expect(new Uint8Array(await suffix.arrayBuffer())).toEqual(bytes.slice(997));
+    const missing = await s3("GET", `/s3/${BUCKET}/lakes/s3a/data/none.bin`, {
+      ...t,
+      headers: { range: "bytes=0-9" },
+    });
+    expect(missing.status).toBe(404);
     const beyond = await s3("GET", `/s3/${BUCKET}/lakes/s3a/data/r.bin`, {
       ...t,
       headers: { range: "bytes=5000-5001" },

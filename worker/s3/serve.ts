@@ -38,6 +38,29 @@ function rawQueryOf(url: string): string {
   return hash < 0 ? url.slice(q + 1) : url.slice(q + 1, hash);
 }
 
+/**
+ * How long a read may rely on an earlier "the lake is live" (per isolate): far below a deleted lake's grace
+ * before its objects are removed (decision 0110), so a read in that window still finds only the lake's own
+ * bytes. Writes always look again.
+ */
+export const LIVE_LAKE_MEMO_MS = 5_000;
+/** Lakes whose liveness one isolate remembers; the memo is cleared whole when full. */
+export const MAX_LIVE_LAKES_MEMO = 1_024;
+const liveUntil = new Map<string, number>();
+
+async function requireLive(env: Env, lake: string, read: boolean, now: number): Promise<void> {
+  if (read && (liveUntil.get(lake) ?? 0) > now) return;
+  try {
+    await requireLiveLake(env, lake);
+  } catch (e) {
+    liveUntil.delete(lake);
+    if (e instanceof CodedError && e.code === "NotFound") throw new S3Error("NoSuchBucket", e.message);
+    throw e;
+  }
+  if (liveUntil.size >= MAX_LIVE_LAKES_MEMO) liveUntil.clear();
+  liveUntil.set(lake, now + LIVE_LAKE_MEMO_MS);
+}
+
 interface Operation {
   scope: Scope;
   name: string;
@@ -146,12 +169,7 @@ async function answer(
   if (!scopeAtLeast(grant, op.scope)) {
     throw new S3Error("AccessDenied", `${op.name} needs '${op.scope}' scope; the token has '${grant.scope}'`);
   }
-  try {
-    await requireLiveLake(env, lake);
-  } catch (e) {
-    if (e instanceof CodedError && e.code === "NotFound") throw new S3Error("NoSuchBucket", e.message);
-    throw e;
-  }
+  await requireLive(env, lake, op.scope === "read", Date.now());
   return op.run();
 }
 

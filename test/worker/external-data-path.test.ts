@@ -12,6 +12,7 @@ describe("the external data path rule", () => {
   it.each([
     ["r2://ducklake-edge/lakes/shop/data/", null],
     ["s3://ducklake-edge/lakes/shop/data/", null],
+    ["data/", null],
     ["r2://other-bucket/lakes/shop/data/", "external"],
     ["s3://ducklake-edge/lakes/other/data/", "external"],
     ["r2://ducklake-edge/lakes/shop/", "external"],

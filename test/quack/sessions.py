@@ -371,6 +371,19 @@ SESSIONS = {
         "INSERT INTO lake.nest VALUES (NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)",
         "SELECT * FROM lake.nest ORDER BY l NULLS LAST, len(ls)",
     ],
+    # The stats of a nested column's leaves, kept for inlined rows as stock keeps them (DuckLake's suite
+    # types/list.test and types/struct.test; docs/decisions/0412-suite-wrong-answers.md).
+    "nested-leaf-stats": [
+        ATTACH,
+        "CREATE TABLE lake.l (l INTEGER[])",
+        "INSERT INTO lake.l VALUES ([1]), ([NULL]), (NULL), ([3])",
+        "INSERT INTO lake.l VALUES ([4, 5]), ([6, 7])",
+        "SELECT stats(l[1]) FROM lake.l LIMIT 1",
+        "CREATE TABLE lake.s (s STRUCT(i INTEGER, j INTEGER))",
+        "INSERT INTO lake.s VALUES ({'i': 1, 'j': 2}), ({'i': NULL, 'j': 3}), (NULL)",
+        "INSERT INTO lake.s VALUES ({'i': 4, 'j': 5}), ({'i': 6, 'j': 7})",
+        "SELECT stats(s.i), stats(s.j) FROM lake.s LIMIT 1",
+    ],
 }
 
 

@@ -26,6 +26,7 @@ import { readSnapshotsBetween } from "../../head.ts";
 import { Kind, keys, OptionScope } from "../../keys.ts";
 import type { OptionRecord, SnapshotRecord } from "../../records.ts";
 import type { Staging } from "../../staging.ts";
+import { NESTED } from "../../types.ts";
 import { VerbContext } from "../../verbs/context.ts";
 import { dropDataFile, tableDirectory, tableOfDroppedFile } from "../../verbs/ops/files.ts";
 import { inlineInsertPreserving } from "../../verbs/ops/inline.ts";
@@ -240,13 +241,21 @@ export class StagedCommitMember implements SelfStagedMember {
       const t = int(r.table_id, "table_id");
       const c = int(r.column_id, "column_id");
       const k = keys.current(Kind.tableColumnStats, t, c);
-      // Only a row this member's verbs wrote: stats are updated in place (decision 0167), so its
-      // begin_snapshot does not say who wrote it; the member's own layer does.
-      if (!ctx.st.stagedHere(k) || (await ctx.st.get(k)) === undefined) continue;
-      const prior = await group.get(k);
-      if (prior === undefined) ctx.st.delete(k);
-      else ctx.st.put(k, prior);
-      const type = (await ctx.columns(t)).find((x) => x.column_id === c)?.column_type ?? "varchar";
+      const column = (await ctx.columns(t)).find((x) => x.column_id === c);
+      // A row this member's verbs wrote (stats are updated in place, decision 0167, so its begin_snapshot
+      // does not say who wrote it; the member's own layer does) is replaced by the staged merge. The verbs
+      // keep no stats for a nested column's leaves (`mergeInlinedStats`: top-level primitives), so a leaf's
+      // staged stats are merged as stock's commit merges them: `stats(l[1])` reads them (decision
+      // docs/decisions/0412-suite-wrong-answers.md). keepColumnStatsRows then drops a row stock would not create.
+      const leaf = column !== undefined && column.parent_column !== null && !NESTED.has(column.column_type);
+      const verbsWrote = ctx.st.stagedHere(k) && (await ctx.st.get(k)) !== undefined;
+      if (!verbsWrote && !leaf) continue;
+      if (verbsWrote) {
+        const prior = await group.get(k);
+        if (prior === undefined) ctx.st.delete(k);
+        else ctx.st.put(k, prior);
+      }
+      const type = column?.column_type ?? "varchar";
       await mergeColumnStats(ctx, t, c, type, {
         null_count: flag(r.has_null_count) ? intOrNull(r.null_count, "null_count") : null,
         contains_nan: flag(r.has_contains_nan) && !isNull(r.contains_nan) ? flag(r.contains_nan) : null,

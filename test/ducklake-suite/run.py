@@ -348,8 +348,14 @@ def main():
 
     if not os.path.isdir(SUITE):
         sys.exit(f"the suite is not at {SUITE} (../shared/ducklake-suite beside the repository)")
+    def stopped(sig, _frame):
+        # The pool's threads wait on child processes: end every process group now, then exit at once.
+        print(f"ducklake suite: stopped by signal {sig}", flush=True)
+        stop_all()
+        os._exit(1)
+
     for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda s, f: sys.exit(f"ducklake suite: stopped by signal {s}"))
+        signal.signal(sig, stopped)
     cfg = load_config()
     files = discover(args.files, args.slow)
     if not files:
@@ -402,6 +408,8 @@ def main():
                 res = fut.result()
                 results[rel] = res
                 mark = {"pass": "ok  ", "fail": "FAIL", "skip": "skip"}[res["status"]]
+                if args.quiet and len(results) % 50 == 0:
+                    print(f"... {len(results)}/{len(files)} files ({time.monotonic() - started:.0f}s)", flush=True)
                 if res["status"] == "fail" or not args.quiet:
                     extra = ""
                     if res["status"] == "fail":
@@ -424,8 +432,10 @@ def main():
             f.write(summary + "\n")
     print(summary.split("\nfailures by first-error class:")[0])
     failed = [r for r in results if results[r]["status"] == "fail"]
+    passed = sum(1 for r in results.values() if r["status"] == "pass")
+    skipped = len(results) - passed - len(failed)
     if not args.check:
-        print(f"ducklake suite: {len(results) - len(failed)} passed, {len(failed)} failed")
+        print(f"ducklake-suite: {passed} passed, {len(failed)} failed, {skipped} skipped")
         shutil.rmtree(work, ignore_errors=True)
         sys.exit(1 if failed else 0)
     expected = load_expected()
@@ -440,8 +450,8 @@ def main():
         for r in now_pass:
             print(f"  test/sql/{r}")
     bad = len(unexpected) + len(now_pass)
-    print(f"ducklake suite: {len(results) - len(failed)} passed, {len(unexpected)} failed"
-          f" ({len(failed) - len(unexpected)} listed failures, {len(now_pass)} listed but passing)")
+    print(f"listed failures: {len(failed) - len(unexpected)}; listed but passing: {len(now_pass)}")
+    print(f"ducklake-suite: {passed} passed, {len(unexpected) + len(now_pass)} failed, {skipped} skipped")
     shutil.rmtree(work, ignore_errors=True)
     sys.exit(1 if bad else 0)
 

@@ -165,7 +165,10 @@ def start_wrangler(port: int, inspector: int, state_dir: str, log_path: str) -> 
     cmd = ["timeout", "-k", "10", str(WRANGLER_LIFE_S), "npx", "wrangler", "dev", "--local", "--ip", "127.0.0.1",
            "--port", str(port), "--inspector-port", str(inspector), "--persist-to", state_dir,
            "--show-interactive-dev-session=false", "--var", "DEV_AUTH:enabled", "--var", f"DEV_TOKEN:{DEV_TOKEN}",
-           "--var", "LOG_LEVEL:warn"]
+           "--var", "LOG_LEVEL:warn",
+           # The data paths are this machine's disk, which a background job's Parquet (written to R2) never
+           # reaches: the suite runs with scheduled maintenance off (docs/decisions/0411-...).
+           "--var", "SCHEDULED_MAINTENANCE:disabled"]
     log = open(log_path, "w")
     p = spawn(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
               env={**os.environ, "WRANGLER_SEND_METRICS": "false", "CI": "true"})

@@ -65,4 +65,20 @@ describe("maintenance in the alarm", () => {
     expect(runs.at(-1)).toMatchObject({ rowsIn: 13, error: null });
     expect(await planAtHead(lake)).toEqual({ inlined: 0, files: 1 });
   });
+
+  it("with scheduled maintenance off (SCHEDULED_MAINTENANCE=disabled, decision 0411) the alarm flushes nothing", async () => {
+    const lake = lakeName("mt-off");
+    rigLake(lake, { tunables: { scheduledMaintenance: false } });
+    const s = stub(lake);
+    unwrap(await s.createLake(lake, {}));
+    unwrap(await s.commit(lake, FLUSH_ON));
+    unwrap(await s.commit(lake, createTable("t")));
+    for (let i = 0; i < 11; i++)
+      unwrap(
+        await s.commit(lake, [{ op: "inline_insert", table: { name: "t" }, rows: [{ id: i, v: `v${i}` }] }]),
+      );
+    await runDurableObjectAlarm(s);
+    expect(unwrap(await s.status(lake)).writer?.maintenance ?? []).toEqual([]);
+    expect(await planAtHead(lake)).toEqual({ inlined: 11, files: 0 });
+  });
 });

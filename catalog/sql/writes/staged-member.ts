@@ -30,7 +30,7 @@ import { NESTED } from "../../types.ts";
 import { VerbContext } from "../../verbs/context.ts";
 import { dropDataFile, tableDirectory, tableOfDroppedFile } from "../../verbs/ops/files.ts";
 import { inlineInsertPreserving } from "../../verbs/ops/inline.ts";
-import { mergeColumnStats } from "../../verbs/ops/stats-support.ts";
+import { mergeColumnStats, type NewColumnStats } from "../../verbs/ops/stats-support.ts";
 import type { CommitRequest, Verb } from "../../verbs/schema.ts";
 import { type SqlResult, T } from "../result.ts";
 import { StagedRowsMember } from "./member.ts";
@@ -92,6 +92,17 @@ function columnStats(r: StagedRow) {
     ...(flag(r.has_max) ? { max: strOrNull(r.max_value, "max_value") } : {}),
     ...(flag(r.has_contains_nan) && !isNull(r.contains_nan) ? { containsNan: flag(r.contains_nan) } : {}),
     ...(isNull(r.extra_stats) ? {} : { extraStats: strOrNull(r.extra_stats, "extra_stats") }),
+  };
+}
+
+/** A staged stats row (inlined or data-file: the same columns) as the merge into the table's stats reads it. */
+function stagedStats(r: StagedRow): NewColumnStats {
+  return {
+    null_count: flag(r.has_null_count) ? intOrNull(r.null_count, "null_count") : null,
+    contains_nan: flag(r.has_contains_nan) && !isNull(r.contains_nan) ? flag(r.contains_nan) : null,
+    min_value: flag(r.has_min) ? strOrNull(r.min_value, "min_value") : null,
+    max_value: flag(r.has_max) ? strOrNull(r.max_value, "max_value") : null,
+    extra_stats: strOrNull(r.extra_stats, "extra_stats"),
   };
 }
 
@@ -250,19 +261,25 @@ export class StagedCommitMember implements SelfStagedMember {
       const leaf = column !== undefined && column.parent_column !== null && !NESTED.has(column.column_type);
       const verbsWrote = ctx.st.stagedHere(k) && (await ctx.st.get(k)) !== undefined;
       if (!verbsWrote && !leaf) continue;
+      const type = column?.column_type ?? "varchar";
       if (verbsWrote) {
         const prior = await group.get(k);
         if (prior === undefined) ctx.st.delete(k);
         else ctx.st.put(k, prior);
+        // The reset also undid this member's data files' merge into the same row (a MERGE INTO stages a
+        // file and inlined rows in one commit): merge their staged stats again, or the table's bounds miss
+        // the file's values and DuckDB's statistics-driven execution answers wrongly (decision 0412).
+        const files = new Set(
+          this.batch.rows.data_file
+            .filter((f) => int(f.table_id, "table_id") === t)
+            .map((f) => int(f.data_file_id, "data_file_id")),
+        );
+        for (const fs of this.batch.rows.data_file_column_stats) {
+          if (files.has(int(fs.data_file_id, "data_file_id")) && int(fs.column_id, "column_id") === c)
+            await mergeColumnStats(ctx, t, c, type, stagedStats(fs));
+        }
       }
-      const type = column?.column_type ?? "varchar";
-      await mergeColumnStats(ctx, t, c, type, {
-        null_count: flag(r.has_null_count) ? intOrNull(r.null_count, "null_count") : null,
-        contains_nan: flag(r.has_contains_nan) && !isNull(r.contains_nan) ? flag(r.contains_nan) : null,
-        min_value: flag(r.has_min) ? strOrNull(r.min_value, "min_value") : null,
-        max_value: flag(r.has_max) ? strOrNull(r.max_value, "max_value") : null,
-        extra_stats: strOrNull(r.extra_stats, "extra_stats"),
-      });
+      await mergeColumnStats(ctx, t, c, type, stagedStats(r));
     }
   }
 

@@ -16,7 +16,7 @@ SUITE_TEST_PORTS=first-last (else free loopback ports). README.md beside this fi
 from __future__ import annotations
 
 import argparse, atexit, concurrent.futures, fnmatch, glob, hashlib, json, os, re, shutil, signal, socket
-import subprocess, sys, tempfile, threading, time, urllib.error, urllib.request
+import subprocess, sys, tempfile, threading, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -26,14 +26,13 @@ EXPECTED = os.path.join(HERE, "expected-failures.txt")
 # Bounds (named so the README and the decision record can cite them).
 FILE_TIMEOUT_S = 300            # one file, as upstream's run_quack_tests.py bounds it (120 s there, on faster CI)
 SERVER_READY_S = 20             # a stock Quack server listening
-WRANGLER_READY_S = 120          # `wrangler dev` answering GET /
 WRANGLER_LIFE_S = 5400          # the hard cap of the `wrangler dev` this run starts
 STOCK_TOKEN = "ducklake-test-token"   # the token of quack.json's on_init
-DEV_TOKEN = "suite-dev-token-0123456789"
 GRACE_S = 5
 
 STARTED: list[subprocess.Popen] = []
 STARTED_LOCK = threading.Lock()
+STOPPERS: list = []  # other modules' stop functions (test/quack/run.py's, for the wrangler it starts)
 
 
 def kill_group(p: subprocess.Popen):
@@ -58,6 +57,8 @@ def stop_all():
         procs = list(STARTED)
     for p in procs:
         kill_group(p)
+    for stop in STOPPERS:
+        stop()
 
 
 atexit.register(stop_all)
@@ -161,28 +162,28 @@ def start_stock(port: int, log_path: str) -> subprocess.Popen:
     raise RuntimeError(f"stock Quack server not listening after {SERVER_READY_S}s; see {log_path}")
 
 
-def start_wrangler(port: int, inspector: int, state_dir: str, log_path: str) -> subprocess.Popen:
-    cmd = ["timeout", "-k", "10", str(WRANGLER_LIFE_S), "npx", "wrangler", "dev", "--local", "--ip", "127.0.0.1",
-           "--port", str(port), "--inspector-port", str(inspector), "--persist-to", state_dir,
-           "--show-interactive-dev-session=false", "--var", "DEV_AUTH:enabled", "--var", f"DEV_TOKEN:{DEV_TOKEN}",
-           "--var", "LOG_LEVEL:warn",
-           # The data paths are this machine's disk, which a background job's Parquet (written to R2) never
-           # reaches: the suite runs with scheduled maintenance off (docs/decisions/0411-...).
-           "--var", "SCHEDULED_MAINTENANCE:disabled"]
-    log = open(log_path, "w")
-    p = spawn(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-              env={**os.environ, "WRANGLER_SEND_METRICS": "false", "CI": "true"})
-    deadline = time.time() + WRANGLER_READY_S
-    while time.time() < deadline:
-        if p.poll() is not None:
-            raise RuntimeError(f"wrangler dev exited ({p.returncode}); see {log_path}")
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2) as r:
-                if r.status == 200:
-                    return p
-        except (urllib.error.URLError, ConnectionError, OSError):
-            time.sleep(0.5)
-    raise RuntimeError(f"wrangler dev not ready after {WRANGLER_READY_S}s; see {log_path}")
+def quack_conformance():
+    """test/quack/run.py, the one home of starting `wrangler dev` for the Python suites (its own processes
+    are stopped by its atexit, and by `stop_all` here)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("quack_conformance_run", os.path.join(ROOT, "test", "quack", "run.py"))
+    mod = importlib.util.module_from_spec(spec)
+    kept = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGALRM)}
+    spec.loader.exec_module(mod)
+    for sig, handler in kept.items():  # its module installs its own handlers: this run keeps ours
+        signal.signal(sig, handler)
+    return mod
+
+
+def start_wrangler(port: int, inspector: int, state_dir: str, log_path: str) -> tuple[subprocess.Popen, str]:
+    """`wrangler dev` as `npm start` serves the project (server-side commits on), with scheduled maintenance
+    off: the data paths are this machine's disk, which a background job's Parquet (written to R2) never
+    reaches (docs/decisions/0411-suite-without-scheduled-maintenance.md). Returns it and its dev token."""
+    qc = quack_conformance()
+    STOPPERS.append(qc.stop_all)
+    p = qc.start_wrangler(port, inspector, state_dir, log_path, server_commit=True,
+                          extra_vars=("LOG_LEVEL:warn", "SCHEDULED_MAINTENANCE:disabled"), life_s=WRANGLER_LIFE_S)
+    return p, qc.DEV_TOKEN
 
 
 # ------------------------------------------------------------------------------------------------ one file
@@ -442,9 +443,9 @@ def main():
             token = args.token or "dev-token-change-me"
         else:
             port, inspector = ports.take(), ports.take()
-            wrangler = start_wrangler(port, inspector, os.path.join(work, "wrangler-state"),
-                                      os.path.join(work, "wrangler.log"))
-            url, token = f"http://127.0.0.1:{port}", DEV_TOKEN
+            wrangler, token = start_wrangler(port, inspector, os.path.join(work, "wrangler-state"),
+                                             os.path.join(work, "wrangler.log"))
+            url = f"http://127.0.0.1:{port}"
         hostport = url.split("://", 1)[1]
         target = f"ducklake-edge at {url} (commit {git_commit()}), a fresh lake per file"
 

@@ -11,7 +11,7 @@ files (each in its own process, bounded by a time limit), and writes the results
 
 `--check` (what `npm test` runs): exit 1 if a file the configuration does not skip fails and is not on
 test/ducklake-suite/expected-failures.txt, or a listed file now passes (the list only shrinks). Ports:
-SUITE_TEST_PORTS=first-last (else free loopback ports). README.md beside this file says more.
+QUACK_TEST_PORTS=first-last (else free loopback ports). README.md beside this file says more.
 """
 from __future__ import annotations
 
@@ -72,34 +72,6 @@ def spawn(cmd, **kw) -> subprocess.Popen:
 
 
 # ------------------------------------------------------------------------------------------------ ports
-class Ports:
-    def __init__(self):
-        spec = os.environ.get("SUITE_TEST_PORTS")
-        self.pool = list(range(*(lambda a, b: (a, b + 1))(*map(int, spec.split("-"))))) if spec else None
-        self.lock = threading.Lock()
-
-    def take(self) -> int:
-        with self.lock:
-            while True:
-                if self.pool is not None:
-                    if not self.pool:
-                        raise RuntimeError("SUITE_TEST_PORTS range exhausted")
-                    port = self.pool.pop(0)
-                else:
-                    port = 0
-                with socket.socket() as s:
-                    try:
-                        s.bind(("127.0.0.1", port))
-                    except OSError:
-                        continue
-                    return s.getsockname()[1]
-
-    def release(self, port: int):
-        if self.pool is not None:
-            with self.lock:
-                self.pool.append(port)
-
-
 def listening(port: int) -> bool:
     with socket.socket() as s:
         s.settimeout(0.2)
@@ -175,12 +147,10 @@ def quack_conformance():
     return mod
 
 
-def start_wrangler(port: int, inspector: int, state_dir: str, log_path: str) -> tuple[subprocess.Popen, str]:
+def start_wrangler(qc, port: int, inspector: int, state_dir: str, log_path: str) -> tuple[subprocess.Popen, str]:
     """`wrangler dev` as `npm start` serves the project (server-side commits on), with scheduled maintenance
     off: the data paths are this machine's disk, which a background job's Parquet (written to R2) never
     reaches (docs/decisions/0411-suite-without-scheduled-maintenance.md). Returns it and its dev token."""
-    qc = quack_conformance()
-    STOPPERS.append(qc.stop_all)
     p = qc.start_wrangler(port, inspector, state_dir, log_path, server_commit=True,
                           extra_vars=("LOG_LEVEL:warn", "SCHEDULED_MAINTENANCE:disabled"), life_s=WRANGLER_LIFE_S)
     return p, qc.DEV_TOKEN
@@ -429,7 +399,11 @@ def main():
     files = discover(args.files, args.slow)
     if not files:
         sys.exit("no test file matches --files")
-    ports = Ports()
+    # Ports: test/quack/run.py's `port_source` (QUACK_TEST_PORTS=first-last, else free loopback ports).
+    qc = quack_conformance()
+    STOPPERS.append(qc.stop_all)
+    take_port = qc.port_source()
+    ports_lock = threading.Lock()
     work = tempfile.mkdtemp(prefix="ducklake-suite-")
     run_id = f"{int(time.time())}-{os.getpid()}"
     results: dict[str, dict] = {}
@@ -442,8 +416,8 @@ def main():
             url = args.url.rstrip("/")
             token = args.token or "dev-token-change-me"
         else:
-            port, inspector = ports.take(), ports.take()
-            wrangler, token = start_wrangler(port, inspector, os.path.join(work, "wrangler-state"),
+            port, inspector = take_port(), take_port()
+            wrangler, token = start_wrangler(qc, port, inspector, os.path.join(work, "wrangler-state"),
                                              os.path.join(work, "wrangler.log"))
             url = f"http://127.0.0.1:{port}"
         hostport = url.split("://", 1)[1]
@@ -454,17 +428,18 @@ def main():
             return {"status": "skip", "file": "test/sql/" + rel, "reason": "quack.json: " + cfg["skip"][rel],
                     "seconds": 0}
         if args.stock:
-            port = ports.take()
+            with ports_lock:
+                port = take_port()
             try:
                 server = start_stock(port, os.path.join(work, f"stock-{port}.log"))
             except RuntimeError as e:
-                ports.release(port)
+                take_port.release(port)
                 return {"status": "fail", "kind": "infra", "file": "test/sql/" + rel, "at": "", "error": str(e)}
             try:
                 return run_one(rel, f"quack:127.0.0.1:{port}", STOCK_TOKEN, work, args.timeout)
             finally:
                 kill_group(server)
-                ports.release(port)
+                take_port.release(port)
         lake = lake_for(rel, run_id)
         return run_one(rel, f"quack:{hostport}/{lake}", f"{lake}:{token}", work, args.timeout)
 

@@ -245,7 +245,11 @@ export class LakeWriter extends DurableObject<Env> {
         registry: this.registry,
         clock: systemClock,
         now: setup.now ?? (() => Date.now()),
-        tunables: { ...DEFAULT_TUNABLES, ...setup.tunables },
+        tunables: {
+          ...DEFAULT_TUNABLES,
+          scheduledMaintenance: this.env.SCHEDULED_MAINTENANCE !== "disabled",
+          ...setup.tunables,
+        },
         abort: (reason) => {
           setup.onAbort?.(reason, this.writer?.stats);
           this.abortWhenAnswered(reason);

@@ -54,6 +54,14 @@ export interface WriterTunables {
    * reads a covered WAL instead of a long tail (`IDLE_FLUSH_AFTER_MS`, docs/decisions/0178-idle-memtable-flush.md).
    */
   idleFlushAfterMs: number;
+  /**
+   * Whether the background pass runs the lake's maintenance jobs (flush, merge, rewrite, expire, delete;
+   * decision 0323). Off only by the Worker var `SCHEDULED_MAINTENANCE = "disabled"`: DuckLake's own suite
+   * runs against `wrangler dev` with data paths on the client's disk, which a job's Parquet, written to
+   * R2, never reaches (docs/decisions/0411-suite-without-scheduled-maintenance.md). Explicit runs
+   * (`POST …/maintenance`, the Quack CALLs) are unaffected.
+   */
+  scheduledMaintenance: boolean;
   /** How long an idempotency key is honoured, in ms (the catalog's default when unset: 24 h). */
   idempotencyTtlMs?: number;
   /** The store's background-work tuning (memtable flush, compaction, GC); storage's defaults when unset. */
@@ -77,4 +85,5 @@ export const DEFAULT_TUNABLES: WriterTunables = {
   yieldHoldMs: 250,
   maintenanceYieldMaxMs: 100,
   idleFlushAfterMs: IDLE_FLUSH_AFTER_MS,
+  scheduledMaintenance: true,
 };

@@ -718,7 +718,7 @@ export class Writer {
     // The maintenance jobs the lake's settings switch on (issue 14; maintenance/run.ts), each an
     // ordinary commit through the coalescer or a head-preserving batch in its slot.
     let timedProgress = false;
-    if (!this.terminal) {
+    if (!this.terminal && this.host.tunables.scheduledMaintenance) {
       for (const run of await this.maintenancePass(s, { scheduled: true })) {
         // A full flush step may have left rows behind: come back soon rather than at the idle delay.
         if (run.job === "flush_inlined" && run.error === null && run.rowsIn >= MAX_FLUSH_ROWS_PER_STEP)

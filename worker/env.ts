@@ -18,6 +18,12 @@ export interface Env {
    * not, and DuckLake commits client-side (docs/decisions/0262-server-commit-switch.md).
    */
   QUACK_SERVER_COMMIT?: string;
+  /**
+   * "disabled": the writer's background pass runs no maintenance job (DuckLake's suite against `wrangler
+   * dev`, whose data paths are local: docs/decisions/0411-suite-without-scheduled-maintenance.md); unset or
+   * anything else: the jobs run as their lake options say (decision 0323).
+   */
+  SCHEDULED_MAINTENANCE?: string;
   MAX_BODY_BYTES?: string;
   /** Largest data-file upload accepted, in bytes. */
   MAX_DATA_FILE_BYTES?: string;

@@ -19,18 +19,24 @@ async function planAtHead(lake: string): Promise<{ inlined: number; files: numbe
 /** Job 1 is on by default (decision 0323); the tests say so explicitly, as a user may. */
 const FLUSH_ON = [{ op: "set_option", name: "maintenance_flush_inlined", value: "true" }];
 
+/** A rigged lake with job 1 on and table `t` holding 11 inlined rows (one past the default limit of 10). */
+async function elevenInlinedRows(lake: string): Promise<ReturnType<typeof stub>> {
+  const s = stub(lake);
+  unwrap(await s.createLake(lake, {}));
+  unwrap(await s.commit(lake, FLUSH_ON));
+  unwrap(await s.commit(lake, createTable("t")));
+  for (let i = 0; i < 11; i++)
+    unwrap(
+      await s.commit(lake, [{ op: "inline_insert", table: { name: "t" }, rows: [{ id: i, v: `v${i}` }] }]),
+    );
+  return s;
+}
+
 describe("maintenance in the alarm", () => {
   it("flushes a table past its inlining limit and records the run", async () => {
     const lake = lakeName("mt-alarm");
     rigLake(lake);
-    const s = stub(lake);
-    unwrap(await s.createLake(lake, {}));
-    unwrap(await s.commit(lake, FLUSH_ON));
-    unwrap(await s.commit(lake, createTable("t")));
-    for (let i = 0; i < 11; i++)
-      unwrap(
-        await s.commit(lake, [{ op: "inline_insert", table: { name: "t" }, rows: [{ id: i, v: `v${i}` }] }]),
-      );
+    const s = await elevenInlinedRows(lake);
     expect(await runDurableObjectAlarm(s)).toBe(true);
     const runs = unwrap(await s.status(lake)).writer?.maintenance ?? [];
     expect(runs.map((r) => [r.job, r.rowsIn, r.filesOut, r.error])).toEqual([["flush_inlined", 11, 1, null]]);
@@ -64,5 +70,14 @@ describe("maintenance in the alarm", () => {
     const runs = unwrap(await s.status(lake)).writer?.maintenance ?? [];
     expect(runs.at(-1)).toMatchObject({ rowsIn: 13, error: null });
     expect(await planAtHead(lake)).toEqual({ inlined: 0, files: 1 });
+  });
+
+  it("with scheduled maintenance off (SCHEDULED_MAINTENANCE=disabled, decision 0411) the alarm flushes nothing", async () => {
+    const lake = lakeName("mt-off");
+    rigLake(lake, { tunables: { scheduledMaintenance: false } });
+    const s = await elevenInlinedRows(lake);
+    await runDurableObjectAlarm(s);
+    expect(unwrap(await s.status(lake)).writer?.maintenance ?? []).toEqual([]);
+    expect(await planAtHead(lake)).toEqual({ inlined: 11, files: 0 });
   });
 });

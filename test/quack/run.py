@@ -120,14 +120,18 @@ def connect(path=":memory:", load=("httpfs", "quack", "ducklake")):
     return con
 
 
-def start_wrangler(port, inspector, state_dir, log_path, server_commit=False):
+def start_wrangler(port, inspector, state_dir, log_path, server_commit=False, extra_vars=(), life_s=RUN_TIMEOUT_S):
+    """`wrangler dev` on 127.0.0.1:port, ready (GET / answers 200) or an error; `extra_vars` are more
+    `--var NAME:VALUE`, `life_s` its hard life cap (test/ducklake-suite/run.py runs longer than this suite)."""
     cmd = ["npx", "wrangler", "dev", "--local", "--ip", "127.0.0.1", "--port", str(port),
            "--inspector-port", str(inspector), "--persist-to", state_dir, "--show-interactive-dev-session=false",
            "--var", "DEV_AUTH:enabled", "--var", f"DEV_TOKEN:{DEV_TOKEN}",
            "--var", "AUTH_TOKENS:" + json.dumps({READ_TOKEN: {"lakes": [READ_LAKE], "scope": "read"}}),
            "--var", "QUACK_SERVER_COMMIT:" + ("enabled" if server_commit else "disabled")]
+    for v in extra_vars:
+        cmd += ["--var", v]
     log = open(log_path, "w")
-    p = subprocess.Popen(["timeout", str(RUN_TIMEOUT_S), *cmd], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+    p = subprocess.Popen(["timeout", str(life_s), *cmd], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
                          stdin=subprocess.DEVNULL, start_new_session=True)
     STARTED.append(p)
     deadline = time.time() + WRANGLER_READY_S

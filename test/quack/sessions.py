@@ -371,6 +371,33 @@ SESSIONS = {
         "INSERT INTO lake.nest VALUES (NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)",
         "SELECT * FROM lake.nest ORDER BY l NULLS LAST, len(ls)",
     ],
+    # The stats of a nested column's leaves, kept for inlined rows as stock keeps them (DuckLake's suite
+    # types/list.test and types/struct.test; docs/decisions/0412-suite-wrong-answers.md).
+    "nested-leaf-stats": [
+        ATTACH,
+        "CREATE TABLE lake.l (l INTEGER[])",
+        "INSERT INTO lake.l VALUES ([1]), ([NULL]), (NULL), ([3])",
+        "INSERT INTO lake.l VALUES ([4, 5]), ([6, 7])",
+        "SELECT stats(l[1]) FROM lake.l LIMIT 1",
+        "CREATE TABLE lake.s (s STRUCT(i INTEGER, j INTEGER))",
+        "INSERT INTO lake.s VALUES ({'i': 1, 'j': 2}), ({'i': NULL, 'j': 3}), (NULL)",
+        "INSERT INTO lake.s VALUES ({'i': 4, 'j': 5}), ({'i': 6, 'j': 7})",
+        "SELECT stats(s.i), stats(s.j) FROM lake.s LIMIT 1",
+    ],
+    # A MERGE INTO stages a data file and inlined rows in one commit: the table's column stats must cover
+    # both, or DuckDB's statistics-driven execution reads the file's 300 as 65836 (DuckLake's suite
+    # merge/merge_update_insert.test; docs/decisions/0412-suite-wrong-answers.md).
+    "merge-file-and-inlined-stats": [
+        ATTACH,
+        "CREATE TABLE lake.stock (item_id INTEGER, balance INTEGER)",
+        "INSERT INTO lake.stock VALUES (10, 2200), (20, 1900)",
+        "CREATE TABLE lake.buy (item_id INTEGER, volume INTEGER)",
+        "INSERT INTO lake.buy VALUES (10, 1000)",
+        "INSERT INTO lake.buy VALUES (30, 300)",
+        "MERGE INTO lake.stock AS s USING lake.buy AS b ON s.item_id = b.item_id "
+        "WHEN MATCHED THEN UPDATE SET balance = balance + b.volume WHEN NOT MATCHED THEN INSERT VALUES (b.item_id, b.volume)",
+        "FROM lake.stock ORDER BY item_id",
+    ],
 }
 
 

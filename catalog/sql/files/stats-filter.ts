@@ -42,6 +42,10 @@ const NUMERIC_CASTS: Record<string, string> = {
 
 type Node = (row: FileColumnStats) => Value;
 
+/** The texts DuckDB 1.5.5 casts to BOOLEAN (case-insensitive, no surrounding spaces); others fail. */
+const BOOLEAN_TRUE = new Set(["t", "true", "y", "yes", "1"]);
+const BOOLEAN_FALSE = new Set(["f", "false", "n", "no", "0"]);
+
 const STAT_COLUMNS = new Set(["value_count", "null_count", "min_value", "max_value", "contains_nan"]);
 
 function statColumn(row: FileColumnStats, name: string): Value {
@@ -75,9 +79,15 @@ function cast(v: Value, typeName: string, tryCast: boolean): Value {
   }
   if (upper === "BOOLEAN") {
     if (v.k === "bool") return v;
-    const t = String(v.v).toLowerCase();
-    if (t === "true" || t === "false") return { k: "bool", v: t === "true" };
-    return null;
+    if (v.k === "num") return { k: "bool", v: v.v !== 0 };
+    // DuckDB's text → BOOLEAN cast: DuckLake records a BOOLEAN column's Parquet stats as '0'/'1', so
+    // `TRY_CAST(min_value AS BOOLEAN)` must read them as stock does (else every file of `b = false` is
+    // pruned: a wrong count, docs/decisions/0412-suite-wrong-answers.md).
+    const t = v.v.toLowerCase();
+    if (BOOLEAN_TRUE.has(t)) return { k: "bool", v: true };
+    if (BOOLEAN_FALSE.has(t)) return { k: "bool", v: false };
+    if (tryCast) return null;
+    throw new Unsupported(`cannot cast ${JSON.stringify(v.v)} to BOOLEAN in a stats filter`);
   }
   const text = v.k === "text" ? v.v : String(v.v);
   return { k: "text", v: text, type: upper === "VARCHAR" ? "varchar" : upper.toLowerCase() };
@@ -89,6 +99,10 @@ function compare(a: Value, b: Value): number | null {
   if (a.k === "num" && b.k === "text") return compare(a, cast(b, "DOUBLE", true));
   if (a.k === "text" && b.k === "num") return compare(cast(a, "DOUBLE", true), b);
   if (a.k === "text" && b.k === "text") return compareStat(a.type !== "varchar" ? a.type : b.type, a.v, b.v);
+  // A text constant against a BOOLEAN (DuckLake writes `'true' BETWEEN TRY_CAST(min_value AS BOOLEAN) ...`)
+  // is cast to BOOLEAN, as DuckDB binds it; an uncastable text is no answer rather than a guess.
+  if (a.k === "text" && b.k === "bool") return compare(cast(a, "BOOLEAN", true), b);
+  if (a.k === "bool" && b.k === "text") return compare(a, cast(b, "BOOLEAN", true));
   return Number(a.k === "bool" && a.v) - Number(b.k === "bool" && b.v);
 }
 

@@ -26,10 +26,11 @@ import { readSnapshotsBetween } from "../../head.ts";
 import { Kind, keys, OptionScope } from "../../keys.ts";
 import type { OptionRecord, SnapshotRecord } from "../../records.ts";
 import type { Staging } from "../../staging.ts";
+import { NESTED } from "../../types.ts";
 import { VerbContext } from "../../verbs/context.ts";
 import { dropDataFile, tableDirectory, tableOfDroppedFile } from "../../verbs/ops/files.ts";
 import { inlineInsertPreserving } from "../../verbs/ops/inline.ts";
-import { mergeColumnStats } from "../../verbs/ops/stats-support.ts";
+import { mergeColumnStats, type NewColumnStats } from "../../verbs/ops/stats-support.ts";
 import type { CommitRequest, Verb } from "../../verbs/schema.ts";
 import { type SqlResult, T } from "../result.ts";
 import { StagedRowsMember } from "./member.ts";
@@ -91,6 +92,17 @@ function columnStats(r: StagedRow) {
     ...(flag(r.has_max) ? { max: strOrNull(r.max_value, "max_value") } : {}),
     ...(flag(r.has_contains_nan) && !isNull(r.contains_nan) ? { containsNan: flag(r.contains_nan) } : {}),
     ...(isNull(r.extra_stats) ? {} : { extraStats: strOrNull(r.extra_stats, "extra_stats") }),
+  };
+}
+
+/** A staged stats row (inlined or data-file: the same columns) as the merge into the table's stats reads it. */
+function stagedStats(r: StagedRow): NewColumnStats {
+  return {
+    null_count: flag(r.has_null_count) ? intOrNull(r.null_count, "null_count") : null,
+    contains_nan: flag(r.has_contains_nan) && !isNull(r.contains_nan) ? flag(r.contains_nan) : null,
+    min_value: flag(r.has_min) ? strOrNull(r.min_value, "min_value") : null,
+    max_value: flag(r.has_max) ? strOrNull(r.max_value, "max_value") : null,
+    extra_stats: strOrNull(r.extra_stats, "extra_stats"),
   };
 }
 
@@ -240,20 +252,34 @@ export class StagedCommitMember implements SelfStagedMember {
       const t = int(r.table_id, "table_id");
       const c = int(r.column_id, "column_id");
       const k = keys.current(Kind.tableColumnStats, t, c);
-      // Only a row this member's verbs wrote: stats are updated in place (decision 0167), so its
-      // begin_snapshot does not say who wrote it; the member's own layer does.
-      if (!ctx.st.stagedHere(k) || (await ctx.st.get(k)) === undefined) continue;
-      const prior = await group.get(k);
-      if (prior === undefined) ctx.st.delete(k);
-      else ctx.st.put(k, prior);
-      const type = (await ctx.columns(t)).find((x) => x.column_id === c)?.column_type ?? "varchar";
-      await mergeColumnStats(ctx, t, c, type, {
-        null_count: flag(r.has_null_count) ? intOrNull(r.null_count, "null_count") : null,
-        contains_nan: flag(r.has_contains_nan) && !isNull(r.contains_nan) ? flag(r.contains_nan) : null,
-        min_value: flag(r.has_min) ? strOrNull(r.min_value, "min_value") : null,
-        max_value: flag(r.has_max) ? strOrNull(r.max_value, "max_value") : null,
-        extra_stats: strOrNull(r.extra_stats, "extra_stats"),
-      });
+      const column = (await ctx.columns(t)).find((x) => x.column_id === c);
+      // A row this member's verbs wrote (stats are updated in place, decision 0167, so its begin_snapshot
+      // does not say who wrote it; the member's own layer does) is replaced by the staged merge. The verbs
+      // keep no stats for a nested column's leaves (`mergeInlinedStats`: top-level primitives), so a leaf's
+      // staged stats are merged as stock's commit merges them: `stats(l[1])` reads them (decision
+      // docs/decisions/0412-suite-wrong-answers.md). keepColumnStatsRows then drops a row stock would not create.
+      const leaf = column !== undefined && column.parent_column !== null && !NESTED.has(column.column_type);
+      const verbsWrote = ctx.st.stagedHere(k) && (await ctx.st.get(k)) !== undefined;
+      if (!verbsWrote && !leaf) continue;
+      const type = column?.column_type ?? "varchar";
+      if (verbsWrote) {
+        const prior = await group.get(k);
+        if (prior === undefined) ctx.st.delete(k);
+        else ctx.st.put(k, prior);
+        // The reset also undid this member's data files' merge into the same row (a MERGE INTO stages a
+        // file and inlined rows in one commit): merge their staged stats again, or the table's bounds miss
+        // the file's values and DuckDB's statistics-driven execution answers wrongly (decision 0412).
+        const files = new Set(
+          this.batch.rows.data_file
+            .filter((f) => int(f.table_id, "table_id") === t)
+            .map((f) => int(f.data_file_id, "data_file_id")),
+        );
+        for (const fs of this.batch.rows.data_file_column_stats) {
+          if (files.has(int(fs.data_file_id, "data_file_id")) && int(fs.column_id, "column_id") === c)
+            await mergeColumnStats(ctx, t, c, type, stagedStats(fs));
+        }
+      }
+      await mergeColumnStats(ctx, t, c, type, stagedStats(r));
     }
   }
 

@@ -87,6 +87,8 @@ FIXED = [
     "SELECT id FROM ducklake_t1 UNION ALL SELECT n FROM ducklake_t2",
     "SELECT id, v FROM ducklake_t2 WHERE TRY_CAST(v AS INTEGER) IS NULL ORDER BY id",
     "WITH x(k, w) AS (VALUES (1, 'a'), (3, 'b')) SELECT id, w FROM ducklake_t1 JOIN x ON id = k ORDER BY id",
+    "SELECT TRY_CAST('2026-12-04 23:59:59.123456' AS TIMESTAMP) > TRY_CAST('2026-12-04' AS TIMESTAMP), TRY_CAST('' AS TIMESTAMP), TRY_CAST('2026-02-03' AS DATE) < TRY_CAST('2026-02-04' AS DATE)",
+    "SELECT id FROM ducklake_t2 WHERE TRY_CAST(v AS BIGINT) > 5 ORDER BY id",
     "SELECT idt.id FROM ducklake_t1 idt WHERE idt.a < ( SELECT MAX(idt2.a) FROM ducklake_t1 idt2 WHERE idt2.table_id = idt.table_id ) ORDER BY idt.id",
 ]
 
@@ -100,6 +102,8 @@ REFUSED = [
     ["SELECT * FROM read_parquet('x')", "table function"],
     ["SELECT id FROM other.ducklake_t1", "schema other"],
     ["SELECT rank() OVER (ORDER BY id) FROM ducklake_t1", "rank"],
+    ["SELECT TRY_CAST('1.0' AS BIGINT)", "casting"],
+    ["SELECT TRY_CAST('2026-12-04 01:02:03+02' AS TIMESTAMP)", "casting"],
 ]
 
 COLS1 = ["id", "a", "s", "b", "table_id", "end_snapshot"]

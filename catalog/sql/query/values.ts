@@ -133,6 +133,8 @@ const CASTABLE = new Set<SqlType["id"]>([
   "UUID",
   "TIMESTAMP WITH TIME ZONE",
   "JSON",
+  "TIMESTAMP",
+  "DATE",
 ]);
 function castable(t: SqlType): boolean {
   return CASTABLE.has(t.id);
@@ -217,39 +219,7 @@ export function castValue(v: SqlValue, from: SqlType, to: SqlType, tryCast: bool
     throw castError(v, to);
   };
   if (to.id === "VARCHAR" || to.id === "JSON") return toText(v, from);
-  if (from.id === "VARCHAR" || from.id === "JSON") {
-    const s = (v as string).trim();
-    if (isInt(to)) {
-      if (!/^[+-]?\d+$/.test(s)) return fail();
-      const n = BigInt(s);
-      const b = INT_BOUNDS[to.id] as [bigint, bigint];
-      return n < b[0] || n > b[1] ? fail() : n;
-    }
-    if (isFloat(to)) {
-      const lower = s.toLowerCase();
-      if (lower === "nan") return Number.NaN;
-      if (lower === "inf" || lower === "infinity" || lower === "+inf" || lower === "+infinity")
-        return Number.POSITIVE_INFINITY;
-      if (lower === "-inf" || lower === "-infinity") return Number.NEGATIVE_INFINITY;
-      if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s)) return fail();
-      const n = Number(s);
-      return to.id === "FLOAT" ? Math.fround(n) : n;
-    }
-    if (to.id === "BOOLEAN") {
-      const l = s.toLowerCase();
-      if (l === "true" || l === "t" || l === "1" || l === "y" || l === "yes") return true;
-      if (l === "false" || l === "f" || l === "0" || l === "n" || l === "no") return false;
-      return fail();
-    }
-    if (to.id === "UUID") {
-      const m = /^\{?([0-9a-f]{8})-?([0-9a-f]{4})-?([0-9a-f]{4})-?([0-9a-f]{4})-?([0-9a-f]{12})\}?$/i.exec(s);
-      return m ? `${m[1]}-${m[2]}-${m[3]}-${m[4]}-${m[5]}`.toLowerCase() : fail();
-    }
-    if (to.id === "TIMESTAMP WITH TIME ZONE") {
-      const micros = parseTimestamptz(s);
-      return micros === undefined ? fail() : micros;
-    }
-  }
+  if (from.id === "VARCHAR" || from.id === "JSON") return castText(v as string, to, fail);
   if (isInt(from)) {
     const n = v as bigint;
     if (isInt(to)) {
@@ -261,6 +231,71 @@ export function castValue(v: SqlValue, from: SqlType, to: SqlType, tryCast: bool
   }
   if (from.id === "BOOLEAN" && isInt(to)) return v ? 1n : 0n;
   throw new Unsupported(`metadata query: CAST from ${typeText(from)} to ${typeText(to)}`);
+}
+
+/**
+ * Text to a value of `to`. Only spellings whose meaning is certain are converted; an empty text fails
+ * (NULL under TRY_CAST); any other spelling DuckDB might still accept ('1.0', '1_000', '0x10', 'infinity',
+ * an offset on a TIMESTAMP) is refused rather than answered NULL.
+ */
+function castText(text: string, to: SqlType, fail: () => SqlValue): SqlValue {
+  const s = text.trim();
+  if (s === "") return fail();
+  // No DuckDB spelling of a number, date or time lacks a digit, except the named special values.
+  const noDigit = !/[0-9]/.test(s);
+  const special = /inf|nan|epoch/i.test(s);
+  const unsure = (): SqlValue => {
+    if (noDigit && !special) return fail();
+    throw new Unsupported(`metadata query: casting ${JSON.stringify(s.slice(0, 40))} to ${typeText(to)}`);
+  };
+  if (isInt(to)) {
+    if (!/^[+-]?\d+$/.test(s)) return unsure();
+    const n = BigInt(s);
+    const b = INT_BOUNDS[to.id] as [bigint, bigint];
+    return n < b[0] || n > b[1] ? fail() : n;
+  }
+  if (isFloat(to)) {
+    const lower = s.toLowerCase();
+    if (lower === "nan") return Number.NaN;
+    if (lower === "inf" || lower === "infinity") return Number.POSITIVE_INFINITY;
+    if (lower === "-inf" || lower === "-infinity") return Number.NEGATIVE_INFINITY;
+    if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s)) return unsure();
+    const n = Number(s);
+    return to.id === "FLOAT" ? Math.fround(n) : n;
+  }
+  if (to.id === "BOOLEAN") {
+    const l = s.toLowerCase();
+    if (l === "true" || l === "t" || l === "1" || l === "y" || l === "yes") return true;
+    if (l === "false" || l === "f" || l === "0" || l === "n" || l === "no") return false;
+    throw new Unsupported(`metadata query: casting ${JSON.stringify(s.slice(0, 40))} to BOOLEAN`);
+  }
+  if (to.id === "UUID") {
+    const m = /^([0-9a-f]{8})-([0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{12})$/i.exec(s);
+    return m ? s.toLowerCase() : unsure();
+  }
+  if (to.id === "TIMESTAMP WITH TIME ZONE") {
+    const micros = parseTimestamptz(s);
+    return micros === undefined ? unsure() : micros;
+  }
+  if (to.id === "TIMESTAMP" || to.id === "DATE") {
+    const m = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?)?$/.exec(s);
+    if (!m) return unsure();
+    const [, y, mo, d, h = "0", mi = "0", sec = "0", frac = ""] = m;
+    const ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(sec));
+    const back = new Date(ms);
+    if (
+      Number.isNaN(ms) ||
+      back.getUTCDate() !== Number(d) ||
+      Number(h) > 23 ||
+      Number(mi) > 59 ||
+      Number(sec) > 59
+    ) {
+      return unsure();
+    }
+    if (to.id === "DATE") return Math.floor(ms / 86_400_000);
+    return BigInt(ms) * 1000n + BigInt(frac.padEnd(6, "0").slice(0, 6) || "0");
+  }
+  throw new Unsupported(`metadata query: CAST from text to ${typeText(to)}`);
 }
 
 /** Code-point order (what DuckDB's byte-wise UTF-8 comparison gives). */

@@ -89,6 +89,7 @@ FIXED = [
     "WITH x(k, w) AS (VALUES (1, 'a'), (3, 'b')) SELECT id, w FROM ducklake_t1 JOIN x ON id = k ORDER BY id",
     "SELECT TRY_CAST('2026-12-04 23:59:59.123456' AS TIMESTAMP) > TRY_CAST('2026-12-04' AS TIMESTAMP), TRY_CAST('' AS TIMESTAMP), TRY_CAST('2026-02-03' AS DATE) < TRY_CAST('2026-02-04' AS DATE)",
     "SELECT id FROM ducklake_t2 WHERE TRY_CAST(v AS BIGINT) > 5 ORDER BY id",
+    "SELECT year(CAST('2021-03-04 05:06:07' AS TIMESTAMP)) = '2021', month(CAST('2021-03-04' AS DATE)), day(CAST('1969-12-31 23:59:59.5' AS TIMESTAMP)), hour(CAST('1969-12-31 23:59:59.5' AS TIMESTAMP))",
     "SELECT idt.id FROM ducklake_t1 idt WHERE idt.a < ( SELECT MAX(idt2.a) FROM ducklake_t1 idt2 WHERE idt2.table_id = idt.table_id ) ORDER BY idt.id",
 ]
 

@@ -52,7 +52,40 @@ const PER_TABLE = new Set([
   "ducklake_inlined_data_tables",
 ]);
 
-function metadataRel(table: string, rows: readonly Row[]): Rel {
+/**
+ * The order a stock catalog holds a versioned table's rows in, which is what a query without ORDER BY
+ * (DuckDB's Quack catalog scan of `__ducklake_metadata_<lake>.ducklake_column`) shows: DuckLake inserts a
+ * new version when the entry changes and only ends the old one, so rows stand in the order of the
+ * snapshot that began them, then of their ids. Tables not listed keep id order (ids are allocated in
+ * insertion order).
+ */
+const INSERTION_ORDER: Readonly<Record<string, readonly string[]>> = {
+  ducklake_schema: ["begin_snapshot", "schema_id"],
+  ducklake_table: ["begin_snapshot", "table_id"],
+  ducklake_view: ["begin_snapshot", "view_id"],
+  ducklake_column: ["begin_snapshot", "table_id", "column_id"],
+  ducklake_tag: ["begin_snapshot", "object_id"],
+  ducklake_column_tag: ["begin_snapshot", "table_id", "column_id"],
+  ducklake_partition_info: ["begin_snapshot", "partition_id"],
+  ducklake_sort_info: ["begin_snapshot", "sort_id"],
+  ducklake_macro: ["begin_snapshot", "macro_id"],
+};
+
+function inInsertionOrder(table: string, rows: readonly Row[]): readonly Row[] {
+  const keys = INSERTION_ORDER[table];
+  if (!keys) return rows;
+  const num = (v: Row[string] | undefined): number => (typeof v === "number" ? v : Number.NEGATIVE_INFINITY);
+  return [...rows].sort((a, b) => {
+    for (const k of keys) {
+      const d = num(a[k]) - num(b[k]);
+      if (d !== 0) return d;
+    }
+    return 0;
+  });
+}
+
+function metadataRel(table: string, loaded: readonly Row[]): Rel {
+  const rows = inInsertionOrder(table, loaded);
   const names = DUCKLAKE_TABLES[table] as readonly string[];
   const types = TABLE_TYPES.get(table) as readonly SqlType[];
   const cols: Col[] = names.map((name, i) => ({ name, type: { t: types[i] as SqlType } }));

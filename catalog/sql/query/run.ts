@@ -1228,6 +1228,11 @@ export class Evaluator {
           },
         };
       }
+      case "year":
+      case "month":
+      case "day":
+      case "hour":
+        return datePart(e.name, args, name);
       default:
         throw refuse(`the function ${e.name}`);
     }
@@ -1412,4 +1417,41 @@ function distinctRows(rows: SqlValue[][]): SqlValue[][] {
     seen.add(k);
     return true;
   });
+}
+
+/**
+ * year/month/day/hour of a DATE, TIMESTAMP or TIMESTAMP WITH TIME ZONE (in UTC, the server's zone): the
+ * partition transforms DuckLake writes into its flush filters. BIGINT, as DuckDB's date parts.
+ */
+function datePart(part: string, args: Compiled[], name: string): Compiled {
+  const a = args[0];
+  const id = a?.t.t.id;
+  if (args.length !== 1 || !a || (id !== "DATE" && id !== "TIMESTAMP" && id !== "TIMESTAMP WITH TIME ZONE")) {
+    throw refuse(`${part}() of ${a ? typeText(a.t.t) : "nothing"}`);
+  }
+  if (part === "hour" && id === "DATE") throw refuse("hour() of a DATE");
+  return {
+    t: { t: { id: "BIGINT" } },
+    name,
+    ev: (env) => {
+      const v = a.ev(env);
+      if (v === null) return null;
+      const ms =
+        id === "DATE"
+          ? (v as number) * 86_400_000
+          : Number((v as bigint) / 1000n) - ((v as bigint) % 1000n < 0n ? 1 : 0);
+      const d = new Date(ms);
+      if (Number.isNaN(d.getTime())) throw refuse(`${part}() of a value outside JavaScript's dates`);
+      switch (part) {
+        case "year":
+          return BigInt(d.getUTCFullYear());
+        case "month":
+          return BigInt(d.getUTCMonth() + 1);
+        case "day":
+          return BigInt(d.getUTCDate());
+        default:
+          return BigInt(d.getUTCHours());
+      }
+    },
+  };
 }

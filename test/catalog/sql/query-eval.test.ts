@@ -5,6 +5,7 @@
  * and duplicates. Every case is either answered exactly as stock answers it (names, types, rows, and
  * their order where the query orders them) or refused with Unsupported; nearly all must be answered.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { Unsupported } from "../../../catalog/errors.ts";
 import { sqlTypeOf } from "../../../catalog/sql/files/inlined-values.ts";
@@ -14,6 +15,7 @@ import { Evaluator, type Rel } from "../../../catalog/sql/query/run.ts";
 import { typeText } from "../../../catalog/sql/query/values.ts";
 import type { SqlResult, SqlValue } from "../../../catalog/sql/result.ts";
 import fixture from "../../fixtures/quack/query-eval.json";
+import { assertProperty } from "../../support/property.ts";
 
 type Enc =
   | null
@@ -143,5 +145,87 @@ describe("metadata-query evaluator against stock DuckDB", () => {
       expect(err, sql).toBeInstanceOf(Unsupported);
       expect((err as Error).message, sql).toContain(words);
     }
+  });
+});
+
+/** Random small relations: ids unique, `a` an integer or NULL, `s` from a few strings or NULL. */
+const relationArb = fc.array(
+  fc.record({
+    a: fc.option(fc.integer({ min: -3, max: 3 }), { nil: null }),
+    s: fc.option(fc.constantFrom("x", "y", "", "é"), { nil: null }),
+  }),
+  { maxLength: 12 },
+);
+
+function relOf(rows: { a: number | null; s: string | null }[]): Rel {
+  return {
+    cols: [
+      { name: "id", type: { t: { id: "BIGINT" } } },
+      { name: "a", type: { t: { id: "BIGINT" } } },
+      { name: "s", type: { t: { id: "VARCHAR" } } },
+    ],
+    rows: rows.map((r, i) => [BigInt(i), r.a === null ? null : BigInt(r.a), r.s]),
+  };
+}
+
+function runOver(l: Rel, r: Rel, sql: string): SqlResult {
+  return new Evaluator((item) => (item.name === "ducklake_l" ? l : r)).run(parseQuery(tokenize(sql)));
+}
+
+const predicateArb = fc.constantFrom(
+  "a > 0",
+  "a = 1 OR s = 'x'",
+  "a IN (1, NULL)",
+  "NOT (a BETWEEN -1 AND 1) AND s IS NOT NULL",
+  "s < 'y'",
+  "a NOT IN (SELECT a FROM ducklake_r)",
+  "EXISTS (SELECT 1 FROM ducklake_r r WHERE r.a = ducklake_l.a)",
+  "COALESCE(a, 0) * 2 >= 2",
+);
+
+describe("metadata-query evaluator properties", () => {
+  it("WHERE p, WHERE NOT p and WHERE (p) IS NULL partition the rows (three-valued logic)", () => {
+    assertProperty(
+      fc.property(relationArb, relationArb, predicateArb, (lr, rr, p) => {
+        const l = relOf(lr);
+        const r = relOf(rr);
+        const count = (where: string): number =>
+          Number(runOver(l, r, `SELECT COUNT(*) FROM ducklake_l WHERE ${where}`).rows[0]?.[0]);
+        expect(count(`${p}`) + count(`NOT (${p})`) + count(`(${p}) IS NULL`)).toBe(lr.length);
+      }),
+    );
+  });
+
+  it("a hash join answers as the same join evaluated row by row", () => {
+    assertProperty(
+      fc.property(relationArb, relationArb, fc.constantFrom("JOIN", "LEFT JOIN"), (lr, rr, kind) => {
+        const l = relOf(lr);
+        const r = relOf(rr);
+        const order = "ORDER BY l.id, r.id NULLS FIRST";
+        const hashed = runOver(
+          l,
+          r,
+          `SELECT l.id, r.id FROM ducklake_l l ${kind} ducklake_r r ON l.a = r.a AND l.s = r.s ${order}`,
+        );
+        const looped = runOver(
+          l,
+          r,
+          `SELECT l.id, r.id FROM ducklake_l l ${kind} ducklake_r r ON l.a + 0 = r.a + 0 AND l.s || '' = r.s || '' ${order}`,
+        );
+        expect(hashed.rows).toEqual(looped.rows);
+      }),
+    );
+  });
+
+  it("ORDER BY … LIMIT k OFFSET j is a slice of the full ordering", () => {
+    assertProperty(
+      fc.property(relationArb, fc.nat(6), fc.nat(3), fc.boolean(), (lr, k, j, desc) => {
+        const l = relOf(lr);
+        const order = `ORDER BY a ${desc ? "DESC" : ""}, s NULLS FIRST, id`;
+        const all = runOver(l, l, `SELECT id FROM ducklake_l ${order}`).rows;
+        const page = runOver(l, l, `SELECT id FROM ducklake_l ${order} LIMIT ${k} OFFSET ${j}`).rows;
+        expect(page).toEqual(all.slice(j, j + k));
+      }),
+    );
   });
 });

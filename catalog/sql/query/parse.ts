@@ -453,21 +453,19 @@ class Parser {
     return l;
   }
   private additive(): Expr {
-    let l = this.multiplicative();
-    for (;;) {
-      if (this.eatOp("+")) l = { k: "bin", op: "+", l, r: this.multiplicative() };
-      else if (this.eatOp("-")) l = { k: "bin", op: "-", l, r: this.multiplicative() };
-      else if (this.eatOp("||")) l = { k: "bin", op: "||", l, r: this.multiplicative() };
-      else return l;
-    }
+    return this.level(["+", "-", "||"], () => this.multiplicative());
   }
   private multiplicative(): Expr {
-    let l = this.unary();
+    return this.level(["*", "/", "%"], () => this.unary());
+  }
+  /** One left-associative level of binary operators. */
+  private level(ops: readonly BinaryOp[], next: () => Expr): Expr {
+    let l = next();
     for (;;) {
-      if (this.eatOp("*")) l = { k: "bin", op: "*", l, r: this.unary() };
-      else if (this.eatOp("/")) l = { k: "bin", op: "/", l, r: this.unary() };
-      else if (this.eatOp("%")) l = { k: "bin", op: "%", l, r: this.unary() };
-      else return l;
+      const op = ops.find((o) => this.isOp(o));
+      if (op === undefined) return l;
+      this.i++;
+      l = { k: "bin", op, l, r: next() };
     }
   }
   private unary(): Expr {

@@ -5,6 +5,7 @@
  * Every integer type is held as a bigint while evaluating and converted back when the answer is built.
  */
 import { InvalidRequest, Unsupported } from "../../errors.ts";
+import { timestamptzMicros } from "../metadata/common.ts";
 import type { SqlType, SqlValue } from "../result.ts";
 
 /** A type while evaluating: `literal` marks an untyped string/integer literal DuckDB may still coerce. */
@@ -153,22 +154,14 @@ export function castSupported(from: SqlType, to: SqlType): boolean {
   return false;
 }
 
-const TS =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|UTC|[+-]\d{2}(?::?\d{2})?)?$/i;
-
+/** A TIMESTAMPTZ text as microseconds (the one parser of DuckLake's timestamp literals), or undefined. */
 function parseTimestamptz(text: string): bigint | undefined {
-  const m = TS.exec(text.trim());
-  if (!m) return undefined;
-  const [, y, mo, d, h = "0", mi = "0", s = "0", frac = "", zone = ""] = m;
-  const ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s));
-  if (Number.isNaN(ms)) return undefined;
-  let micros = BigInt(ms) * 1000n + BigInt(frac.padEnd(6, "0").slice(0, 6) || "0");
-  const z = /^([+-])(\d{2}):?(\d{2})?$/.exec(zone);
-  if (z) {
-    const offset = BigInt((Number(z[2]) * 60 + Number(z[3] ?? "0")) * 60_000_000);
-    micros -= z[1] === "-" ? -offset : offset;
+  try {
+    return timestamptzMicros(text);
+  } catch (e) {
+    if (e instanceof InvalidRequest) return undefined;
+    throw e;
   }
-  return micros;
 }
 
 function two(n: number): string {

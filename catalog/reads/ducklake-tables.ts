@@ -240,6 +240,24 @@ async function tagRows(view: ReadView, snap: SnapshotRecord, kind: Kind): Promis
   return out;
 }
 
+/** The per-file tables as rows of their data file records (one home for the SQL reader and this one). */
+export const FILE_ROWS = {
+  ducklake_data_file: (fs: readonly DataFileRecord[]): Row[] =>
+    fs.map((f) => ({ ...f, row_id_start: shownRowIdStart(f) })) as unknown as Row[],
+  ducklake_file_column_stats: (fs: readonly DataFileRecord[]): Row[] =>
+    fs.flatMap((f) =>
+      f.x_column_stats.map((c) => ({ data_file_id: f.data_file_id, table_id: f.table_id, ...c })),
+    ),
+  ducklake_file_variant_stats: (fs: readonly DataFileRecord[]): Row[] =>
+    fs.flatMap((f) =>
+      f.x_variant_stats.map((c) => ({ data_file_id: f.data_file_id, table_id: f.table_id, ...c })),
+    ),
+  ducklake_file_partition_value: (fs: readonly DataFileRecord[]): Row[] =>
+    fs.flatMap((f) =>
+      f.x_partition_values.map((pv) => ({ data_file_id: f.data_file_id, table_id: f.table_id, ...pv })),
+    ),
+} as const;
+
 const SOURCES: Record<string, Source> = {
   ducklake_metadata: async (view) =>
     (await plain<OptionRecord>(Kind.option, ValueKind.option)(view)).flatMap((o) =>
@@ -255,16 +273,11 @@ const SOURCES: Record<string, Source> = {
     (await v<ViewRecord>(Kind.view, ValueKind.view)(view, snap)) as unknown as Row[],
   ducklake_tag: (view, snap) => tagRows(view, snap, Kind.tag),
   ducklake_column_tag: (view, snap) => tagRows(view, snap, Kind.columnTag),
-  ducklake_data_file: async (view, snap) =>
-    (await files(view, snap)).map((f) => ({ ...f, row_id_start: shownRowIdStart(f) })) as unknown as Row[],
+  ducklake_data_file: async (view, snap) => FILE_ROWS.ducklake_data_file(await files(view, snap)),
   ducklake_file_column_stats: async (view, snap) =>
-    (await files(view, snap)).flatMap((f) =>
-      f.x_column_stats.map((c) => ({ data_file_id: f.data_file_id, table_id: f.table_id, ...c })),
-    ),
+    FILE_ROWS.ducklake_file_column_stats(await files(view, snap)),
   ducklake_file_variant_stats: async (view, snap) =>
-    (await files(view, snap)).flatMap((f) =>
-      f.x_variant_stats.map((c) => ({ data_file_id: f.data_file_id, table_id: f.table_id, ...c })),
-    ),
+    FILE_ROWS.ducklake_file_variant_stats(await files(view, snap)),
   ducklake_delete_file: async (view, snap) =>
     (await v<DeleteFileRecord>(Kind.deleteFile, ValueKind.deleteFile)(view, snap)) as unknown as Row[],
   ducklake_column: async (view, snap) =>
@@ -284,9 +297,7 @@ const SOURCES: Record<string, Source> = {
       p.x_columns.map((c) => ({ partition_id: p.partition_id, table_id: p.table_id, ...c })),
     ),
   ducklake_file_partition_value: async (view, snap) =>
-    (await files(view, snap)).flatMap((f) =>
-      f.x_partition_values.map((pv) => ({ data_file_id: f.data_file_id, table_id: f.table_id, ...pv })),
-    ),
+    FILE_ROWS.ducklake_file_partition_value(await files(view, snap)),
   ducklake_files_scheduled_for_deletion: async (view) =>
     (await plain<GcFileRecord>(Kind.gcFile, ValueKind.gcFile)(view)) as unknown as Row[],
   ducklake_inlined_data_tables: async (view, snap) =>
@@ -343,6 +354,13 @@ function compareRows(a: Row, b: Row, columns: readonly string[]): number {
     return x < y ? -1 : 1;
   }
   return 0;
+}
+
+/** Records of one `ducklake_*` table as its rows: exactly its columns, in the order of their values. */
+export function tableRows(tableName: string, records: readonly Row[]): Row[] {
+  const columns = DUCKLAKE_TABLES[tableName];
+  if (!columns) throw new InvalidRequest(`${quoteName(tableName)} is not one of the 28 DuckLake 1.0 tables`);
+  return records.map((r) => project(r, columns)).sort((a, b) => compareRows(a, b, columns));
 }
 
 /** Rows of one `ducklake_*` table at snapshot S (default: head), sorted by their columns in order. */

@@ -38,20 +38,28 @@ export async function tableFileRows(
   );
   return {
     snapshot_id: s,
-    // A merge's replacement begins at or before the file it replaced (backdated, and allocated later); a
-    // DELETE's replacement begins exactly when the old one ends, after it began.
-    delete_files: deletes
-      .filter(
-        (d) =>
-          d.end_snapshot === null ||
-          !deletes.some(
-            (n) =>
-              n.data_file_id === d.data_file_id &&
-              n.delete_file_id > d.delete_file_id &&
-              n.begin_snapshot <= d.begin_snapshot,
-          ),
-      )
-      .sort((a, b) => a.delete_file_id - b.delete_file_id),
+    delete_files: withoutMergedAway(deletes).sort((a, b) => a.delete_file_id - b.delete_file_id),
     data_files: data.sort((a, b) => a.data_file_id - b.data_file_id),
   };
+}
+
+/**
+ * Delete file rows as SQL sees them: without the versions a flush merged into a newer file. A merge's
+ * replacement begins at or before the file it replaced (backdated, and allocated later); a DELETE's
+ * replacement begins exactly when the old one ends, after it began. `deletes` may span tables.
+ */
+export function withoutMergedAway(deletes: readonly DeleteFileRecord[]): DeleteFileRecord[] {
+  const byDataFile = new Map<number, DeleteFileRecord[]>();
+  for (const d of deletes) {
+    const list = byDataFile.get(d.data_file_id);
+    if (list) list.push(d);
+    else byDataFile.set(d.data_file_id, [d]);
+  }
+  return deletes.filter(
+    (d) =>
+      d.end_snapshot === null ||
+      !(byDataFile.get(d.data_file_id) ?? []).some(
+        (n) => n.delete_file_id > d.delete_file_id && n.begin_snapshot <= d.begin_snapshot,
+      ),
+  );
 }

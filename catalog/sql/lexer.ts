@@ -31,7 +31,7 @@ export const MAX_SQL_BYTES = 8 * 1024 * 1024;
 export const MAX_STATEMENTS = 20_000;
 
 const OPS = ["::", ":=", ">=", "<=", "<>", "!=", "||", "->", "=>", "**"];
-const SINGLE = "=<>+-*/%(),;.[]{}:?!|&^~@";
+const SINGLE = "=<>+-*/%(),;.[]{}:?!|&^~@#";
 
 function isWordStart(c: string): boolean {
   return /[A-Za-z_\u0080-\uffff]/.test(c);

@@ -9,6 +9,7 @@ import type { ReadView } from "../../storage/api.ts";
 import { Unsupported } from "../errors.ts";
 import type { Statement } from "./lexer.ts";
 import { shapeOf } from "./lexer.ts";
+import { answerQuery } from "./query/index.ts";
 import { FILE_READS } from "./reads-files.ts";
 import { METADATA_READS } from "./reads-metadata.ts";
 import type { SqlResult } from "./result.ts";
@@ -52,13 +53,22 @@ export function findReadTemplate(stmt: Statement): ReadTemplate | undefined {
   return READ_TEMPLATES.find((t) => t.matches(shape, stmt));
 }
 
-/** Answers one read statement, or throws `Unsupported` naming its shape. */
+/**
+ * Answers one read statement: by its template when one matches (the measured fast paths), else by the
+ * evaluator of DuckLake's SQL subset (`query/`, decision record 0420), which refuses what it does not
+ * model with `Unsupported` naming the construct and the statement's shape.
+ */
 export async function answerRead(ctx: SqlReadContext, stmt: Statement): Promise<SqlResult> {
   const template = findReadTemplate(stmt);
-  if (!template) {
-    throw new Unsupported(
-      `statement not recognised as a DuckLake metadata read: ${shapeOf(stmt.tokens).slice(0, 500)}`,
-    );
+  if (template) return template.answer(ctx, stmt);
+  try {
+    return await answerQuery(ctx, stmt);
+  } catch (err) {
+    if (err instanceof Unsupported) {
+      throw new Unsupported(
+        `statement not recognised as a DuckLake metadata read (${err.message.replace(/^unsupported: /, "")}): ${shapeOf(stmt.tokens).slice(0, 500)}`,
+      );
+    }
+    throw err;
   }
-  return template.answer(ctx, stmt);
 }

@@ -478,6 +478,72 @@ SESSIONS |= {
     ],
 }
 
+SESSIONS |= {
+    # Everyday SQL over a table written as Parquet (above the inlining limit): the commit reads its schema's
+    # path, top-N and filters prune files by stats, a self-join, ducklake_table_info (decision 0420).
+    "ctas-top-n-joins": [
+        ATTACH,
+        "CREATE TABLE lake.t AS SELECT i, 'x' || i AS s, TIMESTAMP '2026-01-01' + INTERVAL (i) MINUTE AS ts "
+        "FROM range(3000) r(i)",
+        "SELECT * FROM lake.t ORDER BY i DESC LIMIT 3",
+        "SELECT i, s FROM lake.t ORDER BY ts DESC LIMIT 2",
+        "SELECT count(*) FROM lake.t WHERE i > 2990",
+        "SELECT a.i, b.s FROM lake.t a JOIN lake.t b ON a.i = b.i WHERE a.i < 3 ORDER BY 1",
+        "SELECT table_name, file_count, file_size_bytes > 0 FROM ducklake_table_info('lake')",
+        "INSERT INTO lake.t SELECT i, 'y' || i, TIMESTAMP '2027-01-01' FROM range(3000, 3004) r(i)",
+        "SELECT i FROM lake.t WHERE ts >= TIMESTAMP '2026-06-01' ORDER BY i",
+        "SELECT i FROM lake.t ORDER BY s DESC LIMIT 2",
+    ],
+    # The metadata catalog itself, as users query it: DuckDB's Quack catalog scans it with positional
+    # projections (`SELECT #1, #2 FROM ducklake_data_file`) and existence probes (`SELECT NULL::BOOLEAN`).
+    "metadata-catalog-scans": [
+        ATTACH,
+        "CREATE TABLE lake.t (id INTEGER, s VARCHAR)",
+        "INSERT INTO lake.t VALUES (1, 'a'), (2, 'b')",
+        "CREATE TABLE lake.big AS SELECT i FROM range(2000) r(i)",
+        "SELECT snapshot_id, schema_version, next_catalog_id, next_file_id FROM __ducklake_metadata_lake.ducklake_snapshot ORDER BY ALL",
+        "SELECT count(*) FROM __ducklake_metadata_lake.ducklake_snapshot",
+        "SELECT table_id, schema_id, table_name, begin_snapshot, end_snapshot FROM __ducklake_metadata_lake.ducklake_table ORDER BY ALL",
+        "SELECT column_id, table_id, column_name, column_type, nulls_allowed FROM __ducklake_metadata_lake.ducklake_column ORDER BY ALL",
+        "SELECT data_file_id, table_id, begin_snapshot, end_snapshot, record_count, row_id_start, file_format "
+        "FROM __ducklake_metadata_lake.ducklake_data_file",
+        "SELECT table_id, column_id, value_count, null_count, min_value, max_value FROM __ducklake_metadata_lake.ducklake_file_column_stats ORDER BY ALL",
+        "SELECT table_id, record_count, next_row_id FROM __ducklake_metadata_lake.ducklake_table_stats ORDER BY ALL",
+        "SELECT count(*) FROM __ducklake_metadata_lake.ducklake_delete_file",
+        "SELECT key, value FROM __ducklake_metadata_lake.ducklake_metadata WHERE key NOT IN ('data_path', 'created_by') ORDER BY ALL",
+        "SELECT * FROM __ducklake_metadata_lake.ducklake_schema_versions ORDER BY ALL",
+        "SELECT table_id, schema_version FROM __ducklake_metadata_lake.ducklake_inlined_data_tables ORDER BY ALL",
+        "SELECT * FROM __ducklake_metadata_lake.ducklake_inlined_data_1_1 ORDER BY row_id",
+    ],
+    # ALTER … SET DEFAULT (DuckLake asks whether the column came with its table) and set_option at table
+    # and schema scope (DuckLake counts the option rows of that scope first).
+    "set-default-and-option-scopes": [
+        ATTACH,
+        "CREATE TABLE lake.t (id INTEGER, s VARCHAR)",
+        "ALTER TABLE lake.t ALTER s SET DEFAULT 'zz'",
+        "INSERT INTO lake.t (id) VALUES (1)",
+        "SELECT * FROM lake.t",
+        "ALTER TABLE lake.t ADD COLUMN n INTEGER",
+        "ALTER TABLE lake.t ALTER n SET DEFAULT 5",
+        "INSERT INTO lake.t (id) VALUES (2)",
+        "SELECT * FROM lake.t ORDER BY id",
+        "CALL lake.set_option('parquet_compression', 'zstd', table_name => 't')",
+        "CALL lake.set_option('parquet_compression', 'zstd', table_name => 't')",
+        "CALL lake.set_option('parquet_row_group_size', '1000', schema => 'main')",
+        "SELECT option_name, value, scope, scope_entry FROM lake.options() WHERE scope <> 'GLOBAL' ORDER BY ALL",
+    ],
+    # table_changes between two times: DuckLake finds the snapshots by timestamp.
+    "table-changes-by-time": [
+        ATTACH,
+        "CREATE TABLE lake.t (id INTEGER, s VARCHAR)",
+        "INSERT INTO lake.t VALUES (1, 'a'), (2, 'b')",
+        "UPDATE lake.t SET s = 'B' WHERE id = 2",
+        "SELECT snapshot_id, rowid, change_type, id, s FROM ducklake_table_changes('lake', 'main', 't', "
+        "now() - INTERVAL 1 HOUR, now() + INTERVAL 1 HOUR) ORDER BY ALL",
+        "SELECT count(*) FROM lake.t AT (TIMESTAMP => now() + INTERVAL 1 HOUR)",
+    ],
+}
+
 # Sessions in which stock DuckDB itself numbers one commit's data files in no fixed order: flushing a table
 # inlined under two schema versions writes one file per version, and the client assigns their data_file_ids
 # in whichever order its flush tasks finish (measured against stock alone: 2 runs of 6 swap them). For these

@@ -1,11 +1,14 @@
 /**
- * Issue 24's findings 6-8 over HTTP: a request that fails validation is a 4xx naming what is wrong,
+ * Issue 24's findings 6-9 over HTTP: a request that fails validation is a 4xx naming what is wrong,
  * never an outage that is retried (a body nested too deep for the writer's RPC), option values outside
  * DuckLake's ranges are refused with the option's name, and keys that fold to one column are refused
- * (docs/decisions/0403-validation-is-not-an-outage.md, 0404-option-ranges.md).
+ * (docs/decisions/0403-validation-is-not-an-outage.md, 0404-option-ranges.md); finding 9's rule is
+ * docs/decisions/0405-inlining-limit-and-statement-bound.md.
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { MAX_INLINED_ROWS_PER_COMMIT } from "../../catalog/index.ts";
+import { MAX_SQL_BYTES, MAX_STATEMENTS, splitStatements } from "../../catalog/sql/lexer.ts";
 import type { Env } from "../../worker/env.ts";
 import { ApiError } from "../../worker/errors.ts";
 import { MAX_JSON_DEPTH } from "../../worker/json-depth.ts";
@@ -130,5 +133,33 @@ describe("finding 8: keys that fold to one column are refused with the column's 
     expect(k.error.message).toMatch(/both name "id"/);
     const read = await call(rowsPath(lake));
     expect(((await read.json()) as { rows: unknown[] }).rows).toEqual([]);
+  });
+});
+
+describe("finding 9: data_inlining_row_limit and the statement bound agree with the catalog's inline limit", () => {
+  it("refuses a data_inlining_row_limit above what one commit may inline, saying why", async () => {
+    const lake = "val-inlining";
+    expect((await call(`/v1/lakes/${lake}`, { method: "PUT" })).status).toBe(201);
+    const set = (value: string): Promise<Response> =>
+      call(`/v1/lakes/${lake}/commits`, {
+        method: "POST",
+        body: { verbs: [{ op: "set_option", name: "data_inlining_row_limit", value }] },
+      });
+    const e = await expectError(await set("100000"), 400, "InvalidRequest");
+    expect(e.error.message).toMatch(
+      new RegExp(
+        `option data_inlining_row_limit: 100000 is above ${MAX_INLINED_ROWS_PER_COMMIT}, the most rows one commit may inline`,
+      ),
+    );
+    expect((await set(String(MAX_INLINED_ROWS_PER_COMMIT))).status).toBe(200);
+  });
+
+  it("takes a request of as many statements as a commit within the catalog's limits sends (30,000 staged rows)", () => {
+    const rows = Array.from(
+      { length: 30_000 },
+      (_, i) => `INSERT INTO ducklake_staged_inlined_row VALUES (1, ${i}, NULL, '(${i}, ''x${i}'')');`,
+    );
+    expect(splitStatements(rows.join("")).length).toBe(30_000);
+    expect(MAX_STATEMENTS * 40).toBeLessThanOrEqual(MAX_SQL_BYTES);
   });
 });

@@ -9,6 +9,8 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { MAX_INLINED_ROWS_PER_COMMIT } from "../../catalog/index.ts";
 import { MAX_SQL_BYTES, MAX_STATEMENTS, splitStatements } from "../../catalog/sql/lexer.ts";
+import type { TypeNode } from "../../catalog/types.ts";
+import { parseValue } from "../../catalog/values/index.ts";
 import type { Env } from "../../worker/env.ts";
 import { ApiError } from "../../worker/errors.ts";
 import { MAX_JSON_DEPTH } from "../../worker/json-depth.ts";
@@ -133,6 +135,20 @@ describe("finding 8: keys that fold to one column are refused with the column's 
     expect(k.error.message).toMatch(/both name "id"/);
     const read = await call(rowsPath(lake));
     expect(((await read.json()) as { rows: unknown[] }).rows).toEqual([]);
+  });
+});
+
+describe("finding 8 in nested values", () => {
+  it("refuses a STRUCT value whose keys fold to one field, naming it", () => {
+    const node: TypeNode = {
+      name: "s",
+      type: "struct",
+      children: [{ name: "Kind", type: "varchar", children: [] }],
+    };
+    expect(parseValue(node, { kind: "a" }, "rows[0].s")).toEqual({ Kind: "a" });
+    expect(() => parseValue(node, { kind: "a", KIND: "b" }, "rows[0].s")).toThrow(
+      /rows\[0\]\.s: keys "kind" and "KIND" both name "Kind"/,
+    );
   });
 });
 

@@ -16,35 +16,13 @@ import { ApiError } from "../../worker/errors.ts";
 import { MAX_JSON_DEPTH } from "../../worker/json-depth.ts";
 import { callWriter } from "../../worker/lake-rpc.ts";
 import { call, expectError } from "../support/http.ts";
-
-async function lakeWithTable(lake: string, keyed: boolean): Promise<void> {
-  expect((await call(`/v1/lakes/${lake}`, { method: "PUT" })).status).toBe(201);
-  const c = await call(`/v1/lakes/${lake}/commits`, {
-    method: "POST",
-    body: {
-      verbs: [
-        {
-          op: "create_table",
-          name: "events",
-          columns: [
-            { name: "id", type: "int64" },
-            { name: "v", type: "varchar" },
-          ],
-        },
-        ...(keyed ? [{ op: "set_row_key", table: { name: "events" }, columns: ["id"] }] : []),
-      ],
-    },
-  });
-  expect(c.status).toBe(200);
-}
+import { lakeWithTable, rowsPath } from "../support/rows-lake.ts";
 
 function nested(depth: number): unknown {
   let v: unknown = "x";
   for (let i = 0; i < depth; i++) v = { a: v };
   return v;
 }
-
-const rowsPath = (lake: string): string => `/v1/lakes/${lake}/tables/main/events/rows`;
 
 describe("finding 6: a body nested too deep is the client's error, not an outage", () => {
   it("answers 400 naming the depth, with or without an idempotency key, and writes nothing", async () => {

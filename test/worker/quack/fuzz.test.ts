@@ -17,7 +17,7 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { SqlType, SqlValue } from "../../../catalog/sql/result.ts";
 import { CodedError } from "../../../storage/errors.ts";
-import { DECODED_VALUES_PER_BYTE, MAX_DECODED_VALUES } from "../../../worker/quack/binary.ts";
+import { BinaryWriter, DECODED_VALUES_PER_BYTE, MAX_DECODED_VALUES } from "../../../worker/quack/binary.ts";
 import { type DataChunk, toChunks } from "../../../worker/quack/chunk.ts";
 import { handleQuack } from "../../../worker/quack/handler.ts";
 import {
@@ -152,16 +152,10 @@ const EDGE_VALUES = [
   2n ** 64n - 1n,
 ];
 
-function leb(v: bigint): number[] {
-  const out: number[] = [];
-  let x = v;
-  do {
-    let b = Number(x & 0x7fn);
-    x >>= 7n;
-    if (x !== 0n) b |= 0x80;
-    out.push(b);
-  } while (x !== 0n);
-  return out;
+function leb(v: bigint): Uint8Array {
+  const w = new BinaryWriter(16);
+  w.uleb(v);
+  return w.bytes();
 }
 
 /** The length of the LEB128 varint starting at `at` (at most 10 bytes). */

@@ -23,6 +23,14 @@ export async function callWriter<T>(
     result = await call(writerStub(env, lake));
   } catch (err) {
     const detail = err instanceof Error ? err.message : String(err);
+    if (cannotBeSent(err)) {
+      // Deterministic: the same request fails the same way, so it is the request's error, never an
+      // outage to retry (docs/decisions/0403-validation-is-not-an-outage.md).
+      throw new ApiError(
+        "InvalidRequest",
+        `the request could not be sent to the writer for lake '${lake}' (${detail}): it nests too deeply or holds a value that cannot be sent`,
+      );
+    }
     throw new ApiError(
       "Unavailable",
       `the writer for lake '${lake}' could not be reached (${detail}); retry shortly`,
@@ -30,4 +38,12 @@ export async function callWriter<T>(
   }
   if (!result.ok) throw new ApiError(result.error.code, result.error.message);
   return result.value;
+}
+
+/**
+ * An argument the RPC cannot serialise: structured clone overflows its stack on a deeply nested value
+ * (RangeError) or meets a value it cannot clone (DataCloneError).
+ */
+function cannotBeSent(err: unknown): boolean {
+  return err instanceof RangeError || (err instanceof Error && err.name === "DataCloneError");
 }

@@ -1,10 +1,11 @@
 /** Cross-cutting request handling: request ids, access logs, lake-name checks, auth, body limits. */
 import type { Context, MiddlewareHandler } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "./app-env.ts";
 import { authenticate, authorize, type Scope } from "./auth.ts";
+import { readBodyWithin } from "./body-limit.ts";
 import { dotSegmentIn, rawPathOf } from "./data-path.ts";
 import { ApiError } from "./errors.ts";
+import { refuseDeepJson } from "./json-depth.ts";
 import { isLakeName } from "./lake-name.ts";
 import { log } from "./log.ts";
 
@@ -65,16 +66,20 @@ export const lakeName: MiddlewareHandler<AppEnv> = async (c, next) => {
 
 const DATA_UPLOAD = /^\/v1\/lakes\/[^/]+\/data\//;
 
-/** JSON bodies are capped here; data uploads stream and enforce their own, larger limit. */
-export const maxBody: MiddlewareHandler<AppEnv> = (c, next) => {
-  if (DATA_UPLOAD.test(c.req.path)) return next();
+/**
+ * JSON bodies are capped here, cut while they stream (`body-limit.ts`); data uploads stream and enforce
+ * their own, larger limit. A JSON body nested deeper than MAX_JSON_DEPTH is refused here too, before a
+ * route could forward it to a writer (decision 0403).
+ */
+export const maxBody: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (DATA_UPLOAD.test(c.req.path) || !c.req.raw.body) return next();
   const limit = Number(c.env?.MAX_BODY_BYTES ?? DEFAULT_MAX_BODY) || DEFAULT_MAX_BODY;
-  return bodyLimit({
-    maxSize: limit,
-    onError: () => {
-      throw new ApiError("PayloadTooLarge", `request body exceeds ${limit} bytes`);
-    },
-  })(c, next);
+  const body = await readBodyWithin(c.req.raw, limit);
+  if (body === null) throw new ApiError("PayloadTooLarge", `request body exceeds ${limit} bytes`);
+  const type = c.req.header("content-type") ?? "";
+  if (type === "" || type.includes("json")) refuseDeepJson(body);
+  c.req.raw = new Request(c.req.raw, { body });
+  await next();
 };
 
 /** Requires a bearer token with `scope` on the route's lake (or on every lake for lake-less routes). */

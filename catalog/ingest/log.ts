@@ -11,6 +11,7 @@
  */
 import { Constraint, FlushPlanStale, InvalidRequest, NotFound, quoteName } from "../errors.ts";
 import type { InlineValue, TableRecord } from "../records.ts";
+import { refuseFoldedTwice } from "../values/errors.ts";
 import { parseValue, type StoredValue } from "../values/index.ts";
 import type { Assigned, VerbContext } from "../verbs/context.ts";
 import { canonicalRow, type TableShape, tableShape } from "../verbs/ops/inline.ts";
@@ -59,6 +60,8 @@ function keyOf(
   source: Record<string, unknown>,
   path: string,
 ): InlineValue[] {
+  const seen = new Map<string, string>();
+  for (const k of Object.keys(source)) refuseFoldedTwice(seen, k, k.toLowerCase(), path);
   const given = new Map(Object.entries(source).map(([k, v]) => [k.toLowerCase(), v]));
   return keyColumns.map((name) => {
     const c = shape.byName.get(name.toLowerCase());

@@ -27,8 +27,14 @@ export interface Statement {
 
 /** Longest SQL text accepted in one request (DuckLake's largest batches are well under this). */
 export const MAX_SQL_BYTES = 8 * 1024 * 1024;
+/**
+ * The fewest bytes a statement DuckLake sends takes (`INSERT INTO ducklake_staged_commit VALUES (1);` is
+ * 46): the statement bound follows from the text bound, so the catalog's own per-commit limits (rows
+ * inlined, deletes), which name what to change, answer first (docs/decisions/0405-inlining-limit-and-statement-bound.md).
+ */
+const MIN_STATEMENT_BYTES = 40;
 /** Most statements accepted in one request. */
-export const MAX_STATEMENTS = 20_000;
+export const MAX_STATEMENTS = Math.floor(MAX_SQL_BYTES / MIN_STATEMENT_BYTES);
 
 const OPS = ["::", ":=", ">=", "<=", "<>", "!=", "||", "->", "=>", "**"];
 const SINGLE = "=<>+-*/%(),;.[]{}:?!|&^~@#";

@@ -19,3 +19,22 @@ function excerpt(value: StoredValue): string {
 export function refuse(path: string, type: string, value: StoredValue, why: string): never {
   throw new InvalidRequest(`${path}: ${excerpt(value)} is not a valid ${type} value: ${why}`);
 }
+
+/**
+ * Column and struct field names fold case (DuckDB's identifiers do), so `{"ID": 1, "id": 2}` names one
+ * column twice: refused with the column's name rather than one value silently dropped (decision 0403).
+ */
+export function refuseFoldedTwice(
+  seen: Map<string, string>,
+  key: string,
+  column: string,
+  path: string,
+): void {
+  const earlier = seen.get(column);
+  if (earlier !== undefined) {
+    throw new InvalidRequest(
+      `${path}: keys ${quoteName(earlier)} and ${quoteName(key)} both name ${quoteName(column)}; send it once`,
+    );
+  }
+  seen.set(column, key);
+}

@@ -22,7 +22,7 @@ import { Unsupported } from "../errors.ts";
 import type { ColumnRecord } from "../records.ts";
 import type { TypeNode } from "../types.ts";
 import type { StoredValue } from "./errors.ts";
-import { refuse } from "./errors.ts";
+import { refuse, refuseFoldedTwice } from "./errors.ts";
 import {
   decimalParams,
   floatText,
@@ -125,9 +125,11 @@ export function parseValue(node: TypeNode, input: StoredValue, path: string): St
     if (!isObject(input)) refuse(path, "struct", input, "a struct is a JSON object");
     const out: { [key: string]: StoredValue } = {};
     const byName = new Map(node.children.map((c) => [c.name.toLowerCase(), c]));
+    const seen = new Map<string, string>();
     for (const key of Object.keys(input)) {
-      if (!byName.has(key.toLowerCase()))
-        refuse(path, "struct", input, `it has no field ${JSON.stringify(key)}`);
+      const field = byName.get(key.toLowerCase());
+      if (!field) refuse(path, "struct", input, `it has no field ${JSON.stringify(key)}`);
+      refuseFoldedTwice(seen, key, field.name, path);
     }
     const given = new Map(Object.entries(input).map(([k, v]) => [k.toLowerCase(), v]));
     for (const c of node.children)

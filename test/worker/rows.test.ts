@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { call, expectError } from "../support/http.ts";
+import { lakeWithTable, rowsPath } from "../support/rows-lake.ts";
 
 interface WriteAnswer {
   watermark: number;
@@ -14,29 +15,6 @@ interface RowsAnswer {
   drained: number;
   next: string | null;
 }
-
-async function lakeWithTable(lake: string, keyed: boolean): Promise<void> {
-  expect((await call(`/v1/lakes/${lake}`, { method: "PUT" })).status).toBe(201);
-  const c = await call(`/v1/lakes/${lake}/commits`, {
-    method: "POST",
-    body: {
-      verbs: [
-        {
-          op: "create_table",
-          name: "events",
-          columns: [
-            { name: "id", type: "int64" },
-            { name: "v", type: "varchar" },
-          ],
-        },
-        ...(keyed ? [{ op: "set_row_key", table: { name: "events" }, columns: ["id"] }] : []),
-      ],
-    },
-  });
-  expect(c.status).toBe(200);
-}
-
-const rowsPath = (lake: string) => `/v1/lakes/${lake}/tables/main/events/rows`;
 
 async function write(lake: string, body: unknown, key?: string): Promise<Response> {
   return call(rowsPath(lake), {

@@ -14,6 +14,17 @@ export const OBJECT_END = 0xffff;
 /** Largest element count accepted for one list on decode (bounded again by the bytes left). */
 export const MAX_LIST_ELEMENTS = 16 * 1024 * 1024;
 
+/**
+ * Values a decode may materialise per byte of the message (rows of every vector, list entries copied
+ * out): a vector of N rows is backed by at least N bits of validity or N bytes of data, so honest
+ * messages stay far below this, while a row count that no bytes back (a STRUCT without fields, a LIST
+ * child of millions of empty rows) is refused before anything is allocated
+ * (docs/decisions/0400-quack-door-limits.md).
+ */
+export const DECODED_VALUES_PER_BYTE = 16;
+/** Most values one decode materialises, whatever the message's size (a 128 MB isolate's share). */
+export const MAX_DECODED_VALUES = 4 * 1024 * 1024;
+
 const UTF8 = new TextEncoder();
 const UTF8_DECODER = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
@@ -126,9 +137,30 @@ export class BinaryWriter {
 export class BinaryReader {
   private pos = 0;
   private readonly view: DataView;
+  /** Values this decode may still materialise (DECODED_VALUES_PER_BYTE, MAX_DECODED_VALUES). */
+  private budget: number;
 
   constructor(private readonly buf: Uint8Array) {
     this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    this.budget = Math.min(MAX_DECODED_VALUES, DECODED_VALUES_PER_BYTE * buf.length);
+  }
+
+  /**
+   * Takes `n` values from the decode's budget before they are allocated; a message that claims more
+   * values than its bytes can back is refused here.
+   */
+  charge(n: number, what: string): void {
+    if (n > this.budget) {
+      throw new QuackProtocolError(
+        `${what} claims ${n} values at offset ${this.pos}, more than a message of ${this.buf.length} bytes can carry (at most ${DECODED_VALUES_PER_BYTE} per byte, ${MAX_DECODED_VALUES} in all)`,
+      );
+    }
+    this.budget -= n;
+  }
+
+  /** What is left of the decode's value budget (tests measure the work a message cost). */
+  get valuesLeft(): number {
+    return this.budget;
   }
 
   get offset(): number {

@@ -56,6 +56,8 @@ export function readChunkWrapper(r: BinaryReader): DataChunk {
   r.requireField(300, "chunk");
   r.requireField(100, "rows");
   const rows = r.uleb();
+  // DuckDB never puts more than STANDARD_VECTOR_SIZE rows in one chunk.
+  if (rows > CHUNK_ROWS) throw new QuackProtocolError(`a data chunk of ${rows} rows (at most ${CHUNK_ROWS})`);
   r.requireField(101, "types");
   const types = r.list(() => {
     const t = readLogicalType(r);

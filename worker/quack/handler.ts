@@ -20,18 +20,20 @@ import type { Env } from "../env.ts";
 import { callWriter } from "../lake-rpc.ts";
 import { log } from "../log.ts";
 import { type DataChunk, toChunks } from "./chunk.ts";
-import { QuackForbidden, QuackLimit } from "./errors.ts";
+import { QuackForbidden, QuackLimit, QuackProtocolError } from "./errors.ts";
 import {
+  CLIENT_MESSAGE_TYPES,
   concat,
-  decodeEnvelope,
   encodeEnvelope,
   encodeHeader,
   encodeMessage,
+  MAX_MESSAGE_BYTES,
   type Message,
   MessageType,
+  openEnvelope,
   QUACK_VERSION,
 } from "./messages.ts";
-import { FETCH_CHUNKS, MAX_RESULT_ROWS, type ResultStore } from "./results.ts";
+import { FETCH_CHUNKS, type Holder, MAX_RESULT_ROWS, type ResultStore } from "./results.ts";
 import { openSession, type QuackSession, resumeSession } from "./session.ts";
 
 /** What this server reports as its DuckDB version and platform (the version it is tested against). */
@@ -60,14 +62,27 @@ function errorReply(message: string): Uint8Array {
   return reply({ type: MessageType.ERROR_RESPONSE, message });
 }
 
+/** The ERROR_RESPONSE for a body cut off at MAX_MESSAGE_BYTES. */
+export function oversized(): Uint8Array {
+  return errorReply(`message exceeds the limit of ${MAX_MESSAGE_BYTES} bytes`);
+}
+
 /** Answers one request body with one response body (never throws: errors become ERROR_RESPONSE). */
 export async function handleQuack(
   req: QuackRequest,
 ): Promise<{ body: Uint8Array; lake: string | null; error?: string }> {
   let lake: string | null = null;
   try {
-    const { header, message } = decodeEnvelope(req.body);
-    if (message.type === MessageType.CONNECTION_REQUEST) {
+    // The header alone first: a type no client sends, or any message but CONNECTION without a connection
+    // id that verifies, is answered before a byte of its body is decoded (decision 0400).
+    const opened = openEnvelope(req.body);
+    const { header } = opened;
+    if (!CLIENT_MESSAGE_TYPES.has(header.type)) {
+      return { body: errorReply("Unsupported message type for server"), lake, error: "QuackProtocolError" };
+    }
+    if (header.type === MessageType.CONNECTION_REQUEST) {
+      const message = opened.message();
+      if (message.type !== MessageType.CONNECTION_REQUEST) throw new QuackProtocolError("not a CONNECTION");
       if (message.minVersion > QUACK_VERSION) {
         return {
           body: errorReply("Unsupported Quack version - server only supports version 1 of quack"),
@@ -87,6 +102,7 @@ export async function handleQuack(
     }
     const session = await resumeSession(req.env, header.connectionId, req.now);
     lake = session.lake;
+    const message = opened.message();
     switch (message.type) {
       case MessageType.PREPARE_REQUEST:
         return { body: await prepare(req, header.connectionId, session, message.sql), lake };
@@ -151,7 +167,7 @@ async function prepare(
   const result = statements.every((s) => statementKind(s) === "read")
     ? await answerReads(req, session, statements)
     : await forwardWrite(req, session, sql, statements);
-  return prepareResponse(req.results, connectionId, result, req.now);
+  return prepareResponse(req.results, { connectionId, owner: session.owner }, result, req.now);
 }
 
 /** The deployment's `QUACK_SERVER_COMMIT` switch (docs/decisions/0262-server-commit-switch.md): off unless "enabled". */
@@ -270,7 +286,7 @@ function randomUuid(): bigint {
  */
 export function prepareResponse(
   results: ResultStore,
-  connectionId: string,
+  holder: Holder,
   result: SqlResult,
   now: number,
 ): Uint8Array {
@@ -290,7 +306,7 @@ export function prepareResponse(
     for (let at = FETCH_CHUNKS; at < chunks.length; at += FETCH_CHUNKS) {
       pages.push(fetchBody(chunks.slice(at, at + FETCH_CHUNKS), BigInt(pages.length + 1)));
     }
-    results.hold(connectionId, uuid, pages, now);
+    results.hold(holder, uuid, pages, now);
   }
   return reply({
     type: MessageType.PREPARE_RESPONSE,

@@ -224,16 +224,45 @@ export function decodeHeader(r: BinaryReader): Header {
   return { type: type as MessageTypeId, connectionId, clientQueryId };
 }
 
-export function decodeEnvelope(bytes: Uint8Array): Envelope {
+/**
+ * The messages a client sends. A server decodes nothing of any other type past its header: result
+ * messages carry data chunks, the costliest thing on the wire (docs/decisions/0400-quack-door-limits.md).
+ */
+export const CLIENT_MESSAGE_TYPES: ReadonlySet<MessageTypeId> = new Set<MessageTypeId>([
+  MessageType.CONNECTION_REQUEST,
+  MessageType.PREPARE_REQUEST,
+  MessageType.FETCH_REQUEST,
+  MessageType.DISCONNECT_MESSAGE,
+]);
+
+/** A body whose header is read and whose message is not decoded yet. */
+export interface OpenedEnvelope {
+  header: Header;
+  /** Decodes the message (after the caller decided the header earns it). */
+  message(): Message;
+}
+
+/** Reads the header of a body; the message is decoded only when `message()` is called. */
+export function openEnvelope(bytes: Uint8Array): OpenedEnvelope {
   if (bytes.length > MAX_MESSAGE_BYTES) {
     throw new QuackLimit(`message of ${bytes.length} bytes exceeds the limit of ${MAX_MESSAGE_BYTES}`);
   }
   const r = new BinaryReader(bytes);
   const header = decodeHeader(r);
-  const message = decodeBody(r, header.type);
-  r.end();
-  if (r.remaining !== 0) throw new QuackProtocolError(`${r.remaining} bytes after the message`);
-  return { header, message };
+  return {
+    header,
+    message: () => {
+      const message = decodeBody(r, header.type);
+      r.end();
+      if (r.remaining !== 0) throw new QuackProtocolError(`${r.remaining} bytes after the message`);
+      return message;
+    },
+  };
+}
+
+export function decodeEnvelope(bytes: Uint8Array): Envelope {
+  const opened = openEnvelope(bytes);
+  return { header: opened.header, message: opened.message() };
 }
 
 function decodeBody(r: BinaryReader, type: MessageTypeId): Message {

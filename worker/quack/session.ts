@@ -1,6 +1,7 @@
 /**
  * Quack sessions that a restarted isolate can rebuild: the connection id handed out at CONNECTION is a
- * signed token `<lake>.<expiry>.<token digest>.<hmac>`, and every later message is authorised by
+ * signed token `<lake>.<expiry>.<token digest>.<nonce>.<hmac>` (the nonce: 128 random bits, so two
+ * CONNECTIONs never share an id, docs/decisions/0401-quack-connection-nonce.md), and every later message is authorised by
  * verifying it and looking the digest up in the *current* AUTH_TOKENS — so a revoked or downgraded token
  * stops working on the next message, and no session table exists anywhere (decision record
  * `docs/decisions/0202-quack-sessions-and-lake-selection.md`).
@@ -20,10 +21,15 @@ export interface SessionEnv extends AuthEnv {
   QUACK_SESSION_SECRET?: string;
 }
 
+/** Random bytes in each connection id: unguessable, and unique per CONNECTION. */
+export const CONNECTION_NONCE_BYTES = 16;
+
 export interface QuackSession {
   lake: string;
   grant: Grant;
   expiresAt: number;
+  /** The lake and token this session speaks for: the key of its held results' budget (results.ts). */
+  owner: string;
 }
 
 function b64url(bytes: Uint8Array): string {
@@ -116,11 +122,15 @@ export async function openSession(
     throw new QuackAuthError(`Authentication failed: the token is not valid for lake '${lake}'`);
   }
   const expiresAt = now + SESSION_TTL_MS;
-  const payload = `${lake}.${Math.floor(expiresAt / 1000)}.${b64url(digest)}`;
+  const nonce = b64url(crypto.getRandomValues(new Uint8Array(CONNECTION_NONCE_BYTES)));
+  const payload = `${lake}.${Math.floor(expiresAt / 1000)}.${b64url(digest)}.${nonce}`;
   const sig = new Uint8Array(
     await crypto.subtle.sign("HMAC", await signingKey(env), new TextEncoder().encode(payload)),
   );
-  return { connectionId: `${payload}.${b64url(sig)}`, session: { lake, grant, expiresAt } };
+  return {
+    connectionId: `${payload}.${b64url(sig)}`,
+    session: { lake, grant, expiresAt, owner: ownerOf(lake, b64url(digest)) },
+  };
 }
 
 /** Verifies a connection id against the signing key and the current tokens; throws QuackAuthError. */
@@ -131,12 +141,13 @@ export async function resumeSession(
 ): Promise<QuackSession> {
   const parts = connectionId.split(".");
   const invalid = new QuackAuthError("Invalid connection id: connect again (re-ATTACH)");
-  if (parts.length !== 4) throw invalid;
-  const [lake, expiry, digestText, sigText] = parts as [string, string, string, string];
+  if (parts.length !== 5) throw invalid;
+  const [lake, expiry, digestText, nonce, sigText] = parts as [string, string, string, string, string];
   const digest = fromB64url(digestText);
   const sig = fromB64url(sigText);
-  if (!isLakeName(lake) || !/^\d{1,12}$/.test(expiry) || !digest || !sig) throw invalid;
-  const payload = `${lake}.${expiry}.${digestText}`;
+  if (!isLakeName(lake) || !/^\d{1,12}$/.test(expiry) || !digest || !sig || fromB64url(nonce) === null)
+    throw invalid;
+  const payload = `${lake}.${expiry}.${digestText}.${nonce}`;
   const ok = await crypto.subtle.verify(
     "HMAC",
     await signingKey(env),
@@ -152,5 +163,9 @@ export async function resumeSession(
   if (grant.lakes !== "*" && !grant.lakes.includes(lake)) {
     throw new QuackAuthError(`Authentication failed: the token is no longer valid for lake '${lake}'`);
   }
-  return { lake, grant, expiresAt };
+  return { lake, grant, expiresAt, owner: ownerOf(lake, digestText) };
+}
+
+function ownerOf(lake: string, digestText: string): string {
+  return `${lake}.${digestText}`;
 }

@@ -295,6 +295,15 @@ function maskBytes(count: number): number {
 const UTF8 = new TextEncoder();
 const UTF8_DECODER = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
+/** A VARCHAR/JSON row's text; bytes that are not UTF-8 are a malformed message, not an internal error. */
+function decodeText(bytes: Uint8Array, type: SqlType, row: number): string {
+  try {
+    return UTF8_DECODER.decode(bytes);
+  } catch {
+    throw new QuackProtocolError(`row ${row} of a ${type.id} vector is not valid UTF-8`);
+  }
+}
+
 /** Writes the fields of one vector object holding `values` (one per row) of `type`. */
 export function writeVector(w: BinaryWriter, type: SqlType, values: readonly SqlValue[]): void {
   const count = values.length;
@@ -410,6 +419,8 @@ export function writeVector(w: BinaryWriter, type: SqlType, values: readonly Sql
 
 /** Reads the fields of one vector object of `count` rows (the caller consumes the object end). */
 export function readVector(r: BinaryReader, type: SqlType, count: number): SqlValue[] {
+  // Before anything of `count` rows is allocated: the message's bytes must be able to back them.
+  r.charge(count, `a ${type.id} vector of ${count} rows`);
   r.requireField(100, "has_validity_mask");
   let valid: (i: number) => boolean = () => true;
   if (r.bool()) {
@@ -444,7 +455,7 @@ export function readVector(r: BinaryReader, type: SqlType, count: number): SqlVa
         const bytes = r.blob();
         if (!valid(i)) out.push(null);
         else if (type.id === "BLOB") out.push(bytes.slice());
-        else out.push(UTF8_DECODER.decode(bytes));
+        else out.push(decodeText(bytes, type, i));
       }
       return out;
     }
@@ -479,6 +490,7 @@ export function readVector(r: BinaryReader, type: SqlType, count: number): SqlVa
       const n = r.count();
       if (n !== count) throw new QuackProtocolError(`${n} list entries for ${count} rows`);
       const entries: [number, number][] = [];
+      let copied = 0;
       for (let i = 0; i < n; i++) {
         r.requireField(100, "offset");
         const offset = r.uleb();
@@ -488,7 +500,10 @@ export function readVector(r: BinaryReader, type: SqlType, count: number): SqlVa
         if (offset + length > size)
           throw new QuackProtocolError(`list entry beyond the child's ${size} rows`);
         entries.push([offset, length]);
+        if (valid(i)) copied += length;
       }
+      // Entries may overlap; what they copy out is charged too, so decoding stays linear in the bytes.
+      r.charge(copied, `${type.id} entries copying ${copied} child rows`);
       r.requireField(106, "child");
       const childType: SqlType =
         type.id === "LIST"
@@ -512,6 +527,7 @@ export function readVector(r: BinaryReader, type: SqlType, count: number): SqlVa
       const size = r.uleb();
       if (size !== type.size) throw new QuackProtocolError(`array size ${size} for ${type.size}`);
       r.requireField(104, "child");
+      r.charge(size * count, `an ARRAY of ${count} rows of ${size}`);
       const child = readVector(r, type.child, size * count);
       r.end();
       for (let i = 0; i < count; i++) out.push(valid(i) ? child.slice(i * size, (i + 1) * size) : null);

@@ -10,9 +10,10 @@ import { dataPathOf } from "../../catalog/maintenance/paths.ts";
 import { lakeState } from "../../storage/lakes.ts";
 import type { AppEnv } from "../app-env.ts";
 import { openCut } from "../cut.ts";
+import { readBodyWithin } from "../body-limit.ts";
 import { log } from "../log.ts";
 import { requireScope } from "../middleware.ts";
-import { handleQuack } from "../quack/handler.ts";
+import { handleQuack, oversized } from "../quack/handler.ts";
 import { MAX_MESSAGE_BYTES } from "../quack/messages.ts";
 import { lakeRecipe } from "../quack/recipe.ts";
 import { isolateResults } from "../quack/results.ts";
@@ -89,11 +90,16 @@ const recipe = createRoute({
 
 export function registerQuackRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(postQuack, async (c) => {
-    const declared = Number(c.req.header("content-length") ?? "0");
-    const bytes =
-      declared > MAX_MESSAGE_BYTES
-        ? new Uint8Array(MAX_MESSAGE_BYTES + 1)
-        : new Uint8Array(await c.req.arrayBuffer());
+    // Cut at the limit while it streams, declared length or chunked (decision 0400).
+    const read = await readBodyWithin(c.req.raw, MAX_MESSAGE_BYTES);
+    if (read === null) {
+      c.set("errorCode", "QuackLimit");
+      return new Response(oversized(), {
+        status: 200,
+        headers: { "content-type": QUACK_CONTENT_TYPE, ...CORS },
+      });
+    }
+    const bytes = read;
     const out = await handleQuack({
       env: c.env,
       body: bytes,

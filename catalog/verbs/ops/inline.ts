@@ -26,6 +26,7 @@ import type {
   TableRecord,
 } from "../../records.ts";
 import { compareStat, NESTED } from "../../types.ts";
+import { refuseFoldedTwice } from "../../values/errors.ts";
 import { columnTree, parseValue, type StoredValue, type TypeNode, toText } from "../../values/index.ts";
 import type { Assigned, VerbContext } from "../context.ts";
 import type { DataFileSpec, DeleteFileSpec, VerbOf } from "../schema.ts";
@@ -173,9 +174,11 @@ export function canonicalRow(
 ): InlineRowRecord["values"] {
   const t = shape.tableId;
   const values: InlineRowRecord["values"] = {};
+  const given = new Map<string, string>();
   for (const [name, value] of Object.entries(row)) {
     const c = shape.byName.get(name.toLowerCase());
     if (c === undefined) throw new NotFound(`column ${quoteName(name)} does not exist in table ${t}`);
+    refuseFoldedTwice(given, name, c.col.column_name, path);
     values[c.col.column_name] = parseValue(
       c.node,
       value === undefined ? null : (value as StoredValue),

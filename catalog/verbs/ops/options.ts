@@ -10,46 +10,82 @@ import { JOB_SWITCH } from "../../maintenance/settings.ts";
 import type { OptionRecord } from "../../records.ts";
 import type { Assigned, VerbContext } from "../context.ts";
 import type { VerbOf } from "../schema.ts";
+import { MAX_INLINED_ROWS_PER_COMMIT } from "./inline.ts";
+
+/**
+ * DuckLake's ranges (docs/decisions/0404-option-ranges.md): counts are cast to UBIGINT and sizes parsed
+ * by DuckDB's ParseMemoryLimit, both into an unsigned 64-bit integer; durations must be intervals DuckDB
+ * can hold. A value outside is refused (the caller adds the option's name), never stored approximated.
+ */
+/** A value outside its option's form or range; setOption names the option in the InvalidRequest. */
+class BadValue extends Error {}
+
+export const MAX_OPTION_UNSIGNED = 2n ** 64n - 1n;
+/** DuckDB's interval fields: months and days are 32-bit, micros 64-bit. */
+const MAX_INTERVAL_MONTHS_OR_DAYS = 2n ** 31n - 1n;
+const MAX_INTERVAL_MICROS = 2n ** 63n - 1n;
 
 const bool = (v: string): string => {
   const l = v.toLowerCase();
-  if (l !== "true" && l !== "false") throw new InvalidRequest(`expected true or false, got ${quoteName(v)}`);
+  if (l !== "true" && l !== "false") throw new BadValue(`expected true or false, got ${quoteName(v)}`);
   return l;
 };
 const int =
-  (min: number) =>
+  (min: bigint) =>
   (v: string): string => {
-    if (!/^-?[0-9]+$/.test(v.trim()) || Number(v) < min)
-      throw new InvalidRequest(`expected an integer >= ${min}, got ${quoteName(v)}`);
-    return String(Number(v));
+    if (!/^-?[0-9]+$/.test(v.trim()))
+      throw new BadValue(`expected an integer >= ${min}, got ${quoteName(v)}`);
+    const n = BigInt(v.trim());
+    if (n < min || n > MAX_OPTION_UNSIGNED)
+      throw new BadValue(`${quoteName(v)} is out of range: expected ${min} to ${MAX_OPTION_UNSIGNED}`);
+    return String(n);
   };
-const UNITS: Record<string, number> = {
-  b: 1,
-  kb: 1e3,
-  mb: 1e6,
-  gb: 1e9,
-  tb: 1e12,
-  kib: 1024,
-  mib: 1024 ** 2,
-  gib: 1024 ** 3,
-  tib: 1024 ** 4,
+const UNITS: Record<string, bigint> = {
+  b: 1n,
+  kb: 10n ** 3n,
+  mb: 10n ** 6n,
+  gb: 10n ** 9n,
+  tb: 10n ** 12n,
+  kib: 1024n,
+  mib: 1024n ** 2n,
+  gib: 1024n ** 3n,
+  tib: 1024n ** 4n,
 };
+/** A size in bytes, computed exactly (decimal digits times the unit, rounded down). */
 const memory = (v: string): string => {
-  const m = /^\s*([0-9]+(?:\.[0-9]+)?)\s*([a-z]*)\s*$/i.exec(v);
-  const unit = (m?.[2] ?? "").toLowerCase() || "b";
+  const m = /^\s*([0-9]+)(?:\.([0-9]+))?\s*([a-z]*)\s*$/i.exec(v);
+  const unit = (m?.[3] ?? "").toLowerCase() || "b";
   const mult = UNITS[unit];
   if (!m || mult === undefined)
-    throw new InvalidRequest(`expected a memory size such as 512MB, got ${quoteName(v)}`);
-  return String(Math.floor(Number(m[1]) * mult));
+    throw new BadValue(`expected a memory size such as 512MB, got ${quoteName(v)}`);
+  const fraction = (m[2] ?? "").slice(0, 30);
+  const scale = 10n ** BigInt(fraction.length);
+  const bytes = (BigInt(`${m[1]}${fraction}`) * mult) / scale;
+  if (bytes > MAX_OPTION_UNSIGNED)
+    throw new BadValue(`${quoteName(v)} is out of range: at most ${MAX_OPTION_UNSIGNED} bytes`);
+  return String(bytes);
+};
+const INTERVAL_UNITS: Record<string, { months?: bigint; days?: bigint; micros?: bigint }> = {
+  microsecond: { micros: 1n },
+  millisecond: { micros: 1000n },
+  second: { micros: 1_000_000n },
+  minute: { micros: 60_000_000n },
+  hour: { micros: 3_600_000_000n },
+  day: { days: 1n },
+  week: { days: 7n },
+  month: { months: 1n },
+  year: { months: 12n },
 };
 const interval = (v: string): string => {
-  if (
-    !/^\s*[0-9]+\s*(microseconds?|milliseconds?|seconds?|minutes?|hours?|days?|weeks?|months?|years?)\s*$/i.test(
-      v,
-    )
-  ) {
-    throw new InvalidRequest(`expected an interval such as '7 days', got ${quoteName(v)}`);
-  }
+  const m = /^\s*([0-9]+)\s*(microsecond|millisecond|second|minute|hour|day|week|month|year)s?\s*$/i.exec(v);
+  if (!m) throw new BadValue(`expected an interval such as '7 days', got ${quoteName(v)}`);
+  const n = BigInt(m[1] as string);
+  const unit = INTERVAL_UNITS[(m[2] as string).toLowerCase()] ?? {};
+  const over =
+    (unit.months !== undefined && n * unit.months > MAX_INTERVAL_MONTHS_OR_DAYS) ||
+    (unit.days !== undefined && n * unit.days > MAX_INTERVAL_MONTHS_OR_DAYS) ||
+    (unit.micros !== undefined && n * unit.micros > MAX_INTERVAL_MICROS);
+  if (over) throw new BadValue(`${quoteName(v)} is out of range for an interval`);
   return v.trim();
 };
 
@@ -57,25 +93,34 @@ const OPTIONS: Record<string, (v: string) => string> = {
   parquet_compression: (v) => {
     const l = v.toLowerCase();
     if (!["uncompressed", "snappy", "gzip", "zstd", "brotli", "lz4", "lz4_raw"].includes(l)) {
-      throw new InvalidRequest(`parquet_compression ${quoteName(v)} is not a codec DuckLake accepts`);
+      throw new BadValue(`parquet_compression ${quoteName(v)} is not a codec DuckLake accepts`);
     }
     return l;
   },
   parquet_version: (v) => {
     if (v === "1" || v.toUpperCase() === "V1") return "V1";
     if (v === "2" || v.toUpperCase() === "V2") return "V2";
-    throw new InvalidRequest(`parquet_version must be 1 or 2, got ${quoteName(v)}`);
+    throw new BadValue(`parquet_version must be 1 or 2, got ${quoteName(v)}`);
   },
-  parquet_compression_level: int(-2147483648),
-  parquet_row_group_size: int(1),
+  parquet_compression_level: int(-2147483648n),
+  parquet_row_group_size: int(1n),
   parquet_row_group_size_bytes: memory,
   target_file_size: memory,
-  data_inlining_row_limit: int(0),
+  // Above what one commit may inline here, every insert DuckLake would inline is refused at commit:
+  // refused now, naming why (docs/decisions/0405-inlining-limit-and-statement-bound.md).
+  data_inlining_row_limit: (v) => {
+    const n = int(0n)(v);
+    if (BigInt(n) > BigInt(MAX_INLINED_ROWS_PER_COMMIT)) {
+      throw new BadValue(
+        `${n} is above ${MAX_INLINED_ROWS_PER_COMMIT}, the most rows one commit may inline on this server; set at most ${MAX_INLINED_ROWS_PER_COMMIT} (larger inserts are then written as Parquet files)`,
+      );
+    }
+    return n;
+  },
   require_commit_message: bool,
   rewrite_delete_threshold: (v) => {
     const n = Number(v);
-    if (Number.isNaN(n) || n < 0 || n > 1)
-      throw new InvalidRequest(`rewrite_delete_threshold must be within 0..1`);
+    if (Number.isNaN(n) || n < 0 || n > 1) throw new BadValue(`rewrite_delete_threshold must be within 0..1`);
     return String(n);
   },
   hive_file_pattern: bool,
@@ -105,7 +150,14 @@ async function scopeOf(
 export async function setOption(ctx: VerbContext, v: VerbOf<"set_option">): Promise<Assigned> {
   const validate = OPTIONS[v.name];
   if (!validate) throw new Unsupported(`${quoteName(v.name)} is not an option DuckLake's set_option accepts`);
-  const value = validate(v.value);
+  let value: string;
+  try {
+    value = validate(v.value);
+  } catch (err) {
+    // Every refusal names the option, whichever check made it.
+    if (err instanceof BadValue) throw new InvalidRequest(`option ${v.name}: ${err.message}`);
+    throw err;
+  }
   const { kind, id, rec } = await scopeOf(ctx, v.scope);
   const k = keys.current(Kind.option, kind, id);
   const old = (await ctx.read<OptionRecord>(k, ValueKind.option, "option")) ?? { ...rec, values: {} };

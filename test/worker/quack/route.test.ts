@@ -16,7 +16,7 @@ import {
   MessageType,
 } from "../../../worker/quack/messages.ts";
 import { quackRecipe } from "../../../worker/quack/recipe.ts";
-import { FETCH_CHUNKS, ResultStore } from "../../../worker/quack/results.ts";
+import { FETCH_CHUNKS, MAX_HELD_RESULTS_PER_OWNER, ResultStore } from "../../../worker/quack/results.ts";
 import { openSession, resumeSession } from "../../../worker/quack/session.ts";
 import capturedReads from "../../fixtures/quack/captured-reads.json";
 import { call, TOKENS } from "../../support/http.ts";
@@ -215,7 +215,9 @@ describe("FETCH paging", () => {
     const rows: SqlValue[][] = Array.from({ length: 50_000 }, (_, i) => [BigInt(i)]);
     const result: SqlResult = { columns: [{ name: "i", type: { id: "BIGINT" } }], rows };
     const store = new ResultStore();
-    const first = decodeEnvelope(prepareResponse(store, id, result, 0)).message;
+    const first = decodeEnvelope(
+      prepareResponse(store, { connectionId: id, owner: "sales.r" }, result, 0),
+    ).message;
     if (first.type !== MessageType.PREPARE_RESPONSE) throw new Error("not a PREPARE_RESPONSE");
     expect(first.needsMoreFetch).toBe(true);
     expect(first.results.length).toBe(FETCH_CHUNKS);
@@ -243,12 +245,20 @@ describe("FETCH paging", () => {
     expect(errorText(await fetchOnce())).toMatch(/^Result has been closed/);
   });
 
-  it("bounds what an isolate holds", () => {
+  it("bounds what one lake and token hold, refusing the new result rather than evicting another's", () => {
     const store = new ResultStore();
-    for (let i = 0; i < 70; i++) store.hold(`c${i}`, BigInt(i), [new Uint8Array(10)], 0);
-    expect(store.take("c0", 0n, 0)).toBe("lost");
-    expect(store.take("c69", 69n, 0)).not.toBe("lost");
-    expect(store.take("c69", 69n, 11 * 60 * 1000)).toBe("lost");
+    const page = [new Uint8Array(10)];
+    for (let i = 0; i < MAX_HELD_RESULTS_PER_OWNER; i++)
+      store.hold({ connectionId: `c${i}`, owner: "a" }, BigInt(i), page, 0);
+    expect(() => store.hold({ connectionId: "c-extra", owner: "a" }, 99n, page, 0)).toThrow(
+      /already holds 64 paged results/,
+    );
+    expect(store.take("c0", 0n, 0)).not.toBe("lost");
+    expect(store.take("c0", 0n, 0)).toBe("done");
+    // c0 was fetched to its end: its slot is free again.
+    store.hold({ connectionId: "c-extra", owner: "a" }, 99n, page, 0);
+    expect(store.take("c63", 63n, 11 * 60 * 1000)).toBe("lost");
+    expect(store.heldBytes).toBe(0);
   });
 });
 

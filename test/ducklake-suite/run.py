@@ -10,7 +10,8 @@ files (each in its own process, bounded by a time limit), and writes the results
     ... [--files 'types/*' stats/filter_pushdown.test] [--jobs 2] [--out results.json] [--check]
 
 `--check` (what `npm test` runs): exit 1 if a file the configuration does not skip fails and is not on
-test/ducklake-suite/expected-failures.txt, or a listed file now passes (the list only shrinks). Ports:
+test/ducklake-suite/expected-failures.txt (twice: an unlisted failure is rerun alone once); a listed file
+that now passes is reported for removal (and fails the run with `--strict`). Ports:
 QUACK_TEST_PORTS=first-last (else free loopback ports). README.md beside this file says more.
 """
 from __future__ import annotations
@@ -355,6 +356,7 @@ def main():
     ap.add_argument("--timeout", type=float, default=FILE_TIMEOUT_S, help="seconds per file")
     ap.add_argument("--out", help="write the results as JSON here (and a summary beside it, .txt)")
     ap.add_argument("--check", action="store_true", help="fail on a difference from expected-failures.txt")
+    ap.add_argument("--strict", action="store_true", help="with --check: a listed file that passes fails too")
     ap.add_argument("--no-skip-list", action="store_true", help="also run the files quack.json skips")
     ap.add_argument("--quiet", action="store_true", help="print only failures and the summary")
     ap.add_argument("--summarise", metavar="RESULTS_JSON", help="print the summary of a results file and exit")
@@ -423,7 +425,7 @@ def main():
         hostport = url.split("://", 1)[1]
         target = f"ducklake-edge at {url} (commit {git_commit()}), a fresh lake per file"
 
-    def job(rel: str) -> dict:
+    def job(rel: str, attempt: int = 0) -> dict:
         if rel in cfg["skip"] and not args.no_skip_list:
             return {"status": "skip", "file": "test/sql/" + rel, "reason": "quack.json: " + cfg["skip"][rel],
                     "seconds": 0}
@@ -440,7 +442,7 @@ def main():
             finally:
                 kill_group(server)
                 take_port.release(port)
-        lake = lake_for(rel, run_id)
+        lake = lake_for(rel, run_id if attempt == 0 else f"{run_id}-rerun{attempt}")
         return run_one(rel, f"quack:{hostport}/{lake}", f"{lake}:{token}", work, args.timeout)
 
     print(f"ducklake suite: {len(files)} files against {target}, {args.jobs} job(s)", flush=True)
@@ -461,9 +463,20 @@ def main():
                     elif res["status"] == "skip":
                         extra = f" ({res.get('reason', '')[:80]})"
                     print(f"{mark} {rel} ({res.get('seconds', 0):.1f}s){extra}", flush=True)
-    finally:
+    except BaseException:
         if wrangler is not None:
             kill_group(wrangler)
+        raise
+    try:
+        report(args, results, target, started, job)
+    finally:
+        # The server outlives the pool: an unlisted failure is rerun against it (report).
+        if wrangler is not None:
+            kill_group(wrangler)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def report(args, results: dict[str, dict], target: str, started: float, job) -> None:
     seconds = time.monotonic() - started
     summary = summarise(results, target, seconds)
     if args.out:
@@ -480,10 +493,22 @@ def main():
     skipped = len(results) - passed - len(failed)
     if not args.check:
         print(f"ducklake-suite: {passed} passed, {len(failed)} failed, {skipped} skipped")
-        shutil.rmtree(work, ignore_errors=True)
         sys.exit(1 if failed else 0)
     expected = load_expected()
     unexpected = [r for r in failed if r not in expected]
+    # A file that fails unlisted is run once more, alone, before it fails the run: on a loaded machine a
+    # file can fail once on a transport error (an HTTP 503 from the dev server) that says nothing about the
+    # catalog. A second failure is the answer (decision 0410, "Reruns and the shrinking list").
+    for r in list(unexpected):
+        print(f"rerunning {r} alone (failed unlisted)", flush=True)
+        again = job(r, attempt=1)
+        if again["status"] != "fail":
+            results[r] = again
+            unexpected.remove(r)
+            failed.remove(r)
+            passed += 1
+        else:
+            results[r] = again
     now_pass = [r for r in expected if r in results and results[r]["status"] == "pass"]
     for r in unexpected:
         res = results[r]
@@ -493,10 +518,11 @@ def main():
         print("\nthese files now pass: remove their entries from test/ducklake-suite/expected-failures.txt:")
         for r in now_pass:
             print(f"  test/sql/{r}")
-    bad = len(unexpected) + len(now_pass)
+    # A listed file that passes is reported so its entry is removed, and fails the run only with --strict: a
+    # listed file that passes by chance (a race it usually loses) must not turn CI red (decision 0410).
+    bad = len(unexpected) + (len(now_pass) if args.strict else 0)
     print(f"listed failures: {len(failed) - len(unexpected)}; listed but passing: {len(now_pass)}")
-    print(f"ducklake-suite: {passed} passed, {len(unexpected) + len(now_pass)} failed, {skipped} skipped")
-    shutil.rmtree(work, ignore_errors=True)
+    print(f"ducklake-suite: {passed} passed, {bad} failed, {skipped} skipped")
     sys.exit(1 if bad else 0)
 
 

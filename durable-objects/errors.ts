@@ -2,7 +2,7 @@
  * The lake writer's own typed errors. Everything else a caller sees comes from catalog/ (validation,
  * conflicts) or storage/ (Fenced, Corruption) unchanged.
  */
-import { NotFound, quoteName } from "../catalog/errors.ts";
+import { NotFound, quoteName } from "../catalog/index.ts";
 import { CodedError } from "../storage/errors.ts";
 
 /**

@@ -7,14 +7,17 @@
  * batch. A crash or a refusal after a PUT leaves only an unreferenced file; the next step plans afresh
  * from the log, so what was drained is never applied twice.
  */
-import { planRowsFlush } from "../catalog/ingest/flush-plan.ts";
-import { planKeyIndexRebuild } from "../catalog/ingest/key-index.ts";
-import { MAX_FLUSH_RECORDS } from "../catalog/ingest/limits.ts";
-import type { RowFileSource } from "../catalog/ingest/read-files.ts";
-import { readIngestHead, readTail } from "../catalog/ingest/state.ts";
-import type { PlannedObject } from "../catalog/maintenance/flush-plan.ts";
-import type { Pause } from "../catalog/maintenance/pace.ts";
-import type { CommitRequest } from "../catalog/verbs/schema.ts";
+import {
+  type CommitRequest,
+  MAX_FLUSH_RECORDS,
+  type Pause,
+  type PlannedObject,
+  planKeyIndexRebuild,
+  planRowsFlush,
+  type RowFileSource,
+  readIngestHead,
+  readTail,
+} from "../catalog/index.ts";
 import type { Bucket, ReadView } from "../storage/api.ts";
 import { CodedError } from "../storage/errors.ts";
 import { dataObjectKey } from "../storage/keys.ts";

@@ -9,7 +9,6 @@
  * asks the host to abort the instance; it never reopens in place.
  */
 
-import { normalizeDataPath } from "../catalog/data-path.ts";
 import {
   AlreadyExists,
   type Catalog,
@@ -17,23 +16,26 @@ import {
   CommitRequestSchema,
   type CommitResult,
   commitLookupRanges,
+  expiresSnapshots,
   type GroupMember,
   type GroupOutcome,
   head,
   InvalidRequest,
+  liveTableId,
+  MAX_FLUSH_ROWS_PER_STEP,
   type MemberResult,
   NotFound,
+  normalizeDataPath,
   openCatalog,
   plannableRowsWrites,
+  planSqlWrite,
   quoteName,
   readIngestHead,
   readIngestSettings,
+  type SqlWriteAnswer,
+  type SqlWriteRequest,
   storePartitionCuts,
 } from "../catalog/index.ts";
-import { MAX_FLUSH_ROWS_PER_STEP } from "../catalog/maintenance/flush-plan.ts";
-import { liveTableId } from "../catalog/maintenance/table-ref.ts";
-import type { SqlWriteAnswer, SqlWriteRequest } from "../catalog/sql/writes/contract.ts";
-import { expiresSnapshots, planSqlWrite } from "../catalog/sql/writes/plan.ts";
 import { JOB_NAMES, type JobName, type JobRun, type StoredJobRun } from "../maintenance/history.ts";
 import { runMaintenancePass } from "../maintenance/run.ts";
 import { nextDueAt } from "../maintenance/schedule.ts";

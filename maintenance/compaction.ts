@@ -10,15 +10,17 @@
  */
 import {
   buildMerge,
+  buildRewrite,
   type CompactionOptions,
   type CompactionStep,
+  type Pause,
   type PlannedCompaction,
   planMerges,
+  planRewrites,
   type ReadObject,
   type Refusal,
-} from "../catalog/maintenance/merge-plan.ts";
-import type { Pause } from "../catalog/maintenance/pace.ts";
-import { buildRewrite, planRewrites, type RewriteOptions } from "../catalog/maintenance/rewrite-plan.ts";
+  type RewriteOptions,
+} from "../catalog/index.ts";
 import { CodedError } from "../storage/errors.ts";
 import { dataObjectKey } from "../storage/keys.ts";
 import { yieldToEventLoop } from "../storage/maintenance.ts";

@@ -6,7 +6,7 @@
  * or refusal between the PUT and the commit leaves only an unreferenced file, never a half-registered one;
  * the next run plans again from the catalog, so running twice is harmless (decision 0321).
  */
-import { type FlushPlan, planFlushes } from "../catalog/maintenance/flush-plan.ts";
+import { type FlushPlan, planFlushes } from "../catalog/index.ts";
 import { CodedError } from "../storage/errors.ts";
 import { dataObjectKey } from "../storage/keys.ts";
 import { yieldToEventLoop } from "../storage/maintenance.ts";

@@ -4,8 +4,7 @@
  * docs/decisions/0324-maintenance-alarm.md, docs/decisions/0331-orphan-grace-alarm.md). Answers the
  * earliest due time of the jobs the lake's settings switch on, or undefined when none waits.
  */
-import { nextDeleteAt, nextExpiryAt, nextOrphanDeleteAt } from "../catalog/maintenance/due.ts";
-import { maintenanceSettings } from "../catalog/maintenance/settings.ts";
+import { maintenanceSettings, nextDeleteAt, nextExpiryAt, nextOrphanDeleteAt } from "../catalog/index.ts";
 import type { ReadView } from "../storage/api.ts";
 
 export async function nextDueAt(view: ReadView, pinned: readonly number[]): Promise<number | undefined> {

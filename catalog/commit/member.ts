@@ -10,10 +10,10 @@ import { Constraint, IdempotencyKeyReused, InvalidRequest, quoteName } from "../
 import { Kind, keys, OptionScope } from "../keys.ts";
 import type { OptionRecord, SnapshotRecord } from "../records.ts";
 import type { Staging } from "../staging.ts";
-import { applyVerb } from "../verbs/apply.ts";
 import { type Assigned, VerbContext, type VerbEnv } from "../verbs/context.ts";
 import { registerInlinedTable, writeSchemaVersionRow } from "../verbs/ops/tables.ts";
 import type { CommitRequest } from "../verbs/schema.ts";
+import { applyVerb } from "./apply.ts";
 import {
   type IdempotencyEntry,
   lookupIdempotency,

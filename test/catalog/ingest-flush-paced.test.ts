@@ -10,11 +10,11 @@
 import { parquetMetadata } from "hyparquet";
 import { describe, expect, it } from "vitest";
 import { readRows } from "../../catalog/index.ts";
-import { MAX_FLUSH_RECORDS } from "../../catalog/ingest/limits.ts";
 import {
   MAINTENANCE_ROWS_PER_PAUSE,
   MAINTENANCE_ROWS_PER_ROW_GROUP,
 } from "../../catalog/maintenance/pace.ts";
+import { MAX_FLUSH_RECORDS } from "../../catalog/row-log-limits.ts";
 import { drainRowLog } from "../../durable-objects/rows-flush.ts";
 import { commitLakeWrite } from "../../durable-objects/rows-lake-write.ts";
 import { dataObjectReader } from "../../storage/data-objects.ts";

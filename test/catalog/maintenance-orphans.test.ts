@@ -13,8 +13,8 @@
  *    finds its file, and in the end no orphan is left.
  */
 import { describe, expect, it } from "vitest";
+import { FileScheduledForDeletion } from "../../catalog/fences.ts";
 import { ducklakeTable } from "../../catalog/index.ts";
-import { FileScheduledForDeletion } from "../../catalog/maintenance/cleanup.ts";
 import type { JobName } from "../../catalog/maintenance/runs.ts";
 import { runMergeJob, runRewriteJob } from "../../maintenance/compaction.ts";
 import { runDeleteFilesJob } from "../../maintenance/delete-files.ts";

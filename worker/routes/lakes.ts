@@ -3,8 +3,9 @@
  * typo in a name is a 404, never a new lake. Create and delete go to the lake's writer; the list is read
  * from R2 by the Worker.
  */
+
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { MAX_DATA_PATH, normalizeDataPath } from "../../catalog/data-path.ts";
+import { MAX_DATA_PATH, normalizeDataPath } from "../../catalog/index.ts";
 import { type LakeState, lakeState, listLakeNames } from "../../storage/lakes.ts";
 import type { AppEnv } from "../app-env.ts";
 import { authenticate } from "../auth.ts";

@@ -2,6 +2,7 @@
  * Reads, answered by the Worker straight from R2 — never by the lake writer. Each opens one cut (latest,
  * a checkpoint, or at/after a position token) and runs catalog/'s read functions on it.
  */
+
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import {
@@ -19,8 +20,8 @@ import {
   type ScanPlan,
   type SnapshotInfo,
   tableFilesAt,
+  timestamptzFromEpochMicros,
 } from "../../catalog/index.ts";
-import { timestamptzFromEpochMicros } from "../../catalog/values/index.ts";
 import type { AppEnv } from "../app-env.ts";
 import { csvHeader, csvLine } from "../csv.ts";
 import { type OpenedCut, openCut, respondRead } from "../cut.ts";

@@ -6,10 +6,19 @@
 import { ValueKind } from "../../codec.ts";
 import { InvalidRequest, NotFound, quoteName, Unsupported } from "../../errors.ts";
 import { Kind, keys, OptionScope } from "../../keys.ts";
-import { JOB_SWITCH } from "../../maintenance/settings.ts";
+import type { JobName } from "../../maintenance/runs.ts";
 import type { OptionRecord } from "../../records.ts";
 import type { Assigned, VerbContext } from "../context.ts";
 import type { VerbOf } from "../schema.ts";
+
+/** The option that switches each job on the alarm (`'true'` / `'false'`). */
+export const JOB_SWITCH: Record<JobName, string> = {
+  flush_inlined: "maintenance_flush_inlined",
+  merge_adjacent: "maintenance_merge_adjacent",
+  rewrite_deletes: "maintenance_rewrite_deletes",
+  expire_snapshots: "maintenance_expire_snapshots",
+  delete_files: "maintenance_delete_files",
+};
 
 const bool = (v: string): string => {
   const l = v.toLowerCase();

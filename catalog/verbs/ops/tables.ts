@@ -1,6 +1,5 @@
 /** create_table / rename_table / move_table / drop_table. A rename writes a new version with the same id. */
 import { ValueKind } from "../../codec.ts";
-import { appendDropTombstone } from "../../ingest/log.ts";
 import { Kind, keys, NameSpace, OptionScope } from "../../keys.ts";
 import type {
   ColumnRecord,
@@ -128,7 +127,6 @@ export async function dropTable(ctx: VerbContext, v: VerbOf<"drop_table">): Prom
     ctx.write(kv.key, ValueKind.tagContainer, { entries });
   }
   await ctx.removeNameEntry(NameSpace.relation, table.schema_id, table.table_name);
-  await appendDropTombstone(ctx, table);
   ctx.change("droppedTables", t);
   ctx.bumpSchema();
   ctx.touch(t);

@@ -21,7 +21,7 @@ import type { CommitRequest } from "./verbs/schema.ts";
 export type { CommitResult, GroupOutcome, MemberResult } from "./commit/group.ts";
 export { MINTED_KEY_SKEW_MS, mintIdempotencyKey } from "./commit/idempotency.ts";
 export { planLakeWrite, plannableRowsWrites } from "./commit/lake-write-plan.ts";
-export type { GroupMember, SelfStagedMember } from "./commit/member.ts";
+export { appendsToRowLog, type GroupMember, type SelfStagedMember } from "./commit/member.ts";
 // The plans, steps and records of the writer's own jobs (maintenance/, durable-objects/), the data-path
 // rule the lakes route and the writer share, and the staged-row write contract: the catalog's one door
 // for everything outside it (test/repo/layers.node-test.ts; decision docs/decisions/0460-layer-check.md).

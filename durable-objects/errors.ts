@@ -60,3 +60,14 @@ export class LakeDeletedPendingRemoval extends CodedError {
     );
   }
 }
+
+/** A deleted lake answers NotFound, except to a create, which learns when the name is free again. */
+export function deletedError(
+  lake: string,
+  create: boolean,
+  deletedAt: number,
+  graceMs: number,
+): LakeWasDeleted | LakeDeletedPendingRemoval {
+  if (!create) return new LakeWasDeleted(lake, deletedAt);
+  return new LakeDeletedPendingRemoval(lake, deletedAt, deletedAt + graceMs);
+}

@@ -19,15 +19,8 @@ import type { MetricsSnapshot } from "./metrics.ts";
 import { DEFAULT_TUNABLES } from "./options.ts";
 import type { LakeRecord, LakeRegistry } from "./registry.ts";
 import { writerSetup } from "./setup.ts";
-import {
-  type CreateAnswer,
-  type DeleteAnswer,
-  type FlushAnswer,
-  type HeadAnswer,
-  type LogLevel,
-  Writer,
-  type WriterStats,
-} from "./writer.ts";
+import type { CreateAnswer, DeleteAnswer, FlushAnswer, HeadAnswer, LogLevel, WriterStats } from "./types.ts";
+import { Writer } from "./writer.ts";
 
 export interface WriterMetricsAnswer {
   lake: string;

@@ -65,6 +65,18 @@ export function isSelfStaged(m: GroupMember): m is SelfStagedMember {
   return (m as { kind?: unknown }).kind === "staged-rows";
 }
 
+/** The verbs that append to the row log (the writer arms its row flusher after one lands). */
+const ROW_LOG_APPENDS: ReadonlySet<string> = new Set([
+  "rows_write",
+  "rows_truncate",
+  "rows_dead_letter_replay",
+]);
+
+/** Whether a member appends to the row log. */
+export function appendsToRowLog(m: GroupMember): boolean {
+  return !isSelfStaged(m) && m.verbs.some((v) => ROW_LOG_APPENDS.has(v.op));
+}
+
 /**
  * DuckLake's writer refuses a change set holding a compaction (`merge_adjacent`, `rewrite_delete`) next to
  * any other entry: "Transactions can either make changes OR perform compaction - not both".

@@ -11,6 +11,7 @@
  * control characters, and anything longer than MAX_DATA_PATH.
  */
 import { InvalidRequest } from "./errors.ts";
+import { CONTROL_CHARACTER } from "./name-rules.ts";
 
 /** Longest data path accepted (DuckLake stores it in every resolution; keep it bounded). */
 export const MAX_DATA_PATH = 1024;
@@ -22,8 +23,7 @@ export function normalizeDataPath(raw: string): string {
   if (raw.length > MAX_DATA_PATH) {
     throw new InvalidRequest(`dataPath is longer than ${MAX_DATA_PATH} characters`);
   }
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
-  if (/[\u0000-\u001f\u007f\\]/.test(raw)) {
+  if (CONTROL_CHARACTER.test(raw) || raw.includes("\\")) {
     throw new InvalidRequest("dataPath must not contain control characters or backslashes");
   }
   let path: string;

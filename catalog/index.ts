@@ -93,6 +93,7 @@ export {
 } from "./maintenance/runs.ts";
 export { type MaintenanceSettings, maintenanceSettings } from "./maintenance/settings.ts";
 export { liveTableId } from "./maintenance/table-ref.ts";
+export { MAX_NAME_LENGTH } from "./name-rules.ts";
 export { type CatalogState, catalogAt } from "./reads/catalog-at.ts";
 export {
   DEFAULT_DUCKLAKE_PAGE_ROWS,
@@ -117,7 +118,9 @@ export { type TableFileRows, tableFileRows } from "./reads/table-files.ts";
 export {
   MAX_DEAD_LETTERS,
   MAX_DEAD_LETTERS_PAGE,
+  MAX_FLUSH_INTERVAL_MS,
   MAX_FLUSH_RECORDS,
+  MAX_KEY_COLUMNS,
   MAX_OPS_PER_WRITE,
   MAX_UNFLUSHED_RECORDS,
 } from "./row-log-limits.ts";

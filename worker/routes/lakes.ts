@@ -6,6 +6,7 @@
 
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { MAX_DATA_PATH, normalizeDataPath } from "../../catalog/index.ts";
+import { MAX_FLUSH_SPACING_MS } from "../../durable-objects/requests.ts";
 import { type LakeState, lakeState, listLakeNames } from "../../storage/lakes.ts";
 import type { AppEnv } from "../app-env.ts";
 import { authenticate } from "../auth.ts";
@@ -31,7 +32,7 @@ const CreateLakeSchema = z
       .number()
       .int()
       .min(0)
-      .max(10_000)
+      .max(MAX_FLUSH_SPACING_MS)
       .optional()
       .openapi({ description: "the writer's flush spacing for this lake (group-commit window), ms" }),
   })

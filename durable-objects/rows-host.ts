@@ -1,6 +1,6 @@
 /**
  * The row log's host: a `lake` write above the inlining limit (its Parquet first, decisions 0316, 0319),
- * the flush of the log into DuckLake (decisions 0313, 0314: the loop and its bounds are `rows-flush.ts`'s),
+ * the flush of the log into DuckLake (decisions 0313, 0314: the loop and its bounds are `maintenance/rows-flush.ts`'s),
  * and when the alarm flushes (`flushDueAt` in the shared record: armed after an acknowledged append,
  * `flushIntervalMs` later; 0 = on demand only).
  */
@@ -10,9 +10,9 @@ import {
   readIngestHead,
   readIngestSettings,
 } from "../catalog/index.ts";
+import { commitLakeWrite } from "../maintenance/lake-write.ts";
+import { drainRowLog } from "../maintenance/rows-flush.ts";
 import { dataObjectReader } from "../storage/data-objects.ts";
-import { drainRowLog } from "./rows-flush.ts";
-import { commitLakeWrite } from "./rows-lake-write.ts";
 import type { FlushAnswer, Origin, Session, SharedState, WriterHost } from "./types.ts";
 
 /** The commit message of flush snapshots (lakes with `require_commit_message` accept them). */

@@ -8,6 +8,7 @@
  * commit leaves only an unreferenced object (job 5 collects it); the next pass plans again from the
  * catalog, so running twice is harmless (decision docs/decisions/0322-compaction-output.md).
  */
+
 import {
   buildMerge,
   buildRewrite,
@@ -26,17 +27,13 @@ import { dataObjectKey } from "../storage/keys.ts";
 import { yieldToEventLoop } from "../storage/maintenance.ts";
 import type { JobName, JobRun } from "./history.ts";
 import { emptyRun, errorText, type JobDeps } from "./job-deps.ts";
+import { putPlannedThenCommit } from "./put-planned.ts";
 
 /** Jobs 2 and 3 need exactly what every job gets (`job-deps.ts`). */
 export type CompactionDeps = JobDeps;
 
 export type MergeDeps = CompactionDeps & CompactionOptions;
 export type RewriteDeps = CompactionDeps & RewriteOptions;
-
-/** A planned compaction output already exists under its (uuid) name: a broken invariant. */
-export class CompactionObjectExists extends CodedError {
-  readonly code = "Corruption";
-}
 
 /** An input file the catalog references is missing from the bucket. */
 export class CompactionInputMissing extends CodedError {
@@ -83,12 +80,7 @@ async function runStep(
   try {
     const planned = await build(step, r.read, deps.now, deps.pause ?? yieldToEventLoop);
     run.bytesIn = r.bytes();
-    for (const o of planned.objects) {
-      const key = dataObjectKey(deps.lake, o.relativeToDataPath);
-      const stored = await deps.bucket.put(key, o.bytes, { onlyIf: { etagDoesNotMatch: "*" } });
-      if (stored === null) throw new CompactionObjectExists(`a planned data file already exists at ${key}`);
-    }
-    run.snapshotId = (await deps.commit(planned.request)).snapshotId;
+    run.snapshotId = (await putPlannedThenCommit(deps, planned, deps.commit)).snapshotId;
     run.filesOut = planned.objects.length;
     run.rowsOut = planned.rowsOut;
     run.bytesOut = planned.bytesOut;

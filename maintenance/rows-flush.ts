@@ -11,7 +11,6 @@ import {
   type CommitRequest,
   MAX_FLUSH_RECORDS,
   type Pause,
-  type PlannedObject,
   planKeyIndexRebuild,
   planRowsFlush,
   type RowFileSource,
@@ -20,8 +19,8 @@ import {
 } from "../catalog/index.ts";
 import type { Bucket, ReadView } from "../storage/api.ts";
 import { CodedError } from "../storage/errors.ts";
-import { dataObjectKey } from "../storage/keys.ts";
 import { yieldToEventLoop } from "../storage/maintenance.ts";
+import { putPlanned } from "./put-planned.ts";
 
 export interface RowsFlushDeps {
   lake: string;
@@ -53,30 +52,13 @@ export interface RowsFlushStep {
   files: number;
 }
 
-/** A planned data file's name was already taken (uuidv7 names make this a broken invariant). */
-export class RowsFlushObjectExists extends CodedError {
-  readonly code = "Corruption";
-}
-
-/** PUTs a plan's files put-if-absent (a data file never changes once written), before its commit. */
-export async function putPlannedObjects(
-  deps: Pick<RowsFlushDeps, "lake" | "bucket">,
-  objects: readonly PlannedObject[],
-): Promise<void> {
-  for (const o of objects) {
-    const key = dataObjectKey(deps.lake, o.relativeToDataPath);
-    const stored = await deps.bucket.put(key, o.bytes, { onlyIf: { etagDoesNotMatch: "*" } });
-    if (stored === null) throw new RowsFlushObjectExists(`a planned data file already exists at ${key}`);
-  }
-}
-
 export async function runRowsFlushStep(
   deps: RowsFlushDeps,
   max: number = MAX_FLUSH_RECORDS,
 ): Promise<RowsFlushStep | null> {
   const plan = await planRowsFlush(deps.view(), deps.now, max, deps.pause ?? yieldToEventLoop);
   if (plan === null) return null;
-  await putPlannedObjects(deps, plan.objects);
+  await putPlanned(deps, plan.objects);
   const r = await deps.commit({ verbs: [plan.verb], message: deps.message });
   const a = r.assigned[0] ?? {};
   return {

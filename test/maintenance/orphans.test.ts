@@ -23,6 +23,7 @@ import { runFlushJob } from "../../maintenance/flush.ts";
 import type { JobContext } from "../../maintenance/registry.ts";
 import type { Bucket } from "../../storage/api.ts";
 import { FaultBucket, seeded } from "../../storage/fault-bucket.ts";
+import { bucket, settle } from "../catalog/support.ts";
 import {
   appendFile,
   commit,
@@ -32,8 +33,7 @@ import {
   jobCommit,
   type Lake,
   reopen,
-} from "./maintenance-lake.ts";
-import { bucket, settle } from "./support.ts";
+} from "./lake.ts";
 
 const GRACE = 60_000;
 const ALL_ON = Object.fromEntries(

@@ -2,7 +2,7 @@
  * Appending to the row-ingestion log: `rows_write` (insert / upsert / delete records), `rows_truncate`
  * (a tombstone), the drop tombstone `drop_table` leaves, and the per-table key and lake settings.
  *
- * Why the seed's outbox gap cannot occur here (docs/decisions/0310-row-ingestion-log.md): a sequence
+ * Why an outbox gap (a record acknowledged but not yet visible to the flusher) cannot occur here (docs/decisions/0310-row-ingestion-log.md): a sequence
  * number is taken from the log head *inside the member's staging layer*, and members are staged one after
  * another by the lake's single writer, into one store batch that lands (or not) whole. A number is
  * therefore never visible before every smaller one: a reader's cut holds either the whole batch or none

@@ -19,7 +19,7 @@ import { idleFlushAt } from "./idle-flush.ts";
 import type { WriterMetrics } from "./metrics.ts";
 import type { LakeRecord } from "./registry.ts";
 import { backgroundRetryDelay, idleFlushWakeAt, idleWake, nextPassDelay } from "./schedule.ts";
-import type { Session, SharedState, WriterHost } from "./types.ts";
+import type { FrontDeps, Session } from "./types.ts";
 
 /** Idempotency keys one sweep removes at most. */
 export const SWEEP_LIMIT = 500;
@@ -27,16 +27,8 @@ export const SWEEP_LIMIT = 500;
 export const MAINTENANCE_STEPS = 4;
 
 /** What the pass needs from the front (it never calls another part). */
-export interface AlarmPassDeps {
-  host: WriterHost;
-  shared: SharedState;
+export interface AlarmPassDeps extends FrontDeps {
   metrics: WriterMetrics;
-  ready(): Promise<Session>;
-  current(): Session | undefined;
-  terminal(): CodedError | undefined;
-  terminate(reason: CodedError): void;
-  /** Runs `fn` holding the submission slot. */
-  exclusive<T>(fn: () => Promise<T>): Promise<T>;
   removeDeleted(rec: LakeRecord): Promise<void>;
   flushRowsIfDue(s: Session): Promise<void>;
   maintenancePass(s: Session, selection: PassSelection): Promise<StoredJobRun[]>;

@@ -18,30 +18,18 @@ import type { WriterMetrics } from "./metrics.ts";
 import type { StallWatch } from "./stall.ts";
 import { Ticket } from "./ticket.ts";
 import {
+  type FrontDeps,
   MemberFailed,
   type Origin,
   type Session,
-  type SharedState,
   type Submitted,
   type Unit,
-  type WriterHost,
 } from "./types.ts";
 
 /** What the commit path needs from the front (it never calls another part). */
-export interface CommitPathDeps {
-  host: WriterHost;
-  shared: SharedState;
+export interface CommitPathDeps extends FrontDeps {
   stall: StallWatch;
   metrics: WriterMetrics;
-  /** The open session, opening it on first use (refuses on a stopped, deleted or deleting writer). */
-  ready(): Promise<Session>;
-  /** The open session, if any (the submitting task runs only after `ready`). */
-  current(): Session | undefined;
-  /** Why the writer stopped, if it did. */
-  terminal(): CodedError | undefined;
-  throwIfStopped(): void;
-  terminate(reason: CodedError): void;
-  durabilityFailed(e: unknown): CodedError;
   /** Before a batched arrival joins (the yield's hold). */
   beforeJoin(): Promise<void>;
   /** No commit is in flight any more. */

@@ -9,26 +9,16 @@
  * docs/decisions/0110-lake-deletion-order.md.
  */
 import { quoteName } from "../catalog/index.ts";
-import type { CodedError } from "../storage/errors.ts";
 import { lakeState, markLakeDeleted, removeDeletedLake } from "../storage/lakes.ts";
 import { LakeWasDeleted, Unavailable } from "./errors.ts";
 import type { LakeRecord } from "./registry.ts";
-import type { DeleteAnswer, Session, SharedState, WriterHost } from "./types.ts";
+import type { DeleteAnswer, FrontDeps, Session } from "./types.ts";
 
 /** Objects of a deleted lake one background pass removes before it re-arms (one R2 list page). */
 export const REMOVAL_SLICE_OBJECTS = 1000;
 
 /** What a delete needs from the front (it never calls another part). */
-export interface DeletionDeps {
-  host: WriterHost;
-  shared: SharedState;
-  ready(): Promise<Session>;
-  throwIfStopped(): void;
-  terminal(): CodedError | undefined;
-  terminate(reason: CodedError): void;
-  durabilityFailed(e: unknown): CodedError;
-  /** Runs `fn` holding the submission slot. */
-  exclusive<T>(fn: () => Promise<T>): Promise<T>;
+export interface DeletionDeps extends FrontDeps {
   /** Admission closed (true) while the delete drains and writes its marker; reopened (false) after. */
   draining(on: boolean): void;
   /** The marker landed: nothing may be written from here on. */

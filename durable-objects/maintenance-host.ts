@@ -11,18 +11,14 @@ import { JOB_NAMES, type JobName, type JobRun, type StoredJobRun } from "../main
 import { type PassSelection, runMaintenancePass } from "../maintenance/run.ts";
 import { nextDueAt } from "../maintenance/schedule.ts";
 import type { Store } from "../storage/api.ts";
-import type { CodedError } from "../storage/errors.ts";
 import { maintenanceWakeAt } from "./schedule.ts";
-import type { Session, WriterHost } from "./types.ts";
+import type { FrontDeps, Session } from "./types.ts";
 
 /** Maintenance runs an instance remembers for `status` (a bounded ring; the durable history is the store's). */
 export const MAINTENANCE_HISTORY_RUNS = 100;
 
 /** What the maintenance host needs from the front (it never calls another part). */
-export interface MaintenanceHostDeps {
-  host: WriterHost;
-  ready(): Promise<Session>;
-  terminal(): CodedError | undefined;
+export interface MaintenanceHostDeps extends FrontDeps {
   /** A commit through the front door, as the writer's own (background) work. */
   commit(request: CommitRequest): Promise<{ snapshotId: number | null }>;
   /** A head-preserving batch in the submission slot, awaited durable. */

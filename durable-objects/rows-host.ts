@@ -13,17 +13,13 @@ import {
 import { commitLakeWrite } from "../maintenance/lake-write.ts";
 import { drainRowLog } from "../maintenance/rows-flush.ts";
 import { dataObjectReader } from "../storage/data-objects.ts";
-import type { FlushAnswer, Origin, Session, SharedState, WriterHost } from "./types.ts";
+import type { FlushAnswer, FrontDeps, Origin, Session } from "./types.ts";
 
 /** The commit message of flush snapshots (lakes with `require_commit_message` accept them). */
 const FLUSH_MESSAGE = "ducklake-edge: flush row log";
 
 /** What the row host needs from the front (it never calls another part). */
-export interface RowsHostDeps {
-  host: WriterHost;
-  shared: SharedState;
-  ready(): Promise<Session>;
-  current(): Session | undefined;
+export interface RowsHostDeps extends FrontDeps {
   /** A commit through the whole front door (a flush batch may itself be a planned `lake` write). */
   commit(request: CommitRequest, origin: Origin): Promise<CommitResult>;
   /** One request straight onto the commit path. */

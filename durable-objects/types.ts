@@ -122,6 +122,28 @@ export interface SharedState {
   flushDueAt: number | undefined;
 }
 
+/**
+ * What the front hands every part (`writer.ts` builds it once): the host, the shared record, and the
+ * front's own answers — the session, the lifecycle's state and transitions, the submission slot. A part
+ * reaches the rest of the writer only through these and its own events.
+ */
+export interface FrontDeps {
+  host: WriterHost;
+  shared: SharedState;
+  /** The open session, opening it on first use (refuses on a stopped, deleted or deleting writer). */
+  ready(): Promise<Session>;
+  /** The open session, if any. */
+  current(): Session | undefined;
+  /** Why the writer stopped, if it did. */
+  terminal(): CodedError | undefined;
+  throwIfStopped(): void;
+  terminate(reason: CodedError): void;
+  /** The store failed to confirm a segment: terminal; answers the error every waiter gets. */
+  durabilityFailed(e: unknown): CodedError;
+  /** Runs `fn` holding the submission slot. */
+  exclusive<T>(fn: () => Promise<T>): Promise<T>;
+}
+
 /** A member's failure, rebuilt as a typed error so it crosses RPC with its own code. */
 export class MemberFailed extends CodedError {
   readonly code: string;

@@ -52,6 +52,7 @@ import {
   type CreateAnswer,
   type DeleteAnswer,
   type FlushAnswer,
+  type FrontDeps,
   type HeadAnswer,
   MemberFailed,
   type Origin,
@@ -99,16 +100,16 @@ export class Writer {
       flushFailed: (e) => this.life.durabilityFailed(e),
     });
     this.arrivals = new Arrivals(host, shared);
-    const common = {
+    const common: FrontDeps = {
       host,
       shared,
       ready: () => this.ready(),
       current: () => this.sessions.session,
       terminal: () => this.life.terminal,
-      terminate: (reason: Parameters<Lifecycle["terminate"]>[0]) => this.life.terminate(reason),
-      durabilityFailed: (e: unknown) => this.life.durabilityFailed(e),
+      terminate: (reason) => this.life.terminate(reason),
+      durabilityFailed: (e) => this.life.durabilityFailed(e),
       throwIfStopped: () => this.life.throwIfStopped(),
-      exclusive: <T>(fn: () => Promise<T>) => this.path.coalescer.exclusive(fn),
+      exclusive: (fn) => this.path.coalescer.exclusive(fn),
     };
     this.path = new CommitPath({
       ...common,

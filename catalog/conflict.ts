@@ -89,7 +89,7 @@ export function findConflict(ours: OurSide, theirs: ConflictSide): string | null
     if (has(t.insertedIntoTable, id) || has(t.inlinedInsert, id)) {
       return `deleting from table ${id}, into which a concurrent commit inserted`;
     }
-    // The seed's delete-vs-delete rule: an inlined delete names no file, so it meets ours at table grain
+    // The delete-vs-delete rule (docs/decisions/0463-commit-protocol-rules.md): an inlined delete names no file, so it meets ours at table grain
     // (DuckLake itself misses this pair, duckdb/ducklake#1215).
     if (has(t.inlinedDelete, id))
       return `deleting from table ${id}, from which a concurrent commit deleted inlined rows`;

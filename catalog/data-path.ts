@@ -14,6 +14,7 @@ import type { ReadView } from "../storage/api.ts";
 import { DEFAULT_DATA_PATH } from "./bootstrap.ts";
 import { InvalidRequest, Unsupported } from "./errors.ts";
 import { dataPathOf } from "./maintenance/paths.ts";
+import { CONTROL_CHARACTER } from "./name-rules.ts";
 
 /** Longest data path accepted (DuckLake stores it in every resolution; keep it bounded). */
 export const MAX_DATA_PATH = 1024;
@@ -25,8 +26,7 @@ export function normalizeDataPath(raw: string): string {
   if (raw.length > MAX_DATA_PATH) {
     throw new InvalidRequest(`dataPath is longer than ${MAX_DATA_PATH} characters`);
   }
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
-  if (/[\u0000-\u001f\u007f\\]/.test(raw)) {
+  if (CONTROL_CHARACTER.test(raw) || raw.includes("\\")) {
     throw new InvalidRequest("dataPath must not contain control characters or backslashes");
   }
   let path: string;

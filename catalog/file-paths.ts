@@ -9,6 +9,7 @@
  * out. Decision: docs/decisions/0105-registered-file-paths.md.
  */
 import { quoteName } from "./errors.ts";
+import { CONTROL_CHARACTER } from "./name-rules.ts";
 
 /** Joins a directory and a relative path with exactly one '/'. */
 export function joinPath(base: string, rel: string): string {
@@ -36,13 +37,11 @@ export function tableDirOf(dataPath: string, schema: StoredDir, table: StoredDir
 
 // `.`, `..` and their percent-encoded spellings, which URL readers resolve as dot segments.
 const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses.
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 /** Why `rest` (a path below the data path) is not plain segments, or null. */
 function relativeProblem(rest: string): string | null {
   if (rest === "") return "it names no file";
-  if (CONTROL.test(rest)) return "it contains a control character";
+  if (CONTROL_CHARACTER.test(rest)) return "it contains a control character";
   if (rest.includes("\\")) return "it contains a backslash";
   for (const seg of rest.split("/")) {
     if (seg === "") return "it has an empty segment ('//' or a leading or trailing '/')";

@@ -20,17 +20,27 @@ import type { CommitRequest } from "./verbs/schema.ts";
 
 export type { CommitResult, GroupOutcome, MemberResult } from "./commit/group.ts";
 export { MINTED_KEY_SKEW_MS, mintIdempotencyKey } from "./commit/idempotency.ts";
-export type { GroupMember, SelfStagedMember } from "./commit/member.ts";
-export * from "./errors.ts";
-export { readDeadLetters } from "./ingest/dead-letter.ts";
-export { planLakeWrite, plannableRowsWrites } from "./ingest/lake-write-plan.ts";
+export { planLakeWrite, plannableRowsWrites } from "./commit/lake-write-plan.ts";
+export { appendsToRowLog, type GroupMember, type SelfStagedMember } from "./commit/member.ts";
+// The plans, steps and records of the writer's own jobs (maintenance/, durable-objects/), the data-path
+// rule the lakes route and the writer share, and the staged-row write contract: the catalog's one door
+// for everything outside it (test/repo/layers.node-test.ts; decision docs/decisions/0460-layer-check.md).
 export {
-  MAX_DEAD_LETTERS,
-  MAX_DEAD_LETTERS_PAGE,
-  MAX_FLUSH_RECORDS,
-  MAX_OPS_PER_WRITE,
-  MAX_UNFLUSHED_RECORDS,
-} from "./ingest/limits.ts";
+  DataPathExternal,
+  DEFAULT_BUCKET_NAME,
+  externalDataPathReason,
+  guardedFileSource,
+  type LakeFileSource,
+  lakeDataPathExternal,
+  lakeDataUrl,
+  MAX_DATA_PATH,
+  normalizeDataPath,
+} from "./data-path.ts";
+export * from "./errors.ts";
+export { checkPathNotFenced, FileScheduledForDeletion } from "./fences.ts";
+export { readDeadLetters } from "./ingest/dead-letter.ts";
+export { planRowsFlush } from "./ingest/flush-plan.ts";
+export { planKeyIndexRebuild } from "./ingest/key-index.ts";
 export { MAX_ROWS_PAGE, type RowsQuery, type RowsRead, readRows } from "./ingest/read.ts";
 export {
   MAX_ROWS_READ_BYTES,
@@ -39,8 +49,62 @@ export {
   type RowFileSource,
   RowsReadTooLarge,
 } from "./ingest/read-files.ts";
-export { readIngestHead, readSettings as readIngestSettings } from "./ingest/state.ts";
+export { readIngestHead, readSettings as readIngestSettings, readTail } from "./ingest/state.ts";
 export { storePartitionCuts } from "./keys.ts";
+export {
+  type DueFile,
+  dueFiles,
+  fenceDue,
+  forgetDeleted,
+  MAX_FILES_DELETED_PER_STEP,
+  referencedPaths,
+} from "./maintenance/cleanup.ts";
+export { nextDeleteAt, nextExpiryAt, nextOrphanDeleteAt } from "./maintenance/due.ts";
+export { expireSnapshotsStep } from "./maintenance/expire.ts";
+export {
+  type FlushPlan,
+  MAX_FLUSH_ROWS_PER_STEP,
+  type PlannedObject,
+  planFlushes,
+} from "./maintenance/flush-plan.ts";
+export {
+  buildMerge,
+  type CompactionOptions,
+  type CompactionStep,
+  type PlannedCompaction,
+  planMerges,
+  type ReadObject,
+  type Refusal,
+} from "./maintenance/merge-plan.ts";
+export {
+  type DueOrphan,
+  dueOrphans,
+  fenceOrphans,
+  forgetOrphans,
+  type ListedObject,
+  MAX_OBJECTS_LISTED_PER_PASS,
+  markOrphans,
+  orphanCursor,
+  stillOrphaned,
+  unreferencedObjects,
+} from "./maintenance/orphans.ts";
+export type { Pause } from "./maintenance/pace.ts";
+export { dataPathOf } from "./maintenance/paths.ts";
+export { buildRewrite, planRewrites, type RewriteOptions } from "./maintenance/rewrite-plan.ts";
+export {
+  appendJobRuns,
+  JOB_NAMES,
+  type JobName,
+  type JobRun,
+  MAX_JOB_RUNS_KEPT,
+  MAX_JOB_RUNS_PAGE,
+  MAX_JOB_RUNS_PER_APPEND,
+  readJobRuns,
+  type StoredJobRun,
+} from "./maintenance/runs.ts";
+export { type MaintenanceSettings, maintenanceSettings } from "./maintenance/settings.ts";
+export { liveTableId } from "./maintenance/table-ref.ts";
+export { MAX_NAME_LENGTH } from "./name-rules.ts";
 export { type CatalogState, catalogAt } from "./reads/catalog-at.ts";
 export {
   DEFAULT_DUCKLAKE_PAGE_ROWS,
@@ -62,12 +126,25 @@ export { commitLookupRanges } from "./reads/plan-prefetch.ts";
 export { FILTER_OPS, type FilterOp, pruneFiles, type StatsFilter } from "./reads/prune.ts";
 export { head, listSnapshots, type SnapshotInfo } from "./reads/snapshots.ts";
 export { type TableFileRows, tableFileRows } from "./reads/table-files.ts";
+export {
+  MAX_DEAD_LETTERS,
+  MAX_DEAD_LETTERS_PAGE,
+  MAX_FLUSH_INTERVAL_MS,
+  MAX_FLUSH_RECORDS,
+  MAX_KEY_COLUMNS,
+  MAX_OPS_PER_WRITE,
+  MAX_UNFLUSHED_RECORDS,
+} from "./row-log-limits.ts";
+export type { SqlWriteAnswer, SqlWriteRequest } from "./sql/writes/contract.ts";
+export { expiresSnapshots, planSqlWrite } from "./sql/writes/plan.ts";
+export { timestamptzFromEpochMicros } from "./values/index.ts";
 export type { Assigned } from "./verbs/context.ts";
 export {
   MAX_INLINED_DELETES_PER_COMMIT,
   MAX_INLINED_ROWS_PER_COMMIT,
   MAX_INLINED_ROWS_PER_TABLE,
 } from "./verbs/ops/inline.ts";
+export { JOB_SWITCH } from "./verbs/ops/options.ts";
 export {
   type CommitRequest,
   CommitRequestSchema,

@@ -36,6 +36,15 @@ import {
 } from "./values/index.ts";
 import type { ColumnStatsSchema } from "./verbs/schema.ts";
 
+/**
+ * Field ids DuckLake gives its internal columns (read from files stock DuckLake 1.5.5 writes); the one home:
+ * every writer and reader of those columns imports them from here.
+ */
+export const ROW_ID_FIELD_ID = 2147483540;
+export const SNAPSHOT_ID_FIELD_ID = 2147483539;
+export const DELETE_FILE_PATH_FIELD_ID = 2147483646;
+export const DELETE_POS_FIELD_ID = 2147483645;
+
 /** A column with its children (in column order): the shape the layout walks. */
 export interface LayoutColumn {
   column: ColumnRecord;

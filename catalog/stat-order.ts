@@ -6,7 +6,13 @@
  * so DuckDB's VARCHAR/BLOB order. Dates and timestamps in DuckDB's text form order correctly as text.
  * Decision: docs/decisions/0104-scan-pruning.md.
  */
-import { isNumericType } from "./types.ts";
+
+const NUMERIC = /^(u?int(8|16|32|64|128)|float(32|64)|decimal\(\d+,\d+\))$/;
+
+/** Whether a DuckLake type orders its values as numbers (integers, floats, decimals). */
+export function isNumericType(type: string): boolean {
+  return NUMERIC.test(type);
+}
 
 /** Decimal-exponent bound for exact parsing, so `1e999999999` cannot build a billion-digit string. */
 const MAX_EXPONENT = 400;

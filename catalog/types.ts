@@ -40,8 +40,6 @@ const PRIMITIVES = new Set([
 
 export const NESTED = new Set(["struct", "list", "map"]);
 
-const NUMERIC = /^(u?int(8|16|32|64|128)|float(32|64)|decimal\(\d+,\d+\))$/;
-
 /** Normalizes and checks a type name; `nested` says whether children are expected. */
 export function normalizeType(raw: string): { type: string; nested: boolean } {
   const type = raw.trim().toLowerCase().replace(/\s+/g, "");
@@ -64,12 +62,8 @@ export function normalizeType(raw: string): { type: string; nested: boolean } {
   );
 }
 
-export function isNumericType(type: string): boolean {
-  return NUMERIC.test(type);
-}
-
-/** Stats order lives in stat-order.ts (exact for integers and decimals). */
-export { compareStat } from "./stat-order.ts";
+/** Stats order and "is this type numeric" live in stat-order.ts (exact for integers and decimals). */
+export { compareStat, isNumericType } from "./stat-order.ts";
 
 const DUCKDB_NAMES: Record<string, string> = {
   boolean: "BOOLEAN",

@@ -12,7 +12,7 @@
 import { randomUUID } from "node:crypto";
 import { createReadStream, statSync } from "node:fs";
 import type { Readable } from "node:stream";
-import { MAX_OPS_PER_WRITE } from "../catalog/ingest/limits.ts";
+import { MAX_OPS_PER_WRITE } from "../catalog/row-log-limits.ts";
 import { ApiFailure, unwrap } from "../client/index.ts";
 import { CsvReader } from "./csv.ts";
 import { CliError } from "./errors.ts";

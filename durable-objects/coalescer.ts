@@ -1,5 +1,5 @@
 /**
- * Group commit without a timer (seed "Group commit", "Submission outcomes"). A commit that finds the slot
+ * Group commit without a timer (docs/decisions/0463-commit-protocol-rules.md). A commit that finds the slot
  * free and nobody on the way in submits at once; one that finds a batch forming joins it; one that finds
  * a batch being submitted waits for the next. A batch seals when no caller is on its way in (so the
  * submission in progress is the batching window) or when it holds `maxMembers` requests.
@@ -28,9 +28,9 @@ export type Settled<B> =
 export interface CoalescerOptions {
   clock: Clock;
   stall: StallWatch;
-  /** A batch seals at this many requests (seed: 64). */
+  /** A batch seals at this many requests (decision 0463: 64). */
   maxMembers: number;
-  /** How long one submission may hold the slot (seed: five minutes). */
+  /** How long one submission may hold the slot (decision 0463: five minutes). */
   slotBoundMs: number;
   /** A submission was abandoned at the bound; the host decides what that means for its instance. */
   onAbandoned: (detail: { members: number; boundMs: number }) => void;

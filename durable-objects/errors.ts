@@ -2,7 +2,7 @@
  * The lake writer's own typed errors. Everything else a caller sees comes from catalog/ (validation,
  * conflicts) or storage/ (Fenced, Corruption) unchanged.
  */
-import { NotFound, quoteName } from "../catalog/errors.ts";
+import { NotFound, quoteName } from "../catalog/index.ts";
 import { CodedError } from "../storage/errors.ts";
 
 /**
@@ -59,4 +59,15 @@ export class LakeDeletedPendingRemoval extends CodedError {
       `lake ${quoteName(lake)} was deleted at ${new Date(deletedAt).toISOString()}; its objects are kept until ${new Date(removeAfter).toISOString()} and removed after that, and the name can be created again once they are gone`,
     );
   }
+}
+
+/** A deleted lake answers NotFound, except to a create, which learns when the name is free again. */
+export function deletedError(
+  lake: string,
+  create: boolean,
+  deletedAt: number,
+  graceMs: number,
+): LakeWasDeleted | LakeDeletedPendingRemoval {
+  if (!create) return new LakeWasDeleted(lake, deletedAt);
+  return new LakeDeletedPendingRemoval(lake, deletedAt, deletedAt + graceMs);
 }

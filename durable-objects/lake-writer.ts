@@ -7,28 +7,20 @@
  */
 
 import { DurableObject } from "cloudflare:workers";
-import type { CommitResult } from "../catalog/index.ts";
+import type { CommitResult, SqlWriteAnswer, SqlWriteRequest } from "../catalog/index.ts";
 import { InvalidRequest, type MemberResult, quoteName } from "../catalog/index.ts";
-import type { SqlWriteAnswer, SqlWriteRequest } from "../catalog/sql/writes/contract.ts";
 import type { JobName, StoredJobRun } from "../maintenance/history.ts";
 import type { CheckpointInfo } from "../storage/api.ts";
-import type { Env } from "../worker/env.ts";
 import { AlarmScheduler } from "./alarm.ts";
+import "./bindings.ts";
 import { systemClock } from "./clock.ts";
 import { type Envelope, enveloped } from "./envelope.ts";
 import type { MetricsSnapshot } from "./metrics.ts";
 import { DEFAULT_TUNABLES } from "./options.ts";
 import type { LakeRecord, LakeRegistry } from "./registry.ts";
 import { writerSetup } from "./setup.ts";
-import {
-  type CreateAnswer,
-  type DeleteAnswer,
-  type FlushAnswer,
-  type HeadAnswer,
-  type LogLevel,
-  Writer,
-  type WriterStats,
-} from "./writer.ts";
+import type { CreateAnswer, DeleteAnswer, FlushAnswer, HeadAnswer, LogLevel, WriterStats } from "./types.ts";
+import { Writer } from "./writer.ts";
 
 export interface WriterMetricsAnswer {
   lake: string;
@@ -74,7 +66,7 @@ function log(level: LogLevel, fields: Record<string, unknown>): void {
   else console.log(line);
 }
 
-export class LakeWriter extends DurableObject<Env> {
+export class LakeWriter extends DurableObject<Cloudflare.Env> {
   private readonly startedAt = new Date().toISOString();
   private served = 0;
   private inflight = 0;
@@ -85,7 +77,7 @@ export class LakeWriter extends DurableObject<Env> {
   private readonly registry: ObjectRegistry;
   private readonly alarms: AlarmScheduler;
 
-  constructor(ctx: DurableObjectState, env: Env) {
+  constructor(ctx: DurableObjectState, env: Cloudflare.Env) {
     super(ctx, env);
     this.registry = new ObjectRegistry(ctx.storage);
     this.alarms = new AlarmScheduler(ctx.storage, Date.now, (e) =>

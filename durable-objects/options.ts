@@ -4,14 +4,14 @@ import { IDLE_FLUSH_AFTER_MS } from "./idle-flush.ts";
 
 export interface WriterTunables {
   /**
-   * Flush spacing S in ms (seed `flush_interval`). 100 ms: an R2 PUT from a Durable Object takes tens to
+   * Flush spacing S in ms (decision 0463). 100 ms: an R2 PUT from a Durable Object takes tens to
    * hundreds of ms, so a spacing near one PUT adds little to a burst's latency (at most S + one PUT)
    * while the floor (S/10 = 10 ms) caps one writer at 100 segment PUTs per second.
    */
   flushSpacingMs: number;
-  /** A coalesced batch seals at this many requests (seed: 64). */
+  /** A coalesced batch seals at this many requests (decision 0463: 64). */
   maxBatchMembers: number;
-  /** How long one submission may hold the slot before its batch is given up as unknown (seed: 5 min). */
+  /** How long one submission may hold the slot before its batch is given up as unknown (decision 0463: 5 min). */
   slotBoundMs: number;
   /** A commit parked in one phase longer than this is reported, and again every interval after. */
   stallReportMs: number;

@@ -1,5 +1,5 @@
 /**
- * Flush pacing (seed "Flush pacing"): when the writer turns applied batches into one WAL segment PUT.
+ * Flush pacing (docs/decisions/0463-commit-protocol-rules.md): when the writer turns applied batches into one WAL segment PUT.
  * One setting, the spacing S, read as the minimum spacing between flushes; the floor is S/10.
  *
  * A flush is planned by the first commit that finds none pending, and that commit's view decides how:

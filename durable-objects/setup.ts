@@ -6,7 +6,7 @@
  */
 import type { Bucket } from "../storage/api.ts";
 import type { WriterTunables } from "./options.ts";
-import type { SubmitStep, WriterStats } from "./writer.ts";
+import type { SubmitStep, WriterStats } from "./types.ts";
 
 export interface WriterSetup {
   /** Wraps the real bucket (e.g. in a FaultBucket). */

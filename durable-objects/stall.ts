@@ -1,5 +1,5 @@
 /**
- * Stall reports (seed "Group commit"): every wait a commit can park in is named in the log while it runs
+ * Stall reports (docs/decisions/0463-commit-protocol-rules.md): every wait a commit can park in is named in the log while it runs
  * long. A report names a slow phase; it never cuts one short (only the submission slot has a bound).
  */
 import type { Clock } from "./clock.ts";

@@ -8,33 +8,32 @@
  * commit leaves only an unreferenced object (job 5 collects it); the next pass plans again from the
  * catalog, so running twice is harmless (decision docs/decisions/0322-compaction-output.md).
  */
+
 import {
   buildMerge,
+  buildRewrite,
   type CompactionOptions,
   type CompactionStep,
+  type Pause,
   type PlannedCompaction,
   planMerges,
+  planRewrites,
   type ReadObject,
   type Refusal,
-} from "../catalog/maintenance/merge-plan.ts";
-import type { Pause } from "../catalog/maintenance/pace.ts";
-import { buildRewrite, planRewrites, type RewriteOptions } from "../catalog/maintenance/rewrite-plan.ts";
+  type RewriteOptions,
+} from "../catalog/index.ts";
 import { CodedError } from "../storage/errors.ts";
 import { dataObjectKey } from "../storage/keys.ts";
 import { yieldToEventLoop } from "../storage/maintenance.ts";
 import type { JobName, JobRun } from "./history.ts";
 import { emptyRun, errorText, type JobDeps } from "./job-deps.ts";
+import { putPlannedThenCommit } from "./put-planned.ts";
 
 /** Jobs 2 and 3 need exactly what every job gets (`job-deps.ts`). */
 export type CompactionDeps = JobDeps;
 
 export type MergeDeps = CompactionDeps & CompactionOptions;
 export type RewriteDeps = CompactionDeps & RewriteOptions;
-
-/** A planned compaction output already exists under its (uuid) name: a broken invariant. */
-export class CompactionObjectExists extends CodedError {
-  readonly code = "Corruption";
-}
 
 /** An input file the catalog references is missing from the bucket. */
 export class CompactionInputMissing extends CodedError {
@@ -81,12 +80,7 @@ async function runStep(
   try {
     const planned = await build(step, r.read, deps.now, deps.pause ?? yieldToEventLoop);
     run.bytesIn = r.bytes();
-    for (const o of planned.objects) {
-      const key = dataObjectKey(deps.lake, o.relativeToDataPath);
-      const stored = await deps.bucket.put(key, o.bytes, { onlyIf: { etagDoesNotMatch: "*" } });
-      if (stored === null) throw new CompactionObjectExists(`a planned data file already exists at ${key}`);
-    }
-    run.snapshotId = (await deps.commit(planned.request)).snapshotId;
+    run.snapshotId = (await putPlannedThenCommit(deps, planned, deps.commit)).snapshotId;
     run.filesOut = planned.objects.length;
     run.rowsOut = planned.rowsOut;
     run.bytesOut = planned.bytesOut;

@@ -14,7 +14,7 @@ import {
   forgetDeleted,
   MAX_FILES_DELETED_PER_STEP,
   referencedPaths,
-} from "../catalog/maintenance/cleanup.ts";
+} from "../catalog/index.ts";
 import { dataObjectKey } from "../storage/keys.ts";
 import type { JobRun } from "./history.ts";
 import { emptyRun, errorText } from "./job-deps.ts";

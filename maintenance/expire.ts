@@ -6,7 +6,7 @@
  * the catalog (decision docs/decisions/0328-maintenance-expire.md). Lake-wide: a table selection is
  * ignored.
  */
-import { expireSnapshotsStep } from "../catalog/maintenance/expire.ts";
+import { expireSnapshotsStep } from "../catalog/index.ts";
 import { CodedError } from "../storage/errors.ts";
 import type { JobRun } from "./history.ts";
 import { emptyRun } from "./job-deps.ts";

@@ -6,12 +6,12 @@
  * or refusal between the PUT and the commit leaves only an unreferenced file, never a half-registered one;
  * the next run plans again from the catalog, so running twice is harmless (decision 0321).
  */
-import { type FlushPlan, planFlushes } from "../catalog/maintenance/flush-plan.ts";
-import { CodedError } from "../storage/errors.ts";
-import { dataObjectKey } from "../storage/keys.ts";
+
+import { type FlushPlan, planFlushes } from "../catalog/index.ts";
 import { yieldToEventLoop } from "../storage/maintenance.ts";
 import type { JobRun } from "./history.ts";
 import { emptyRun, errorText, type JobDeps } from "./job-deps.ts";
+import { putPlannedThenCommit } from "./put-planned.ts";
 
 export interface FlushDeps extends JobDeps {
   /** Flush once a table holds more inlined rows than this (default: its `data_inlining_row_limit`). */
@@ -19,11 +19,6 @@ export interface FlushDeps extends JobDeps {
   maxRowsPerStep?: number;
   /** Only this table (a run asked for one table). */
   tableId?: number;
-}
-
-/** A PUT of a planned file found another object under its name (uuid names make this a broken invariant). */
-export class FlushObjectExists extends CodedError {
-  readonly code = "Corruption";
 }
 
 async function runPlan(deps: FlushDeps, plan: FlushPlan): Promise<JobRun> {
@@ -41,12 +36,7 @@ async function runPlan(deps: FlushDeps, plan: FlushPlan): Promise<JobRun> {
     error: null,
   };
   try {
-    for (const o of plan.objects) {
-      const key = dataObjectKey(deps.lake, o.relativeToDataPath);
-      const stored = await deps.bucket.put(key, o.bytes, { onlyIf: { etagDoesNotMatch: "*" } });
-      if (stored === null) throw new FlushObjectExists(`a planned data file already exists at ${key}`);
-    }
-    run.snapshotId = (await deps.commit(plan.request)).snapshotId;
+    run.snapshotId = (await putPlannedThenCommit(deps, plan, deps.commit)).snapshotId;
   } catch (e) {
     run.error = errorText(e);
     run.rowsOut = 0;

@@ -9,4 +9,4 @@ export {
   type JobRun,
   MAX_JOB_RUNS_KEPT,
   type StoredJobRun,
-} from "../catalog/maintenance/runs.ts";
+} from "../catalog/index.ts";

@@ -3,8 +3,7 @@
  * catalog plan (`flush.ts`, `compaction.ts`) take exactly this plus their options, and the registry's
  * `JobContext` adds what the other jobs need (the exclusive slot, pins, settings).
  */
-import type { Pause } from "../catalog/maintenance/pace.ts";
-import type { CommitRequest } from "../catalog/verbs/schema.ts";
+import type { CommitRequest, Pause } from "../catalog/index.ts";
 import type { Bucket, ReadView } from "../storage/api.ts";
 import { CodedError } from "../storage/errors.ts";
 import type { JobName, JobRun } from "./history.ts";

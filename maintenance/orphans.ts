@@ -18,7 +18,7 @@ import {
   orphanCursor,
   stillOrphaned,
   unreferencedObjects,
-} from "../catalog/maintenance/orphans.ts";
+} from "../catalog/index.ts";
 import { dataObjectKey } from "../storage/keys.ts";
 import type { JobContext } from "./registry.ts";
 

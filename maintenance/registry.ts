@@ -3,7 +3,7 @@
  * answered with an `Unsupported` run record, never a stand-in. Each runner adapts the shared context to
  * its own job's dependencies (`runFlushJob`'s `FlushDeps`, …), so adding a job is one line here.
  */
-import type { MaintenanceSettings } from "../catalog/maintenance/settings.ts";
+import type { MaintenanceSettings } from "../catalog/index.ts";
 import type { Store } from "../storage/api.ts";
 import { runMergeJob, runRewriteJob } from "./compaction.ts";
 import { runDeleteFilesJob } from "./delete-files.ts";

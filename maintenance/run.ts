@@ -4,10 +4,12 @@
  * history (`catalog/maintenance/runs.ts`). The alarm runs the jobs switched on; `POST …/maintenance` runs
  * the jobs it names, switched on or not (as a DuckLake user `CALL`s one).
  */
-
-import { lakeDataPathExternal } from "../catalog/data-path.ts";
-import { appendJobRuns, MAX_JOB_RUNS_PER_APPEND } from "../catalog/maintenance/runs.ts";
-import { maintenanceSettings } from "../catalog/maintenance/settings.ts";
+import {
+  appendJobRuns,
+  lakeDataPathExternal,
+  MAX_JOB_RUNS_PER_APPEND,
+  maintenanceSettings,
+} from "../catalog/index.ts";
 import { JOB_NAMES, type JobName, type JobRun, type StoredJobRun } from "./history.ts";
 import { emptyRun, errorText } from "./job-deps.ts";
 import { JOB_RUNNERS, type JobContext, type JobRunner } from "./registry.ts";

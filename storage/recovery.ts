@@ -57,6 +57,17 @@ export async function readManifest(
   return m;
 }
 
+/**
+ * What one object of a WAL listing is, the one rule for every listing of the WAL: a segment (its id), the
+ * deletion marker (the lake was deleted: `LakeDeleted`), or anything else (`Corruption`).
+ */
+export function walListingId(lake: string, key: string): number {
+  const id = parseWalKey(lake, key);
+  if (id !== undefined) return id;
+  if (key === deletedMarkerKey(lake)) throw new LakeDeleted(`lake ${lake} was deleted; it cannot be opened`);
+  throw new Corruption(`unexpected object ${key} in the WAL of lake ${lake}`);
+}
+
 /** Ids of every WAL segment after `replayAfter`, ascending; Corruption on a gap. */
 export async function listTail(
   bucket: Bucket,
@@ -71,12 +82,7 @@ export async function listTail(
       bucket.list({ prefix: walPrefix(lake), ...(cursor ? { cursor } : {}) }),
     );
     for (const o of page.objects) {
-      const id = parseWalKey(lake, o.key);
-      if (id === undefined) {
-        if (o.key === deletedMarkerKey(lake))
-          throw new LakeDeleted(`lake ${lake} was deleted; it cannot be opened`);
-        throw new Corruption(`unexpected object ${o.key} in the WAL of lake ${lake}`);
-      }
+      const id = walListingId(lake, o.key);
       if (id <= replayAfter) break outer;
       desc.push(id);
     }

@@ -10,14 +10,15 @@
  * The ids come from the listing, not the segments, so the open puts its fence while the tail arrives.
  */
 import type { Bucket } from "./api.ts";
-import { Corruption, LakeDeleted } from "./errors.ts";
-import { deletedMarkerKey, parseWalKey, walPrefix } from "./keys.ts";
+import { Corruption } from "./errors.ts";
+import { walPrefix } from "./keys.ts";
 import {
   fetchSegments,
   listTail,
   RECOVERY_CONCURRENCY,
   readSegment,
   startSegmentFetches,
+  walListingId,
 } from "./recovery.ts";
 import { type RetryPolicy, readWithRetry } from "./retry.ts";
 import { parseSegmentSummary, type Segment, type SegmentSummary } from "./segment.ts";
@@ -71,12 +72,7 @@ export async function prefetchTail(bucket: Bucket, lake: string, policy: RetryPo
   const listed: number[] = [];
   const empty = new Map<number, SegmentSummary>();
   for (const o of page.objects) {
-    const id = parseWalKey(lake, o.key);
-    if (id === undefined) {
-      if (o.key === deletedMarkerKey(lake))
-        throw new LakeDeleted(`lake ${lake} was deleted; it cannot be opened`);
-      throw new Corruption(`unexpected object ${o.key} in the WAL of lake ${lake}`);
-    }
+    const id = walListingId(lake, o.key);
     listed.push(id);
     // A summary that does not parse or names another id proves nothing: that segment is read as before.
     const summary = summaryOf(o.customMetadata, o.key);

@@ -1,8 +1,11 @@
+import type { WriterBindings } from "../durable-objects/bindings.ts";
 import type { LakeWriter } from "../durable-objects/lake-writer.ts";
 
-/** Bindings and vars the Worker and the lake writer receive (wrangler.toml, .dev.vars, secrets). */
-export interface Env {
-  BUCKET: R2Bucket;
+/**
+ * Bindings and vars the Worker and the lake writer receive (wrangler.toml, .dev.vars, secrets): the
+ * writer's own (`WriterBindings`, among them `BUCKET`) and the Worker's.
+ */
+export interface Env extends WriterBindings {
   /** The R2 bucket's name (wrangler.toml bucket_name), used in default DuckLake data paths. */
   BUCKET_NAME?: string;
   LAKE_WRITER: DurableObjectNamespace<LakeWriter>;

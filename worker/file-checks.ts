@@ -7,8 +7,7 @@
  * before the commit (a table created in the same commit under a name DuckLake replaces by a uuid path)
  * cannot have been uploaded, so it is refused.
  */
-import { lakeDataUrl as catalogLakeDataUrl } from "../catalog/data-path.ts";
-import { fileTargets, type Verb } from "../catalog/index.ts";
+import { lakeDataUrl as catalogLakeDataUrl, fileTargets, type Verb } from "../catalog/index.ts";
 import { openLatest } from "../storage/index.ts";
 import type { Env } from "./env.ts";
 import { invalid } from "./errors.ts";

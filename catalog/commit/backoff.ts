@@ -1,5 +1,5 @@
 /**
- * The benign-race retry budget (commit protocol seed): at most 10 attempts; the first never waits; then
+ * The benign-race retry budget (docs/decisions/0463-commit-protocol-rules.md): at most 10 attempts; the first never waits; then
  * 2 ms doubling to a 50 ms cap, plus jitter of up to the base so collided writers fall out of step.
  */
 export const MAX_COMMIT_ATTEMPTS = 10;

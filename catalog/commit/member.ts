@@ -10,10 +10,10 @@ import { Constraint, IdempotencyKeyReused, InvalidRequest, quoteName } from "../
 import { Kind, keys, OptionScope } from "../keys.ts";
 import type { OptionRecord, SnapshotRecord } from "../records.ts";
 import type { Staging } from "../staging.ts";
-import { applyVerb } from "../verbs/apply.ts";
 import { type Assigned, VerbContext, type VerbEnv } from "../verbs/context.ts";
 import { registerInlinedTable, writeSchemaVersionRow } from "../verbs/ops/tables.ts";
 import type { CommitRequest } from "../verbs/schema.ts";
+import { applyVerb } from "./apply.ts";
 import {
   type IdempotencyEntry,
   lookupIdempotency,
@@ -63,6 +63,18 @@ export type GroupMember = CommitRequest | SelfStagedMember;
 
 export function isSelfStaged(m: GroupMember): m is SelfStagedMember {
   return (m as { kind?: unknown }).kind === "staged-rows";
+}
+
+/** The verbs that append to the row log (the writer arms its row flusher after one lands). */
+const ROW_LOG_APPENDS: ReadonlySet<string> = new Set([
+  "rows_write",
+  "rows_truncate",
+  "rows_dead_letter_replay",
+]);
+
+/** Whether a member appends to the row log. */
+export function appendsToRowLog(m: GroupMember): boolean {
+  return !isSelfStaged(m) && m.verbs.some((v) => ROW_LOG_APPENDS.has(v.op));
 }
 
 /**

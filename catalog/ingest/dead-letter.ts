@@ -9,11 +9,12 @@
 import type { ReadView } from "../../storage/api.ts";
 import { decodeValue, encodeValue, ValueKind } from "../codec.ts";
 import { Constraint, FlushPlanStale, NotFound } from "../errors.ts";
+import { MAX_DEAD_LETTERS } from "../row-log-limits.ts";
 import type { Assigned, VerbContext } from "../verbs/context.ts";
-import { canonicalRow, tableShape } from "../verbs/ops/inline.ts";
+import { canonicalRow } from "../verbs/ops/inline.ts";
 import type { VerbOf } from "../verbs/schema.ts";
+import { tableShape } from "../verbs/shape-memo.ts";
 import { ingestKeys } from "./keys.ts";
-import { MAX_DEAD_LETTERS } from "./limits.ts";
 import { appendRecords } from "./log.ts";
 import type { DeadLetterRecord } from "./records.ts";
 import { readIngestHead, readTail, trimRecords, writeIngestHead } from "./state.ts";

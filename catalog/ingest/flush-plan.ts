@@ -9,14 +9,16 @@
  * every MAINTENANCE_ROWS_PER_PAUSE rows laid out and after every row group encoded, so a large flush never
  * holds the writer's event loop, and the commits waiting on it, for more than one bounded stretch.
  */
+
 import { type ParquetRow, writeParquetPaced } from "../../parquet/index.ts";
 import type { ReadView } from "../../storage/api.ts";
-import { decodeValue, ValueKind } from "../codec.ts";
+import { ValueKind } from "../codec.ts";
 import { CodedError } from "../errors.ts";
 import { dataPathPrefix, joinPath, tableDirOf } from "../file-paths.ts";
 import { Kind, keys, OptionScope } from "../keys.ts";
 import { DUCKLAKE_DEFAULT_INLINING_ROW_LIMIT, type PlannedObject } from "../maintenance/flush-plan.ts";
 import { MAINTENANCE_ROWS_PER_ROW_GROUP, Pacer, type Pause } from "../maintenance/pace.ts";
+import { readTableOption, storedScope } from "../options.ts";
 import {
   fileColumnStats,
   layoutColumns,
@@ -25,7 +27,7 @@ import {
   verbColumnStats,
 } from "../parquet-layout.ts";
 import { scanAll } from "../reads/versions.ts";
-import type { ColumnRecord, OptionRecord, SchemaRecord, TableRecord } from "../records.ts";
+import type { ColumnRecord, SchemaRecord, TableRecord } from "../records.ts";
 import { uuidv7 } from "../uuid.ts";
 import type { VerbOf } from "../verbs/schema.ts";
 import { byTable, foldTable } from "./fold.ts";
@@ -39,19 +41,14 @@ export interface RowsFlushPlan {
   inlinedBecause: { tableId: number; error: CodedError }[];
 }
 
-async function option(view: ReadView, scope: number, id: number, name: string): Promise<string | undefined> {
-  const raw = await view.get(keys.current(Kind.option, scope, id));
-  return raw === undefined
-    ? undefined
-    : decodeValue<OptionRecord>(ValueKind.option, raw, "option").values[name];
-}
-
 /** DuckLake's `data_inlining_row_limit` for a table: table option, then schema, then global, then default. */
 async function inliningLimit(view: ReadView, table: TableRecord): Promise<number> {
-  const v =
-    (await option(view, OptionScope.table, table.table_id, "data_inlining_row_limit")) ??
-    (await option(view, OptionScope.schema, table.schema_id, "data_inlining_row_limit")) ??
-    (await option(view, OptionScope.global, 0, "data_inlining_row_limit"));
+  const v = await readTableOption(
+    storedScope(view),
+    table.table_id,
+    table.schema_id,
+    "data_inlining_row_limit",
+  );
   return v === undefined ? DUCKLAKE_DEFAULT_INLINING_ROW_LIMIT : Number(v);
 }
 
@@ -78,7 +75,7 @@ export async function planRowsFlush(
   const records = await readTail(view, head.drained, max);
   const last = records.at(-1);
   if (!last) return null;
-  const dataPath = dataPathPrefix((await option(view, OptionScope.global, 0, "data_path")) ?? "");
+  const dataPath = dataPathPrefix((await storedScope(view)(OptionScope.global, 0))?.data_path ?? "");
   const objects: PlannedObject[] = [];
   const files: NonNullable<VerbOf<"rows_flush">["files"]> = [];
   const inlinedBecause: RowsFlushPlan["inlinedBecause"] = [];

@@ -14,14 +14,15 @@ import { CodedError, FlushPlanStale, InvalidRequest, Unsupported } from "../erro
 import { scanInlineRows } from "../inline-floor.ts";
 import { Kind, keys } from "../keys.ts";
 import type { DataFileRecord, InlineRowRecord, InlineValue, TableRecord } from "../records.ts";
+import { MAX_FLUSH_RECORDS } from "../row-log-limits.ts";
 import type { VerbContext } from "../verbs/context.ts";
 import { liveDeleteFilesOf, registerDataFile } from "../verbs/ops/files.ts";
-import { canonicalRow, inlineDelete, inlineInsert, tableShape } from "../verbs/ops/inline.ts";
+import { canonicalRow, inlineDelete, inlineInsert } from "../verbs/ops/inline.ts";
 import type { VerbOf } from "../verbs/schema.ts";
+import { tableShape } from "../verbs/shape-memo.ts";
 import { byTable, foldTable } from "./fold.ts";
 import { writeIndexMarker } from "./key-index.ts";
 import { ingestKeys } from "./keys.ts";
-import { MAX_FLUSH_RECORDS } from "./limits.ts";
 import type { LogRecord } from "./records.ts";
 import {
   keyText,

@@ -2,7 +2,7 @@
  * Appending to the row-ingestion log: `rows_write` (insert / upsert / delete records), `rows_truncate`
  * (a tombstone), the drop tombstone `drop_table` leaves, and the per-table key and lake settings.
  *
- * Why the seed's outbox gap cannot occur here (docs/decisions/0310-row-ingestion-log.md): a sequence
+ * Why an outbox gap (a record acknowledged but not yet visible to the flusher) cannot occur here (docs/decisions/0310-row-ingestion-log.md): a sequence
  * number is taken from the log head *inside the member's staging layer*, and members are staged one after
  * another by the lake's single writer, into one store batch that lands (or not) whole. A number is
  * therefore never visible before every smaller one: a reader's cut holds either the whole batch or none
@@ -10,18 +10,18 @@
  * and a second writer is fenced by the store. No lock is needed because there is no concurrency to order.
  */
 import { Constraint, FlushPlanStale, InvalidRequest, NotFound, quoteName } from "../errors.ts";
-import type { InlineValue, TableRecord } from "../records.ts";
+import type { InlineValue } from "../records.ts";
+import { MAX_FLUSH_RECORDS, MAX_UNFLUSHED_RECORDS } from "../row-log-limits.ts";
 import { refuseFoldedTwice } from "../values/errors.ts";
 import { parseValue, type StoredValue } from "../values/index.ts";
 import type { Assigned, VerbContext } from "../verbs/context.ts";
-import { canonicalRow, type TableShape, tableShape } from "../verbs/ops/inline.ts";
+import { canonicalRow } from "../verbs/ops/inline.ts";
 import { readTableStats } from "../verbs/ops/stats-support.ts";
 import type { VerbOf } from "../verbs/schema.ts";
-import { resolveTableShape } from "../verbs/shape-memo.ts";
+import { resolveTableShape, type TableShape, tableShape } from "../verbs/shape-memo.ts";
 import { flushLog } from "./flush.ts";
 import { writeIndexMarker } from "./key-index.ts";
 import { ingestKeys } from "./keys.ts";
-import { MAX_FLUSH_RECORDS, MAX_UNFLUSHED_RECORDS } from "./limits.ts";
 import type { IngestTableRecord, LogRecord, WritePath } from "./records.ts";
 import {
   readIngestHead,
@@ -172,12 +172,11 @@ export async function rowsTruncate(ctx: VerbContext, v: VerbOf<"rows_truncate">)
 }
 
 /**
- * Called by drop_table: a table the log has ever written leaves a drop tombstone, so the log itself says
+ * Called after drop_table (commit/apply.ts): a table the log has ever written leaves a drop tombstone, so the log itself says
  * its earlier records are void; its ingest state and key index go with it. Records carry the table id,
  * never the name, so a table recreated under the name starts clean.
  */
-export async function appendDropTombstone(ctx: VerbContext, table: TableRecord): Promise<void> {
-  const t = table.table_id;
+export async function appendDropTombstone(ctx: VerbContext, t: number): Promise<void> {
   if (!(await readIngestTable(ctx.st, t))) return;
   const head = await readIngestHead(ctx.st);
   writeRecordRun(ctx.st, head.next_seq, [{ table_id: t, kind: "drop" }]);

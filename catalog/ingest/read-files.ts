@@ -7,13 +7,20 @@
  * come from the host (`RowFileSource`): the catalog never calls R2. Every read is bounded (named limits
  * below, each a typed error naming it).
  */
+
 import { type ParquetValue, readParquet } from "../../parquet/index.ts";
 import type { ReadView } from "../../storage/api.ts";
 import { decodeValue, ValueKind } from "../codec.ts";
 import { Unsupported } from "../errors.ts";
 import { dataPathPrefix } from "../file-paths.ts";
 import { Kind, keys, OptionScope } from "../keys.ts";
-import { fromParquetValue, type LayoutColumn, layoutColumns } from "../parquet-layout.ts";
+import {
+  fromParquetValue,
+  type LayoutColumn,
+  layoutColumns,
+  ROW_ID_FIELD_ID,
+  SNAPSHOT_ID_FIELD_ID,
+} from "../parquet-layout.ts";
 import type { PlannedFile, ScanPlan } from "../reads/files-at.ts";
 import type { OptionRecord } from "../records.ts";
 import type { RowValues } from "./records.ts";
@@ -34,8 +41,6 @@ export interface RowFileSource {
 }
 
 /** Field ids DuckLake gives its internal columns (stock DuckLake 1.5.5 files). */
-const ROW_ID_FIELD_ID = 2147483540;
-const SNAPSHOT_ID_FIELD_ID = 2147483539;
 
 export interface LakeRow {
   row_id: number;

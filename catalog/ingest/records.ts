@@ -45,7 +45,7 @@ export interface DeadLetterRecord extends LogRecord {
   message: string;
 }
 
-/** The lake's ingest settings (absent: the defaults in catalog/ingest/limits.ts). */
+/** The lake's ingest settings (absent: the defaults in catalog/row-log-limits.ts). */
 export interface IngestSettingsRecord {
   write_path: WritePath;
   flush_interval_ms: number;

@@ -4,9 +4,9 @@ import { decodeValue, encodeValue, ValueKind, valueKindOf } from "../codec.ts";
 import { corruption } from "../errors.ts";
 import { hash53 } from "../keys.ts";
 import type { InlineValue } from "../records.ts";
+import { DEFAULT_INGEST_SETTINGS } from "../row-log-limits.ts";
 import type { Staging } from "../staging.ts";
 import { ingestKeys } from "./keys.ts";
-import { DEFAULT_INGEST_SETTINGS } from "./limits.ts";
 import type {
   IngestHeadRecord,
   IngestSettingsRecord,

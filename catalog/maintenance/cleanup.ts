@@ -14,9 +14,10 @@
  */
 import type { ReadView, Store, Transaction } from "../../storage/api.ts";
 import { decodeValue, encodeValue, ValueKind } from "../codec.ts";
-import { CodedError, Constraint, isTransactionConflict, quoteName } from "../errors.ts";
+import { CodedError, isTransactionConflict } from "../errors.ts";
+import { type FenceEntry, type FenceRecord, fenceKey, fencePrefix, readFence } from "../fences.ts";
 import { joinPath } from "../file-paths.ts";
-import { hash53, Kind, key, keys, Subspace } from "../keys.ts";
+import { Kind, key, keys, Subspace } from "../keys.ts";
 import type { DataFileRecord, DeleteFileRecord, GcFileRecord } from "../records.ts";
 import { dataPathOf, tableDirOf } from "./paths.ts";
 
@@ -31,40 +32,10 @@ export const MAX_FILE_VERSIONS_CHECKED = 1_000_000;
  */
 export const FENCE_HOLD_MS = 60 * 60_000;
 const STEP_ATTEMPTS = 10;
-const FENCE = 0x03;
-
-interface FenceEntry {
-  path: string;
-  fenced_at: number;
-  deleted_at: number | null;
-  /**
-   * Set while only the orphan sweep holds the fence (decision 0330): the sweep lifts such a fence when the
-   * path proves referenced. A schedule fencing the same path clears the flag, so it is never lifted.
-   */
-  orphan?: true;
-}
-
-interface FenceRecord {
-  /** Every fenced path with this hash (collisions keep them all). */
-  paths: FenceEntry[];
-}
-
-const fenceKey = (path: string) => key([Subspace.maintenance, FENCE], hash53(path));
-const fencePrefix = () => key([Subspace.maintenance, FENCE]);
-
-/** A registration of a path scheduled for deletion (or deleted within the fence's hold). */
-export class FileScheduledForDeletion extends Constraint {}
 
 /** The reference check read more file versions than `MAX_FILE_VERSIONS_CHECKED`. */
 export class TooManyFileVersions extends CodedError {
   readonly code = "Constraint";
-}
-
-async function readFence(view: Pick<ReadView, "get">, path: string): Promise<FenceRecord> {
-  const raw = await view.get(fenceKey(path));
-  return raw === undefined
-    ? { paths: [] }
-    : decodeValue<FenceRecord>(ValueKind.maintenanceFence, raw, "fence");
 }
 
 /**
@@ -140,15 +111,6 @@ export async function purgeExpiredFences(tx: Transaction, nowMs: number): Promis
     if (kept.length === 0) tx.delete(kv.key);
     else tx.put(kv.key, encodeValue(ValueKind.maintenanceFence, { paths: kept } satisfies FenceRecord));
   }
-}
-
-/** Refuses a registration of a fenced path (`relPath`: relative to the data path, as scheduled). */
-export async function checkPathNotFenced(view: Pick<ReadView, "get">, relPath: string): Promise<void> {
-  const f = await readFence(view, relPath);
-  if (f.paths.some((p) => p.path === relPath))
-    throw new FileScheduledForDeletion(
-      `the file ${quoteName(relPath)} is scheduled for deletion by maintenance and cannot be registered again`,
-    );
 }
 
 /** A scheduled file whose grace has passed. */

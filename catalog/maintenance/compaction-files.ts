@@ -25,15 +25,15 @@ import {
   type LayoutColumn,
   layoutColumns,
   parquetFields,
+  ROW_ID_FIELD_ID,
+  SNAPSHOT_ID_FIELD_ID,
   toParquetValue,
   verbColumnStats,
 } from "../parquet-layout.ts";
-import type { CatalogState } from "../reads/catalog-at.ts";
 import { type PlannedFile, tableFilesAt } from "../reads/files-at.ts";
 import { scanAll } from "../reads/versions.ts";
 import type { ColumnRecord, InlineFileDeleteRecord, SchemaVersionRecord } from "../records.ts";
 import type { DataFileSpec } from "../verbs/schema.ts";
-import { ROW_ID_FIELD_ID, SNAPSHOT_ID_FIELD_ID } from "./flush-plan.ts";
 import { MAINTENANCE_ROWS_PER_ROW_GROUP, noPause, Pacer } from "./pace.ts";
 
 /** DuckLake's default `target_file_size` (512 MiB; the size bound of its merge candidates). */
@@ -85,16 +85,6 @@ export interface TableCandidates {
   /** The table's directory (data path, schema path, table path). */
   tablePath: string;
   candidates: Candidate[];
-}
-
-/** The resolved option of a table: table, schema, then global scope. */
-export function tableOption(
-  options: CatalogState["options"],
-  tableId: number,
-  schemaId: number,
-  name: string,
-): string | undefined {
-  return options.tables[tableId]?.[name] ?? options.schemas[schemaId]?.[name] ?? options.global[name];
 }
 
 /** A stored `target_file_size` (bytes, or DuckDB's size text such as `512MB`). */

@@ -6,6 +6,7 @@
  * Pure: reads a ReadView, returns bytes and a commit request; the host PUTs the files, then commits
  * (decision docs/decisions/0321-maintenance-flush.md).
  */
+
 import { PARQUET_INT64, type ParquetField, type ParquetRow, writeParquetPaced } from "../../parquet/index.ts";
 import type { ReadView } from "../../storage/api.ts";
 import { decodeValue, ValueKind } from "../codec.ts";
@@ -13,10 +14,15 @@ import { CodedError, InvalidRequest } from "../errors.ts";
 import { dataPathPrefix, joinPath, tableDirOf } from "../file-paths.ts";
 import { inlineRowRange, readInlineFloors } from "../inline-floor.ts";
 import { FlushRun } from "../inline-flush-run.ts";
+import { type ScopedOptions, tableOption } from "../options.ts";
 import {
+  DELETE_FILE_PATH_FIELD_ID,
+  DELETE_POS_FIELD_ID,
   fileColumnStats,
   layoutColumns,
   parquetFields,
+  ROW_ID_FIELD_ID,
+  SNAPSHOT_ID_FIELD_ID,
   toParquetRow,
   verbColumnStats,
 } from "../parquet-layout.ts";
@@ -36,12 +42,6 @@ export const MAX_FLUSH_ROWS_PER_STEP = 16_384;
 /** DuckLake's default `data_inlining_row_limit` (measured with stock DuckLake 1.5.5: 10 rows inline, 11 do not). */
 export const DUCKLAKE_DEFAULT_INLINING_ROW_LIMIT = 10;
 
-/** Field ids DuckLake gives its internal columns (read from files stock DuckLake 1.5.5 writes). */
-export const ROW_ID_FIELD_ID = 2147483540;
-export const SNAPSHOT_ID_FIELD_ID = 2147483539;
-export const DELETE_FILE_PATH_FIELD_ID = 2147483646;
-export const DELETE_POS_FIELD_ID = 2147483645;
-
 /** A file the host must PUT (at `key` below the lake's data prefix) before it commits. */
 export interface PlannedObject {
   /** Path below the lake's data path (`main/t/ducklake-….parquet`). */
@@ -58,15 +58,8 @@ export interface FlushPlan {
 }
 
 /** The table's effective inlining limit: table option, then schema, then global, then DuckLake's default. */
-function inliningLimit(
-  options: Awaited<ReturnType<typeof catalogAt>>["options"],
-  tableId: number,
-  schemaId: number,
-): number {
-  const v =
-    options.tables[tableId]?.data_inlining_row_limit ??
-    options.schemas[schemaId]?.data_inlining_row_limit ??
-    options.global.data_inlining_row_limit;
+function inliningLimit(options: ScopedOptions, tableId: number, schemaId: number): number {
+  const v = tableOption(options, tableId, schemaId, "data_inlining_row_limit");
   return v === undefined ? DUCKLAKE_DEFAULT_INLINING_ROW_LIMIT : Number(v);
 }
 
@@ -74,15 +67,8 @@ function inliningLimit(
  * DuckLake's `auto_compact` option (table, schema, then global; default true): false keeps the lake's own
  * maintenance away from the table, as it keeps DuckLake's CHECKPOINT away (decision 0321).
  */
-export function autoCompact(
-  options: Awaited<ReturnType<typeof catalogAt>>["options"],
-  tableId: number,
-  schemaId: number,
-): boolean {
-  const v =
-    options.tables[tableId]?.auto_compact ??
-    options.schemas[schemaId]?.auto_compact ??
-    options.global.auto_compact;
+export function autoCompact(options: ScopedOptions, tableId: number, schemaId: number): boolean {
+  const v = tableOption(options, tableId, schemaId, "auto_compact");
   return v === undefined || v.toLowerCase() !== "false";
 }
 

@@ -10,6 +10,7 @@
  */
 import type { ReadView } from "../../storage/api.ts";
 import { CodedError } from "../errors.ts";
+import { tableOption } from "../options.ts";
 import { catalogAt } from "../reads/catalog-at.ts";
 import type { ColumnRecord } from "../records.ts";
 import { uuidv7 } from "../uuid.ts";
@@ -29,7 +30,6 @@ import {
   type StepLimits,
   type TableCandidates,
   tableCandidates,
-  tableOption,
   targetFileSize,
   writeCompacted,
 } from "./compaction-files.ts";

@@ -11,16 +11,8 @@ import { decodeValue, ValueKind } from "../codec.ts";
 import { InvalidRequest, quoteName } from "../errors.ts";
 import { Kind, keys, OptionScope } from "../keys.ts";
 import type { OptionRecord } from "../records.ts";
+import { JOB_SWITCH } from "../verbs/ops/options.ts";
 import type { JobName } from "./runs.ts";
-
-/** The option that switches each job on the alarm (`'true'` / `'false'`). */
-export const JOB_SWITCH: Record<JobName, string> = {
-  flush_inlined: "maintenance_flush_inlined",
-  merge_adjacent: "maintenance_merge_adjacent",
-  rewrite_deletes: "maintenance_rewrite_deletes",
-  expire_snapshots: "maintenance_expire_snapshots",
-  delete_files: "maintenance_delete_files",
-};
 
 /**
  * Defaults when the switch is unset: every job on, so a lake left alone under a stream of small writes

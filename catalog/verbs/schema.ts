@@ -4,14 +4,14 @@
  * name, or by id.
  */
 import { z } from "zod";
+import { MAX_NAME_LENGTH, nameProblem } from "../name-rules.ts";
 import {
   MAX_FLUSH_INTERVAL_MS,
   MAX_FLUSH_RECORDS,
   MAX_KEY_COLUMNS,
   MAX_KEY_INDEX_REBUILD_ROWS,
   MAX_OPS_PER_WRITE,
-} from "../ingest/limits.ts";
-import { MAX_NAME_LENGTH, nameProblem } from "../name-rules.ts";
+} from "../row-log-limits.ts";
 
 const id = z.number().int().nonnegative();
 /** Every name and name reference in a verb: the one name rule (catalog/name-rules.ts). */

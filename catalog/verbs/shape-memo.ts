@@ -7,10 +7,24 @@
  * member that changed the schema (every verb writing table, column or name records bumps the schema
  * version) or that staged DuckLake's own rows, so a hit is always what a fresh resolution would read.
  */
-import type { TableRecord } from "../records.ts";
+import type { ColumnRecord, TableRecord } from "../records.ts";
+import { columnTree, type TypeNode } from "../values/index.ts";
 import type { VerbContext } from "./context.ts";
-import { type TableShape, tableShape } from "./ops/inline.ts";
 import type { RelationRef } from "./schema.ts";
+
+/** A table's top-level columns with their type trees, looked up case-insensitively by name. */
+export interface TableShape {
+  tableId: number;
+  cols: { col: ColumnRecord; node: TypeNode }[];
+  byName: Map<string, { col: ColumnRecord; node: TypeNode }>;
+}
+
+export function tableShape(tableId: number, all: ColumnRecord[]): TableShape {
+  const cols = all
+    .filter((c) => c.parent_column === null)
+    .map((col) => ({ col, node: columnTree(all, col) }));
+  return { tableId, cols, byName: new Map(cols.map((c) => [c.col.column_name.toLowerCase(), c])) };
+}
 
 export interface ResolvedTable {
   table: TableRecord;

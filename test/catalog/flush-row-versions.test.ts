@@ -22,7 +22,7 @@ import {
   idRow,
   type Lake,
   rowsAt,
-} from "./maintenance-lake.ts";
+} from "../maintenance/lake.ts";
 import { settle } from "./support.ts";
 
 const COLUMNS = ID_S_COLUMNS;

@@ -10,13 +10,13 @@
 import { parquetMetadata } from "hyparquet";
 import { describe, expect, it } from "vitest";
 import { readRows } from "../../catalog/index.ts";
-import { MAX_FLUSH_RECORDS } from "../../catalog/ingest/limits.ts";
 import {
   MAINTENANCE_ROWS_PER_PAUSE,
   MAINTENANCE_ROWS_PER_ROW_GROUP,
 } from "../../catalog/maintenance/pace.ts";
-import { drainRowLog } from "../../durable-objects/rows-flush.ts";
-import { commitLakeWrite } from "../../durable-objects/rows-lake-write.ts";
+import { MAX_FLUSH_RECORDS } from "../../catalog/row-log-limits.ts";
+import { commitLakeWrite } from "../../maintenance/lake-write.ts";
+import { drainRowLog } from "../../maintenance/rows-flush.ts";
 import { dataObjectReader } from "../../storage/data-objects.ts";
 import { bucket, createEvents, durableLake } from "./support.ts";
 

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { readRows } from "../../catalog/index.ts";
 import { ingestKeys } from "../../catalog/ingest/keys.ts";
-import { drainRowLog } from "../../durable-objects/rows-flush.ts";
+import { drainRowLog } from "../../maintenance/rows-flush.ts";
 import { dataObjectReader } from "../../storage/data-objects.ts";
 import { bucket, createEvents, durableLake, settle } from "./support.ts";
 

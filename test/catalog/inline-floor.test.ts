@@ -18,7 +18,6 @@ import type { StoredValue } from "../../catalog/values/index.ts";
 import { inlineInsertPreserving } from "../../catalog/verbs/ops/inline.ts";
 import type { ReadView } from "../../storage/api.ts";
 import { seeded } from "../../storage/fault-bucket.ts";
-import { countEntries } from "../support/entry-counter.ts";
 import {
   commit,
   flushJob,
@@ -28,7 +27,8 @@ import {
   type Lake,
   type Rows,
   rowsAt,
-} from "./maintenance-lake.ts";
+} from "../maintenance/lake.ts";
+import { countEntries } from "../support/entry-counter.ts";
 import { settle } from "./support.ts";
 
 const COLUMNS = ID_S_COLUMNS;

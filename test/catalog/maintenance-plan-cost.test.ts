@@ -11,7 +11,7 @@ import { planFlushes } from "../../catalog/maintenance/flush-plan.ts";
 import { planMerges } from "../../catalog/maintenance/merge-plan.ts";
 import { planRewrites } from "../../catalog/maintenance/rewrite-plan.ts";
 import type { ReadView } from "../../storage/api.ts";
-import { appendFile, commit, freshLake } from "./maintenance-lake.ts";
+import { appendFile, commit, freshLake } from "../maintenance/lake.ts";
 
 const COLUMNS = [
   { name: "id", type: "int64" },

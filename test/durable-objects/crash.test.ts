@@ -8,7 +8,7 @@ import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { catalogAt, head, openCatalog } from "../../catalog/index.ts";
 import type { Envelope } from "../../durable-objects/envelope.ts";
-import type { SubmitStep } from "../../durable-objects/writer.ts";
+import type { SubmitStep } from "../../durable-objects/types.ts";
 import { openWriter } from "../../storage/index.ts";
 import { afterAbort, createTable, lakeName, realBucket, rigLake, stub, until, unwrap } from "./support.ts";
 

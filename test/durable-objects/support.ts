@@ -7,7 +7,7 @@ import type { CommitRequest } from "../../catalog/index.ts";
 import type { Envelope } from "../../durable-objects/envelope.ts";
 import type { LakeWriter } from "../../durable-objects/lake-writer.ts";
 import { setWriterSetup, type WriterSetup } from "../../durable-objects/setup.ts";
-import type { WriterStats } from "../../durable-objects/writer.ts";
+import type { WriterStats } from "../../durable-objects/types.ts";
 import type { Bucket } from "../../storage/api.ts";
 import { FaultBucket } from "../../storage/fault-bucket.ts";
 

@@ -9,9 +9,9 @@
  * jobs' own.
  */
 import { describe, expect, it } from "vitest";
-import { JOB_SWITCH } from "../../catalog/maintenance/settings.ts";
+import { JOB_SWITCH } from "../../catalog/index.ts";
 import { runMergeJob, runRewriteJob } from "../../maintenance/compaction.ts";
-import { everySnapshot } from "../catalog/maintenance-lake.ts";
+import { everySnapshot } from "../maintenance/lake.ts";
 import { call } from "../support/http.ts";
 import { appendVia, b, commitVia, deleteVia, dumpLake, expectedOf, latest, latestView } from "./http-lake.ts";
 

@@ -15,7 +15,7 @@ import { setWriterSetup } from "../../durable-objects/setup.ts";
 import type { StoredJobRun } from "../../maintenance/history.ts";
 import { seeded } from "../../storage/fault-bucket.ts";
 import { openCheckpoint } from "../../storage/index.ts";
-import { everySnapshot, type Rows, randomHistory } from "../catalog/maintenance-lake.ts";
+import { everySnapshot, type Rows, randomHistory } from "../maintenance/lake.ts";
 import { call } from "../support/http.ts";
 import { b, commitVia, dumpLake, expectedOf, httpHistoryOps, latest, latestView } from "./http-lake.ts";
 

@@ -11,13 +11,7 @@ import type { StoredValue } from "../../catalog/values/index.ts";
 import { readParquet } from "../../parquet/index.ts";
 import type { Bucket, ReadView } from "../../storage/api.ts";
 import { openLatest } from "../../storage/index.ts";
-import {
-  dataFileFor,
-  deleteFileFor,
-  type HistoryOps,
-  type Lake,
-  type Rows,
-} from "../catalog/maintenance-lake.ts";
+import { dataFileFor, deleteFileFor, type HistoryOps, type Lake, type Rows } from "../maintenance/lake.ts";
 import { call } from "../support/http.ts";
 
 const output = (env as unknown as { TEST_OUTPUT: Fetcher }).TEST_OUTPUT;

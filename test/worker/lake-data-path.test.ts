@@ -49,4 +49,13 @@ describe("a lake's data path", () => {
     expect(normalizeDataPath("/tmp/x")).toBe("/tmp/x/");
     expect(() => normalizeDataPath("x".repeat(2000))).toThrow(/longer than/);
   });
+
+  it("refuses every control character of the names' set, C1 (U+0080–U+009F) included", () => {
+    for (const cc of ["\u0000", "\u001f", "\u007f", "\u0080", "\u0085", "\u009f"])
+      expect(() => normalizeDataPath(`/tmp/a${cc}b/`), `U+${cc.charCodeAt(0).toString(16)}`).toThrow(
+        /control characters/,
+      );
+    expect(() => normalizeDataPath("/tmp/a\\b/")).toThrow(/backslashes/);
+    expect(normalizeDataPath("/tmp/a\u00a0b/")).toBe("/tmp/a\u00a0b/");
+  });
 });

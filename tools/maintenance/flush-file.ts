@@ -4,8 +4,13 @@
  * for tools/maintenance/flush-check.py to swap into a stock DuckLake's own flush. Run: npx tsx tools/maintenance/flush-file.ts DIR
  */
 import { writeFileSync } from "node:fs";
-import { ROW_ID_FIELD_ID, SNAPSHOT_ID_FIELD_ID } from "../../catalog/maintenance/flush-plan.ts";
-import { layoutColumns, parquetFields, toParquetRow } from "../../catalog/parquet-layout.ts";
+import {
+  layoutColumns,
+  parquetFields,
+  ROW_ID_FIELD_ID,
+  SNAPSHOT_ID_FIELD_ID,
+  toParquetRow,
+} from "../../catalog/parquet-layout.ts";
 import type { ColumnRecord } from "../../catalog/records.ts";
 import { writeParquetPaced } from "../../parquet/index.ts";
 

@@ -3,8 +3,10 @@
  * typo in a name is a 404, never a new lake. Create and delete go to the lake's writer; the list is read
  * from R2 by the Worker.
  */
+
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { MAX_DATA_PATH, normalizeDataPath } from "../../catalog/data-path.ts";
+import { MAX_DATA_PATH, normalizeDataPath } from "../../catalog/index.ts";
+import { MAX_FLUSH_SPACING_MS } from "../../durable-objects/requests.ts";
 import { type LakeState, lakeState, listLakeNames } from "../../storage/lakes.ts";
 import type { AppEnv } from "../app-env.ts";
 import { authenticate } from "../auth.ts";
@@ -30,7 +32,7 @@ const CreateLakeSchema = z
       .number()
       .int()
       .min(0)
-      .max(10_000)
+      .max(MAX_FLUSH_SPACING_MS)
       .optional()
       .openapi({ description: "the writer's flush spacing for this lake (group-commit window), ms" }),
   })

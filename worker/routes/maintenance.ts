@@ -3,9 +3,9 @@
  * history of runs, newest first and paged, read from the lake's newest published cut by the Worker alone
  * (the history is durable in the lake's store: catalog/maintenance/runs.ts), with the settings in force.
  */
+
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { MAX_JOB_RUNS_PAGE, readJobRuns } from "../../catalog/maintenance/runs.ts";
-import { JOB_SWITCH, maintenanceSettings } from "../../catalog/maintenance/settings.ts";
+import { JOB_SWITCH, MAX_JOB_RUNS_PAGE, maintenanceSettings, readJobRuns } from "../../catalog/index.ts";
 import { JOB_NAMES, type JobName } from "../../maintenance/history.ts";
 import type { AppEnv } from "../app-env.ts";
 import { openCut } from "../cut.ts";

@@ -5,8 +5,8 @@
  * 0201-0203).
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { lakeDataPathExternal, lakeDataUrl } from "../../catalog/data-path.ts";
-import { dataPathOf } from "../../catalog/maintenance/paths.ts";
+import { dataPathOf, lakeDataPathExternal, lakeDataUrl } from "../../catalog/index.ts";
+
 import { lakeState } from "../../storage/lakes.ts";
 import type { AppEnv } from "../app-env.ts";
 import { readBodyWithin } from "../body-limit.ts";

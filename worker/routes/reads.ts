@@ -5,15 +5,16 @@
 
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { lakeDataPathExternal } from "../../catalog/data-path.ts";
 import {
   type CatalogState,
   catalogAt,
   DEFAULT_DUCKLAKE_PAGE_ROWS,
   DUCKLAKE_TABLES,
+  dataPathOf,
   ducklakePage,
   head,
   isDucklakeTableName,
+  lakeDataPathExternal,
   listSnapshots,
   MAX_DUCKLAKE_PAGE_ROWS,
   plannedRowIds,
@@ -21,9 +22,8 @@ import {
   type ScanPlan,
   type SnapshotInfo,
   tableFilesAt,
+  timestamptzFromEpochMicros,
 } from "../../catalog/index.ts";
-import { dataPathOf } from "../../catalog/maintenance/paths.ts";
-import { timestamptzFromEpochMicros } from "../../catalog/values/index.ts";
 import type { AppEnv } from "../app-env.ts";
 import { csvHeader, csvLine } from "../csv.ts";
 import { type OpenedCut, openCut, respondRead } from "../cut.ts";

@@ -5,9 +5,14 @@
  */
 
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { DataPathExternal, guardedFileSource, lakeDataPathExternal } from "../../catalog/data-path.ts";
 import {
+  DataPathExternal,
+  guardedFileSource,
+  lakeDataPathExternal,
   MAX_DEAD_LETTERS_PAGE,
+  MAX_FLUSH_INTERVAL_MS,
+  MAX_KEY_COLUMNS,
+  MAX_NAME_LENGTH,
   MAX_OPS_PER_WRITE,
   MAX_ROWS_PAGE,
   RowOpSchema,
@@ -33,12 +38,12 @@ const TableParams = LakeParamSchema.extend({
   schema: z
     .string()
     .min(1)
-    .max(255)
+    .max(MAX_NAME_LENGTH)
     .openapi({ param: { name: "schema", in: "path" }, example: "main" }),
   table: z
     .string()
     .min(1)
-    .max(255)
+    .max(MAX_NAME_LENGTH)
     .openapi({ param: { name: "table", in: "path" }, example: "events" }),
 });
 
@@ -366,7 +371,7 @@ const SettingsBody = z
       .number()
       .int()
       .min(0)
-      .max(86_400_000)
+      .max(MAX_FLUSH_INTERVAL_MS)
       .optional()
       .openapi({ description: "the flusher's interval (default 30000); 0 = on demand only" }),
   })
@@ -393,7 +398,7 @@ const settings = createRoute({
 });
 
 const KeyBody = z
-  .object({ columns: z.array(z.string().min(1)).min(1).max(16) })
+  .object({ columns: z.array(z.string().min(1)).min(1).max(MAX_KEY_COLUMNS) })
   .strict()
   .openapi("RowKey");
 

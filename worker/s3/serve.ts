@@ -5,7 +5,7 @@
  * DELETE), and answered with S3's XML errors. Served before the JSON API (its errors are S3's, not the
  * API's envelope). Decision records docs/decisions/0500-s3-endpoint-credentials.md, 0501-s3-endpoint.md.
  */
-import { DEFAULT_BUCKET_NAME } from "../../catalog/data-path.ts";
+import { DEFAULT_BUCKET_NAME } from "../../catalog/index.ts";
 import { CodedError } from "../../storage/errors.ts";
 import { type Scope, scopeAtLeast, signingCandidates } from "../auth.ts";
 import { rawPathOf } from "../data-path.ts";

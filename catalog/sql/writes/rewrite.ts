@@ -9,6 +9,7 @@
  * (docs/decisions/0243-quack-rewrite-data-files.md).
  */
 import { ValueKind } from "../../codec.ts";
+import { applyVerb } from "../../commit/apply.ts";
 import { InvalidRequest, Unsupported } from "../../errors.ts";
 import { Kind, keys } from "../../keys.ts";
 import { verbColumnStats } from "../../parquet-layout.ts";
@@ -18,7 +19,6 @@ import type {
   TableColumnStatsRecord,
   TableStatsRecord,
 } from "../../records.ts";
-import { applyVerb } from "../../verbs/apply.ts";
 import type { VerbContext } from "../../verbs/context.ts";
 import { liveDeleteFilesOf } from "../../verbs/ops/files.ts";
 import {

@@ -9,6 +9,7 @@
  */
 import { parseChangesMade } from "../../changes.ts";
 import { decodeValue, ValueKind } from "../../codec.ts";
+import { applyVerb } from "../../commit/apply.ts";
 import {
   AlreadyExists,
   CommitConflict,
@@ -49,7 +50,6 @@ import type {
   ViewRecord,
 } from "../../records.ts";
 import { columnTree, parseValue } from "../../values/index.ts";
-import { applyVerb } from "../../verbs/apply.ts";
 import type { VerbContext } from "../../verbs/context.ts";
 import { dropDataFile, tableOfDroppedFile } from "../../verbs/ops/files.ts";
 import {

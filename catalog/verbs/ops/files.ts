@@ -5,9 +5,9 @@
  */
 import { ValueKind } from "../../codec.ts";
 import { InvalidRequest, NotFound, quoteName } from "../../errors.ts";
+import { checkPathNotFenced } from "../../fences.ts";
 import { dataPathPrefix, joinPath, registeredPathProblem, tableDirOf } from "../../file-paths.ts";
 import { Kind, keys, OptionScope } from "../../keys.ts";
-import { checkPathNotFenced } from "../../maintenance/cleanup.ts";
 import type {
   ColumnRecord,
   DataFileRecord,

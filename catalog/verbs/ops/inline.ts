@@ -30,7 +30,7 @@ import { refuseFoldedTwice } from "../../values/errors.ts";
 import { columnTree, parseValue, type StoredValue, type TypeNode, toText } from "../../values/index.ts";
 import type { Assigned, VerbContext } from "../context.ts";
 import type { DataFileSpec, DeleteFileSpec, VerbOf } from "../schema.ts";
-import { resolveTableShape } from "../shape-memo.ts";
+import { resolveTableShape, type TableShape, tableShape } from "../shape-memo.ts";
 import { dataFileRow, deleteFileRow, liveDataFile, liveDeleteFilesOf } from "./files.ts";
 import { emptyTableStats, mergeColumnStats, readTableStats, writeTableStats } from "./stats-support.ts";
 
@@ -146,20 +146,6 @@ async function adjustInlinedRows(ctx: VerbContext, tableId: number, delta: numbe
     } satisfies TableMetaRecord);
   }
   return next;
-}
-
-/** A table's top-level columns with their type trees, looked up case-insensitively by name. */
-export interface TableShape {
-  tableId: number;
-  cols: { col: ColumnRecord; node: TypeNode }[];
-  byName: Map<string, { col: ColumnRecord; node: TypeNode }>;
-}
-
-export function tableShape(tableId: number, all: ColumnRecord[]): TableShape {
-  const cols = all
-    .filter((c) => c.parent_column === null)
-    .map((col) => ({ col, node: columnTree(all, col) }));
-  return { tableId, cols, byName: new Map(cols.map((c) => [c.col.column_name.toLowerCase(), c])) };
 }
 
 /**

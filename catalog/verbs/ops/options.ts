@@ -6,7 +6,7 @@
 import { ValueKind } from "../../codec.ts";
 import { InvalidRequest, NotFound, quoteName, Unsupported } from "../../errors.ts";
 import { Kind, keys, OptionScope } from "../../keys.ts";
-import { JOB_SWITCH } from "../../maintenance/settings.ts";
+import type { JobName } from "../../maintenance/runs.ts";
 import type { OptionRecord } from "../../records.ts";
 import type { Assigned, VerbContext } from "../context.ts";
 import type { VerbOf } from "../schema.ts";
@@ -24,6 +24,15 @@ export const MAX_OPTION_UNSIGNED = 2n ** 64n - 1n;
 /** DuckDB's interval fields: months and days are 32-bit, micros 64-bit. */
 const MAX_INTERVAL_MONTHS_OR_DAYS = 2n ** 31n - 1n;
 const MAX_INTERVAL_MICROS = 2n ** 63n - 1n;
+
+/** The option that switches each job on the alarm (`'true'` / `'false'`). */
+export const JOB_SWITCH: Record<JobName, string> = {
+  flush_inlined: "maintenance_flush_inlined",
+  merge_adjacent: "maintenance_merge_adjacent",
+  rewrite_deletes: "maintenance_rewrite_deletes",
+  expire_snapshots: "maintenance_expire_snapshots",
+  delete_files: "maintenance_delete_files",
+};
 
 const bool = (v: string): string => {
   const l = v.toLowerCase();

@@ -1,7 +1,8 @@
 /** create_table / rename_table / move_table / drop_table. A rename writes a new version with the same id. */
+
 import { ValueKind } from "../../codec.ts";
-import { appendDropTombstone } from "../../ingest/log.ts";
-import { Kind, keys, NameSpace, OptionScope } from "../../keys.ts";
+import { Kind, keys, NameSpace } from "../../keys.ts";
+import { readTableOption } from "../../options.ts";
 import type {
   ColumnRecord,
   DataFileRecord,
@@ -128,7 +129,6 @@ export async function dropTable(ctx: VerbContext, v: VerbOf<"drop_table">): Prom
     ctx.write(kv.key, ValueKind.tagContainer, { entries });
   }
   await ctx.removeNameEntry(NameSpace.relation, table.schema_id, table.table_name);
-  await appendDropTombstone(ctx, table);
   ctx.change("droppedTables", t);
   ctx.bumpSchema();
   ctx.touch(t);
@@ -137,22 +137,16 @@ export async function dropTable(ctx: VerbContext, v: VerbOf<"drop_table">): Prom
 
 /** The effective `data_inlining_row_limit` option (table scope, then schema, then global) as a number. */
 async function inliningLimit(ctx: VerbContext, table: TableRecord, isNew: boolean): Promise<number | null> {
-  const scopes: [number, number][] = [
-    [OptionScope.schema, table.schema_id],
-    [OptionScope.global, 0],
-  ];
   // A table created by this commit cannot have table-scoped options yet: skip the read.
-  if (!isNew) scopes.unshift([OptionScope.table, table.table_id]);
-  for (const [scope, id] of scopes) {
-    const rec = await ctx.read<OptionRecord>(
-      keys.current(Kind.option, scope, id),
-      ValueKind.option,
-      "option",
-    );
-    const value = rec?.values.data_inlining_row_limit;
-    if (value !== undefined) return Number(value);
-  }
-  return null;
+  const value = await readTableOption(
+    async (scope, id) =>
+      (await ctx.read<OptionRecord>(keys.current(Kind.option, scope, id), ValueKind.option, "option"))
+        ?.values,
+    isNew ? undefined : table.table_id,
+    table.schema_id,
+    "data_inlining_row_limit",
+  );
+  return value === undefined ? null : Number(value);
 }
 
 /**

@@ -17,7 +17,7 @@ import { answerRead, splitStatements } from "../../../catalog/sql/index.ts";
 import type { SqlWriteAnswer, SqlWriteRequest } from "../../../catalog/sql/writes/contract.ts";
 import { MAX_NESTED_DEPTH, parseWrite } from "../../../catalog/sql/writes/parse.ts";
 import type { Envelope } from "../../../durable-objects/envelope.ts";
-import type { HeadAnswer } from "../../../durable-objects/writer.ts";
+import type { HeadAnswer } from "../../../durable-objects/types.ts";
 import type { CheckpointInfo } from "../../../storage/api.ts";
 import { openLatest } from "../../../storage/index.ts";
 import { dataObjectKey } from "../../../storage/keys.ts";

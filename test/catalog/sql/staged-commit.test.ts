@@ -13,7 +13,7 @@ import type { SqlWriteAnswer, SqlWriteRequest } from "../../../catalog/sql/write
 import { STAGED_TABLES, type StagedTable } from "../../../catalog/sql/writes/staged-parse.ts";
 import type { CommitRequest } from "../../../catalog/verbs/schema.ts";
 import type { Envelope } from "../../../durable-objects/envelope.ts";
-import type { HeadAnswer } from "../../../durable-objects/writer.ts";
+import type { HeadAnswer } from "../../../durable-objects/types.ts";
 import { openLatest } from "../../../storage/index.ts";
 import { createTable, lakeName, realBucket, rigLake, stub, walPuts } from "../../durable-objects/support.ts";
 import fixture from "../../support/quack-writes.ts";

@@ -9,7 +9,7 @@ import { DUCKLAKE_TABLES, ducklakeTable } from "../../../catalog/index.ts";
 import { splitStatements } from "../../../catalog/sql/lexer.ts";
 import type { SqlWriteAnswer, SqlWriteRequest } from "../../../catalog/sql/writes/contract.ts";
 import type { Envelope } from "../../../durable-objects/envelope.ts";
-import type { HeadAnswer } from "../../../durable-objects/writer.ts";
+import type { HeadAnswer } from "../../../durable-objects/types.ts";
 import { openLatest } from "../../../storage/index.ts";
 import { lakeName, realBucket, rigLake, stub, walPuts } from "../../durable-objects/support.ts";
 import fixture from "../../support/quack-writes.ts";

@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { head, openCatalog, tableFilesAt } from "../../catalog/index.ts";
 import { runMergeJob, runRewriteJob } from "../../maintenance/compaction.ts";
 import { FaultBucket } from "../../storage/fault-bucket.ts";
+import { bucket, racing } from "../catalog/support.ts";
 import {
   appendFile,
   commit,
@@ -21,8 +22,7 @@ import {
   randomHistory,
   reopen,
   rowsAt,
-} from "./maintenance-lake.ts";
-import { bucket, racing } from "./support.ts";
+} from "./lake.ts";
 
 const now = () => Date.now();
 

@@ -3,7 +3,7 @@
  * naming it: the log refuses appends past MAX_UNFLUSHED_RECORDS (Constraint: flush first), a write past
  * MAX_OPS_PER_WRITE is InvalidRequest, and one flush drains at most MAX_FLUSH_RECORDS records.
  */
-import type { IngestSettingsRecord } from "./records.ts";
+import type { IngestSettingsRecord } from "./ingest/records.ts";
 
 /** Operations in one rows request (or one table of a transaction). */
 export const MAX_OPS_PER_WRITE = 10_000;

@@ -10,7 +10,8 @@ import { type CommitRequest, planLakeWrite } from "../catalog/index.ts";
 import type { ReadView } from "../storage/api.ts";
 import { CodedError } from "../storage/errors.ts";
 import { yieldToEventLoop } from "../storage/maintenance.ts";
-import { putPlannedObjects, type RowsFlushDeps } from "./rows-flush.ts";
+import { putPlanned } from "./put-planned.ts";
+import type { RowsFlushDeps } from "./rows-flush.ts";
 
 /**
  * Plans one `lake` write makes before it gives up with the last `FlushPlanStale` (each refused plan means
@@ -35,7 +36,7 @@ export async function commitLakeWrite<T>(
   for (let attempt = 1; ; attempt++) {
     const plan = await planLakeWrite(deps.view(), request, deps.now, deps.pause ?? yieldToEventLoop);
     if (plan === null) return commit(request);
-    await putPlannedObjects(deps, plan.objects);
+    await putPlanned(deps, plan.objects);
     try {
       return await commit(plan.request);
     } catch (e) {

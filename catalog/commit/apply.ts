@@ -1,11 +1,15 @@
-/** Dispatches each verb to its operation; one file per verb group under ops/. */
+/**
+ * Dispatches each verb to its operation: one file per verb group under verbs/ops/, the row-log verbs'
+ * under ingest/. It sits above both (decision docs/decisions/0460-layer-check.md), so a drop_table also
+ * leaves the row log's drop tombstone here rather than the table verb reaching up into ingest/.
+ */
 import { rowsDeadLetter, rowsDeadLetterDiscard, rowsDeadLetterReplay } from "../ingest/dead-letter.ts";
 import { rowsFlush } from "../ingest/flush.ts";
 import { rowsKeyIndex } from "../ingest/key-index.ts";
-import { rowsTruncate, rowsWrite, setIngestSettings, setRowKey } from "../ingest/log.ts";
-import type { Assigned, VerbContext } from "./context.ts";
-import { addColumn, alterColumn, dropColumn, renameColumn } from "./ops/columns.ts";
-import { mergeAdjacentFiles, rewriteDataFiles } from "./ops/compaction.ts";
+import { appendDropTombstone, rowsTruncate, rowsWrite, setIngestSettings, setRowKey } from "../ingest/log.ts";
+import type { Assigned, VerbContext } from "../verbs/context.ts";
+import { addColumn, alterColumn, dropColumn, renameColumn } from "../verbs/ops/columns.ts";
+import { mergeAdjacentFiles, rewriteDataFiles } from "../verbs/ops/compaction.ts";
 import {
   expireDataFile,
   expireDeleteFile,
@@ -13,16 +17,16 @@ import {
   registerDeleteFile,
   setColumnStats,
   setTableStats,
-} from "./ops/files.ts";
-import { flushInlined, inlineDelete, inlineInsert } from "./ops/inline.ts";
-import { clearPartitioning, clearSorting, setPartitioning, setSorting } from "./ops/layout.ts";
-import { createMacro, dropMacro } from "./ops/macros.ts";
-import { setOption, unsetOption } from "./ops/options.ts";
-import { createSchema, dropSchema } from "./ops/schemas.ts";
-import { createTable, dropTable, moveTable, renameTable } from "./ops/tables.ts";
-import { removeTag, setComment, setTag } from "./ops/tags.ts";
-import { alterView, createView, dropView, renameView } from "./ops/views.ts";
-import type { Verb } from "./schema.ts";
+} from "../verbs/ops/files.ts";
+import { flushInlined, inlineDelete, inlineInsert } from "../verbs/ops/inline.ts";
+import { clearPartitioning, clearSorting, setPartitioning, setSorting } from "../verbs/ops/layout.ts";
+import { createMacro, dropMacro } from "../verbs/ops/macros.ts";
+import { setOption, unsetOption } from "../verbs/ops/options.ts";
+import { createSchema, dropSchema } from "../verbs/ops/schemas.ts";
+import { createTable, dropTable, moveTable, renameTable } from "../verbs/ops/tables.ts";
+import { removeTag, setComment, setTag } from "../verbs/ops/tags.ts";
+import { alterView, createView, dropView, renameView } from "../verbs/ops/views.ts";
+import type { Verb, VerbOf } from "../verbs/schema.ts";
 
 export function applyVerb(ctx: VerbContext, v: Verb): Promise<Assigned> {
   switch (v.op) {
@@ -37,7 +41,7 @@ export function applyVerb(ctx: VerbContext, v: Verb): Promise<Assigned> {
     case "move_table":
       return moveTable(ctx, v);
     case "drop_table":
-      return dropTable(ctx, v);
+      return dropTableWithLog(ctx, v);
     case "add_column":
       return addColumn(ctx, v);
     case "rename_column":
@@ -117,4 +121,12 @@ export function applyVerb(ctx: VerbContext, v: Verb): Promise<Assigned> {
     case "set_ingest_settings":
       return setIngestSettings(ctx, v);
   }
+}
+
+/** drop_table, then the row log's drop tombstone (the table's earlier log records are void). */
+async function dropTableWithLog(ctx: VerbContext, v: VerbOf<"drop_table">): Promise<Assigned> {
+  const tableId = (await ctx.table(v.table)).table_id;
+  const assigned = await dropTable(ctx, v);
+  await appendDropTombstone(ctx, tableId);
+  return assigned;
 }

@@ -7,19 +7,21 @@
  * batch. A crash or a refusal after a PUT leaves only an unreferenced file; the next step plans afresh
  * from the log, so what was drained is never applied twice.
  */
-import { DataPathExternal, lakeDataPathExternal } from "../catalog/data-path.ts";
-import { planRowsFlush } from "../catalog/ingest/flush-plan.ts";
-import { planKeyIndexRebuild } from "../catalog/ingest/key-index.ts";
-import { MAX_FLUSH_RECORDS } from "../catalog/ingest/limits.ts";
-import type { RowFileSource } from "../catalog/ingest/read-files.ts";
-import { readIngestHead, readTail } from "../catalog/ingest/state.ts";
-import type { PlannedObject } from "../catalog/maintenance/flush-plan.ts";
-import type { Pause } from "../catalog/maintenance/pace.ts";
-import type { CommitRequest } from "../catalog/verbs/schema.ts";
+import {
+  type CommitRequest,
+  DataPathExternal,
+  MAX_FLUSH_RECORDS,
+  type Pause,
+  planKeyIndexRebuild,
+  planRowsFlush,
+  type RowFileSource,
+  readIngestHead,
+  readTail,
+} from "../catalog/index.ts";
 import type { Bucket, ReadView } from "../storage/api.ts";
 import { CodedError } from "../storage/errors.ts";
-import { dataObjectKey } from "../storage/keys.ts";
 import { yieldToEventLoop } from "../storage/maintenance.ts";
+import { putPlanned } from "./put-planned.ts";
 
 export interface RowsFlushDeps {
   lake: string;
@@ -53,36 +55,13 @@ export interface RowsFlushStep {
   files: number;
 }
 
-/** A planned data file's name was already taken (uuidv7 names make this a broken invariant). */
-export class RowsFlushObjectExists extends CodedError {
-  readonly code = "Corruption";
-}
-
-/**
- * PUTs a plan's files put-if-absent (a data file never changes once written), before its commit. A lake
- * whose data path is external gets none: its refusal names why (decision 0502).
- */
-export async function putPlannedObjects(
-  deps: Pick<RowsFlushDeps, "lake" | "bucket" | "bucketName"> & { view: () => ReadView },
-  objects: readonly PlannedObject[],
-): Promise<void> {
-  if (objects.length === 0) return;
-  const external = await lakeDataPathExternal(deps.view(), deps.bucketName, deps.lake);
-  if (external !== null) throw new DataPathExternal(external);
-  for (const o of objects) {
-    const key = dataObjectKey(deps.lake, o.relativeToDataPath);
-    const stored = await deps.bucket.put(key, o.bytes, { onlyIf: { etagDoesNotMatch: "*" } });
-    if (stored === null) throw new RowsFlushObjectExists(`a planned data file already exists at ${key}`);
-  }
-}
-
 export async function runRowsFlushStep(
   deps: RowsFlushDeps,
   max: number = MAX_FLUSH_RECORDS,
 ): Promise<RowsFlushStep | null> {
   const plan = await planRowsFlush(deps.view(), deps.now, max, deps.pause ?? yieldToEventLoop);
   if (plan === null) return null;
-  await putPlannedObjects(deps, plan.objects);
+  await putPlanned(deps, plan.objects);
   const r = await deps.commit({ verbs: [plan.verb], message: deps.message });
   const a = r.assigned[0] ?? {};
   return {

@@ -29,7 +29,7 @@ import { readParquet, writeParquet } from "../../parquet/index.ts";
 import type { Bucket, Store } from "../../storage/api.ts";
 import { seeded } from "../../storage/fault-bucket.ts";
 import { openWriter } from "../../storage/index.ts";
-import { bucket, lakeName, settle } from "./support.ts";
+import { bucket, lakeName, settle } from "../catalog/support.ts";
 
 export const DATA_PREFIX = "r2://ducklake-edge/lakes/";
 export type Rows = Map<number, Record<string, StoredValue>>;

@@ -11,18 +11,18 @@
  * `FlushPlanStale` and the writer plans again.
  */
 import type { ReadView } from "../../storage/api.ts";
-import { lookupIdempotency } from "../commit/idempotency.ts";
 import { isMemberError } from "../errors.ts";
 import { readHead, readSnapshot } from "../head.ts";
+import { planRowsFlush } from "../ingest/flush-plan.ts";
+import { rowsWrite } from "../ingest/log.ts";
+import { readIngestHead, readSettings, writeIngestHead } from "../ingest/state.ts";
 import type { PlannedObject } from "../maintenance/flush-plan.ts";
 import type { Pause } from "../maintenance/pace.ts";
+import { MAX_FLUSH_RECORDS } from "../row-log-limits.ts";
 import { Staging } from "../staging.ts";
 import { VerbContext } from "../verbs/context.ts";
 import type { CommitRequest, VerbOf } from "../verbs/schema.ts";
-import { planRowsFlush } from "./flush-plan.ts";
-import { MAX_FLUSH_RECORDS } from "./limits.ts";
-import { rowsWrite } from "./log.ts";
-import { readIngestHead, readSettings, writeIngestHead } from "./state.ts";
+import { lookupIdempotency } from "./idempotency.ts";
 
 export interface LakeWritePlan {
   /** Files to PUT (put-if-absent) under the lake's data prefix before committing `request`. */

@@ -17,7 +17,7 @@ import { runFlushJob } from "../../maintenance/flush.ts";
 import { readParquet } from "../../parquet/index.ts";
 import type { Store } from "../../storage/api.ts";
 import { openWriter } from "../../storage/index.ts";
-import { bucket, lakeName, settle } from "./support.ts";
+import { bucket, lakeName, settle } from "../catalog/support.ts";
 
 const DATA_PREFIX = "r2://ducklake-edge/lakes/";
 /** Rows inserted: two full stretches and a part, so every bound is crossed more than once. */

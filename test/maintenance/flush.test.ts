@@ -20,7 +20,7 @@ import { runFlushJob } from "../../maintenance/flush.ts";
 import { readParquet } from "../../parquet/index.ts";
 import type { Bucket, Store } from "../../storage/api.ts";
 import { openWriter } from "../../storage/index.ts";
-import { bucket, lakeName, racing, settle } from "./support.ts";
+import { bucket, lakeName, racing, settle } from "../catalog/support.ts";
 
 /** A lake whose data path is its prefix in the test bucket, as the Worker creates lakes. */
 async function freshLake(tag: string): Promise<{ lake: string; store: Store; catalog: Catalog }> {

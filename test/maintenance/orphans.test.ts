@@ -13,8 +13,8 @@
  *    finds its file, and in the end no orphan is left.
  */
 import { describe, expect, it } from "vitest";
+import { FileScheduledForDeletion } from "../../catalog/fences.ts";
 import { ducklakeTable } from "../../catalog/index.ts";
-import { FileScheduledForDeletion } from "../../catalog/maintenance/cleanup.ts";
 import type { JobName } from "../../catalog/maintenance/runs.ts";
 import { runMergeJob, runRewriteJob } from "../../maintenance/compaction.ts";
 import { runDeleteFilesJob } from "../../maintenance/delete-files.ts";
@@ -23,6 +23,7 @@ import { runFlushJob } from "../../maintenance/flush.ts";
 import type { JobContext } from "../../maintenance/registry.ts";
 import type { Bucket } from "../../storage/api.ts";
 import { FaultBucket, seeded } from "../../storage/fault-bucket.ts";
+import { bucket, settle } from "../catalog/support.ts";
 import {
   appendFile,
   commit,
@@ -32,8 +33,7 @@ import {
   jobCommit,
   type Lake,
   reopen,
-} from "./maintenance-lake.ts";
-import { bucket, settle } from "./support.ts";
+} from "./lake.ts";
 
 const GRACE = 60_000;
 const ALL_ON = Object.fromEntries(

@@ -64,9 +64,31 @@ lakes.command("list").action(async () => {
   } while (cursor);
   print({ lakes: out });
 });
-lakes.command("delete <lake>").action(async (lake: string) => {
-  print(await unwrap(api().client.DELETE("/v1/lakes/{lake}", { params: { path: { lake } } })));
-});
+lakes
+  .command("delete <lake>")
+  .description("delete a lake: its name answers 404 at once; its objects are removed after a grace period")
+  .action(async (lake: string) => {
+    print(await unwrap(api().client.DELETE("/v1/lakes/{lake}", { params: { path: { lake } } })));
+  });
+lakes
+  .command("purge <lake>")
+  .description(
+    "delete a lake (if live) and remove its objects now, so the name is free at once; irreversible",
+  )
+  .action(async (lake: string) => {
+    print(
+      await unwrap(
+        api().client.DELETE("/v1/lakes/{lake}", { params: { path: { lake }, query: { purge: "true" } } }),
+      ),
+    );
+  });
+
+program
+  .command("flush <lake>")
+  .description("flush the lake's row log into DuckLake now (what `rows` does itself when the log is full)")
+  .action(async (lake: string) => {
+    print(await unwrap(api().client.POST("/v1/lakes/{lake}/flush", { params: { path: { lake } } })));
+  });
 
 program
   .command("commit <lake> <file>")

@@ -26,6 +26,7 @@ import {
   type FlushAnswer,
   type HeadAnswer,
   type LogLevel,
+  type PurgeAnswer,
   Writer,
   type WriterStats,
 } from "./writer.ts";
@@ -127,6 +128,11 @@ export class LakeWriter extends DurableObject<Env> {
   /** Marks the lake deleted (its name answers NotFound) and removes its objects after the grace period. */
   async deleteLake(lake: string): Promise<Envelope<DeleteAnswer>> {
     return this.call(lake, (w) => w.deleteLake());
+  }
+
+  /** Deletes the lake if live and removes its objects now (admin purge, docs/decisions/0480-lake-purge.md). */
+  async purgeLake(lake: string): Promise<Envelope<PurgeAnswer>> {
+    return this.call(lake, (w) => w.purgeLake());
   }
 
   /** One commit: answered once its WAL segment is durable and published, with its position token. */

@@ -110,6 +110,12 @@ export interface DeleteAnswer {
   removeAfter: number;
 }
 
+/** A purge's answer: the delete's, and whether every object is gone (the name is free again). */
+export interface PurgeAnswer extends DeleteAnswer {
+  purged: boolean;
+  objectsRemoved: number;
+}
+
 export interface WriterStats {
   open: boolean;
   terminal: string | null;
@@ -158,6 +164,8 @@ class MemberFailed extends CodedError {
 const SWEEP_LIMIT = 500;
 /** Objects of a deleted lake one background pass removes before it re-arms (one R2 list page). */
 const REMOVAL_SLICE_OBJECTS = 1000;
+/** Objects one admin purge removes before it answers `purged: false` (repeat the purge for the rest). */
+export const PURGE_MAX_OBJECTS = 50_000;
 /** Store maintenance steps one background pass may run before it yields to the next alarm. */
 const MAINTENANCE_STEPS = 4;
 /** Maintenance runs an instance remembers for `status` (a bounded ring; the durable history is not built yet). */
@@ -490,6 +498,32 @@ export class Writer {
     return this.deletion;
   }
 
+  /**
+   * Admin purge: deletes the lake if it is live, then removes its objects now, skipping the grace, so
+   * the name is free at once (docs/decisions/0480-lake-purge.md).
+   */
+  async purgeLake(): Promise<PurgeAnswer> {
+    await this.deleteLake();
+    const { bucket, lake, registry } = this.host;
+    const rec = registry.get();
+    if (rec !== undefined && !rec.purged) registry.put({ ...rec, purged: true });
+    const p = await removeDeletedLake(bucket, lake, {
+      now: this.host.now(),
+      graceMs: 0,
+      maxObjects: PURGE_MAX_OBJECTS,
+      keepMarker: true,
+    });
+    const answer = this.deletedAnswer(rec?.deletedAt ?? this.host.now());
+    this.host.log("info", { msg: "lake purged", lake, objects: p.deletedObjects, done: p.done });
+    return { ...answer, purged: p.done, objectsRemoved: p.deletedObjects };
+  }
+
+  /** The grace before a deleted lake's name is free: shorter once purged (its objects are gone). */
+  private graceOf(rec: LakeRecord | undefined): number {
+    const t = this.host.tunables;
+    return rec?.purged ? t.purgedNameReuseMs : t.deleteGraceMs;
+  }
+
   private async runDelete(): Promise<DeleteAnswer> {
     this.throwIfStopped();
     const known = this.host.registry.get();
@@ -581,10 +615,10 @@ export class Writer {
 
   /** Records the deletion, (re-)arms removal for the end of the grace period, and answers it. */
   private deletedAnswer(deletedAt: number): DeleteAnswer {
-    const { lake, registry, tunables } = this.host;
+    const { lake, registry } = this.host;
     const rec = registry.get();
     registry.put({ ...rec, lake, state: "deleted", deletedAt, dirty: false });
-    const removeAfter = deletedAt + tunables.deleteGraceMs;
+    const removeAfter = deletedAt + this.graceOf(rec);
     this.host.scheduleBackground(Math.max(0, removeAfter - this.host.now()));
     return { lake, deletedAt, removeAfter };
   }
@@ -935,14 +969,14 @@ export class Writer {
 
   private async removeDeleted(rec: LakeRecord): Promise<void> {
     const now = this.host.now();
-    const due = (rec.deletedAt ?? now) + this.host.tunables.deleteGraceMs;
+    const due = (rec.deletedAt ?? now) + this.graceOf(rec);
     if (now < due) {
       this.host.scheduleBackground(due - now);
       return;
     }
     const p = await removeDeletedLake(this.host.bucket, this.host.lake, {
       now,
-      graceMs: this.host.tunables.deleteGraceMs,
+      graceMs: this.graceOf(rec),
       maxObjects: REMOVAL_SLICE_OBJECTS,
     });
     if (p.done) {
@@ -1371,10 +1405,10 @@ export class Writer {
 
   /** A deleted lake answers NotFound, except to a create, which learns when the name is free again. */
   private deletedError(create: boolean, deletedAt: number | undefined): CodedError {
-    const { lake, tunables } = this.host;
+    const { lake } = this.host;
     const at = deletedAt ?? this.host.now();
     if (!create) return new LakeWasDeleted(lake, at);
-    return new LakeDeletedPendingRemoval(lake, at, at + tunables.deleteGraceMs);
+    return new LakeDeletedPendingRemoval(lake, at, at + this.graceOf(this.host.registry.get()));
   }
 
   private async openStore(heldEpoch: number | undefined): Promise<Store> {

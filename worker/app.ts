@@ -9,6 +9,7 @@ import type { ZodError } from "zod";
 import { CodedError } from "../storage/errors.ts";
 import type { AppEnv } from "./app-env.ts";
 import { ApiError, publicCode, retryAfterForCode, statusForCode } from "./errors.ts";
+import { clientMessage } from "./lakes.ts";
 import { log } from "./log.ts";
 import { lakeName, maxBody, noDotSegments, requestContext } from "./middleware.ts";
 import { registerCheckpointRoutes } from "./routes/checkpoints.ts";
@@ -106,7 +107,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.notFound((c) => errorResponse(c, "NotFound", `no route for ${c.req.method} ${c.req.path}`));
 
   app.onError((err, c) => {
-    if (err instanceof CodedError) return errorResponse(c, err.code, err.message);
+    if (err instanceof CodedError) return errorResponse(c, err.code, clientMessage(err, c.req.param("lake")));
     if (err instanceof HTTPException) {
       // Hono raises these for malformed bodies before our validators run.
       if (err.status === 413) return errorResponse(c, "PayloadTooLarge", err.message);

@@ -18,6 +18,7 @@ import { scopeAtLeast } from "../auth.ts";
 import { openCut } from "../cut.ts";
 import type { Env } from "../env.ts";
 import { callWriter } from "../lake-rpc.ts";
+import { clientMessage } from "../lakes.ts";
 import { log } from "../log.ts";
 import { type DataChunk, toChunks } from "./chunk.ts";
 import { QuackForbidden, QuackLimit } from "./errors.ts";
@@ -100,7 +101,7 @@ export async function handleQuack(
     }
   } catch (err) {
     if (err instanceof CodedError) {
-      return { body: errorReply(err.message), lake, error: err.code };
+      return { body: errorReply(clientMessage(err, lake ?? undefined)), lake, error: err.code };
     }
     log(
       "error",

@@ -1,0 +1,141 @@
+/**
+ * The root README, top to bottom, against one fresh `npm start` (tools/start.mjs, its documented dev token;
+ * ports 9344-9345, or README_TEST_PORT and the next): every fenced `sh` block runs in bash and every `sql`
+ * block through a stock DuckDB 1.5.5 client (Python's duckdb, statement by statement), in the order the
+ * README gives them. A block preceded by `<!-- readme-test: skip (why) -->` is not run (installing, the
+ * server itself, a deployment). Substituted: the port (8787 → the test's), `curl -s` → `curl -sS
+ * --fail-with-body` (so an HTTP error fails the block), DuckDB's local DATA_PATH (a fresh directory), and a
+ * `duckdb` command on PATH that is the same DuckDB 1.5.5 (the README: "the duckdb 1.5.5 CLI, or Python's
+ * duckdb"). Run: npm run test:readme.
+ */
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { type DevServer, startWrangler } from "../support/wrangler-dev.ts";
+
+const PORT = Number(process.env.README_TEST_PORT ?? 9344);
+/** One block's time limit (the CLI block runs a dozen commands, each starting node). */
+const BLOCK_TIMEOUT_MS = 180_000;
+const SKIP = /<!--\s*readme-test:\s*skip\b[^>]*-->/;
+
+interface ReadmeBlock {
+  lang: string;
+  code: string;
+  /** The nearest heading above the block. */
+  section: string;
+  /** 1-based line of the opening fence. */
+  line: number;
+  skipped: boolean;
+}
+
+/** The README's fenced blocks in order, each with its section and whether it is marked skip. */
+function readmeBlocks(text: string): ReadmeBlock[] {
+  const lines = text.split("\n");
+  const out: ReadmeBlock[] = [];
+  let section = "";
+  let lastText = "";
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] ?? "";
+    if (line.startsWith("#")) section = line.replace(/^#+\s*/, "");
+    const fence = /^```(\w*)\s*$/.exec(line);
+    if (fence) {
+      const start = i;
+      const body: string[] = [];
+      for (i++; i < lines.length && !(lines[i] ?? "").startsWith("```"); i++) body.push(lines[i] ?? "");
+      out.push({
+        lang: fence[1] ?? "",
+        code: body.join("\n"),
+        section,
+        line: start + 1,
+        skipped: SKIP.test(lastText),
+      });
+      lastText = "";
+      continue;
+    }
+    if (line.trim() !== "") lastText = line;
+  }
+  return out;
+}
+
+/** Runs SQL statements in one DuckDB connection, printing each answer; exits 1 naming the failing one. */
+const DUCKDB_RUNNER = `
+import duckdb, json, sys
+con = duckdb.connect()
+for stmt in json.load(sys.stdin):
+    try:
+        rel = con.sql(stmt)
+        print(stmt, "->", rel.fetchall() if rel is not None else "ok")
+    except Exception as e:
+        sys.exit(f"statement failed: {stmt}\\n{e}")
+`;
+
+/** A `duckdb -c "<sql>"` that is Python's duckdb 1.5.5, for a machine without the CLI binary. */
+const DUCKDB_SHIM = `#!/usr/bin/env python3
+import duckdb, sys
+if len(sys.argv) != 3 or sys.argv[1] != "-c":
+    sys.exit("this duckdb stand-in takes only: duckdb -c '<sql>'")
+rel = duckdb.connect().sql(sys.argv[2])
+if rel is not None:
+    rel.show()
+`;
+
+function statements(sql: string): string[] {
+  const text = sql
+    .split("\n")
+    .map((l) => l.split("--")[0])
+    .join("\n");
+  return text
+    .split(";")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+}
+
+let server: DevServer;
+const work = mkdtempSync(join(tmpdir(), "ducklake-edge-readme-"));
+const bin = join(work, "bin");
+const dataPath = join(work, "shop-data");
+
+describe("README, top to bottom on one npm start", { timeout: 900_000 }, () => {
+  before(async () => {
+    mkdirSync(bin);
+    writeFileSync(join(bin, "duckdb"), DUCKDB_SHIM);
+    chmodSync(join(bin, "duckdb"), 0o755);
+    server = await startWrangler(PORT, { npmStart: true });
+  });
+  after(async () => {
+    await server?.stop();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it("runs every block it does not mark skipped, in order", () => {
+    const blocks = readmeBlocks(readFileSync("README.md", "utf8"));
+    const run = blocks.filter((b) => !b.skipped && (b.lang === "sh" || b.lang === "sql"));
+    // The sections a local reader follows are all run, not skipped.
+    const sections = new Set(run.map((b) => b.section));
+    for (const s of ["Walkthrough (curl)", "DuckDB over Quack", "CLI"]) assert.ok(sections.has(s), s);
+    const port = new URL(server.url).port;
+    for (const block of run) {
+      const code = block.code
+        .replaceAll("localhost:8787", `localhost:${port}`)
+        .replaceAll("curl -s ", "curl -sS --fail-with-body ")
+        .replaceAll("/tmp/shop-data/", `${dataPath}/`);
+      const where = `README.md:${block.line} (${block.section})`;
+      const r =
+        block.lang === "sh"
+          ? spawnSync("bash", ["-eu", "-c", code], {
+              encoding: "utf8",
+              timeout: BLOCK_TIMEOUT_MS,
+              env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ""}` },
+            })
+          : spawnSync("python3", ["-c", DUCKDB_RUNNER], {
+              encoding: "utf8",
+              timeout: BLOCK_TIMEOUT_MS,
+              input: JSON.stringify(statements(code)),
+            });
+      assert.equal(r.status, 0, `${where} failed:\n${r.stdout.slice(-4000)}\n${r.stderr.slice(-4000)}`);
+    }
+  });
+});

@@ -110,6 +110,39 @@ describe("README, top to bottom on one npm start", { timeout: 900_000 }, () => {
     rmSync(work, { recursive: true, force: true });
   });
 
+  it("documents run and test commands that set up what they need, and CI runs exactly them", () => {
+    const blocks = readmeBlocks(readFileSync("README.md", "utf8"));
+    const quick = blocks.find((b) => b.section === "Quick start" && b.lang === "sh");
+    assert.ok(quick, "the Quick start block");
+    const commands = quick.code
+      .split("\n")
+      .map((l) => l.split("#")[0]?.trim() ?? "")
+      .filter((l) => l !== "");
+    assert.deepEqual(commands, ["npm ci && npm start", "npm ci && npm test"]);
+    // `npm test` installs what it needs first (npm runs `pretest` before `test`).
+    const pkg = JSON.parse(readFileSync("package.json", "utf8")) as { scripts: Record<string, string> };
+    assert.equal(pkg.scripts.pretest, "bash tools/test-setup.sh");
+    const setup = readFileSync("tools/test-setup.sh", "utf8");
+    assert.match(setup, /pip install [^\n]*-r tools\/requirements\.txt/);
+    assert.match(setup, /apt-get install [^\n]*chromium/);
+    // Here everything is installed, so the check passes; it names what is missing elsewhere.
+    const check = spawnSync("bash", ["tools/test-setup.sh", "--check"], { encoding: "utf8" });
+    assert.equal(check.status, 0, check.stderr);
+    // CI: `npm ci`, then `npm test` under its timeout; no install step of its own beside the setup script.
+    const ci = readFileSync(".ci/run", "utf8")
+      .split("\n")
+      .filter((l) => !l.trimStart().startsWith("#"));
+    assert.ok(ci.includes("npm ci"), ".ci/run runs npm ci");
+    assert.ok(
+      ci.some((l) => /^timeout -k \d+ \d+ npm test$/.test(l)),
+      ".ci/run runs npm test under a timeout",
+    );
+    assert.ok(
+      !ci.some((l) => /apt-get|pip install/.test(l)),
+      ".ci/run installs only through tools/test-setup.sh",
+    );
+  });
+
   it("runs every block it does not mark skipped, in order", () => {
     const blocks = readmeBlocks(readFileSync("README.md", "utf8"));
     const run = blocks.filter((b) => !b.skipped && (b.lang === "sh" || b.lang === "sql"));

@@ -9,7 +9,7 @@
  * of it, a failed member's layer is discarded before the next member takes numbers (so they stay dense),
  * and a second writer is fenced by the store. No lock is needed because there is no concurrency to order.
  */
-import { Constraint, FlushPlanStale, LogFull, InvalidRequest, NotFound, quoteName } from "../errors.ts";
+import { Constraint, FlushPlanStale, InvalidRequest, LogFull, NotFound, quoteName } from "../errors.ts";
 import type { InlineValue, TableRecord } from "../records.ts";
 import { parseValue, type StoredValue } from "../values/index.ts";
 import type { Assigned, VerbContext } from "../verbs/context.ts";

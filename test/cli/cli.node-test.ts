@@ -17,6 +17,9 @@ import { type DevServer, startWrangler } from "../support/wrangler-dev.ts";
 const PORT = Number(process.env.CLI_TEST_PORT ?? 9340);
 /** One CLI invocation's time limit. */
 const CLI_TIMEOUT_MS = 60_000;
+/** The large import: rows, and its invocation's time limit. */
+const MILLION = 1_000_000;
+const MILLION_TIMEOUT_MS = 420_000;
 let server: DevServer;
 const work = mkdtempSync(join(tmpdir(), "ducklake-edge-cli-"));
 
@@ -374,5 +377,55 @@ describe("ducklake-edge CLI", { timeout: 600_000 }, () => {
       rows.slice(0, 100).map((x) => x.id),
     );
     assert.deepEqual(back[99], { id: 100, v: "99.5" });
+  });
+
+  it("rows: a 1,000,000-row CSV lands with one command, flushing when the log is full; progress counts acknowledged rows", async () => {
+    ok(["lakes", "create", "cli-million"]);
+    ok([
+      "commit",
+      "cli-million",
+      file("million-ddl.json", [
+        { op: "create_table", schema: "main", name: "big", columns: [{ name: "id", type: "int64" }] },
+      ]),
+    ]);
+    // Generated, one narrow column: the point is the count (ten times the log's 100,000-record bound).
+    const csv = join(work, "million.csv");
+    const lines = ["id"];
+    for (let i = 0; i < MILLION; i++) lines.push(String(i));
+    writeFileSync(csv, `${lines.join("\n")}\n`);
+    const started = Date.now();
+    const r = spawnSync(
+      "node",
+      ["cli/bin.mjs", "rows", "cli-million", csv, "-t", "big", "--batch", "10000", "--in-flight", "4"],
+      {
+        encoding: "utf8",
+        timeout: MILLION_TIMEOUT_MS,
+        env: { ...process.env, DUCKLAKE_EDGE_URL: server.url, DUCKLAKE_EDGE_TOKEN: server.token },
+      },
+    );
+    const seconds = (Date.now() - started) / 1000;
+    // Reported, not asserted (no timing assertions): the figure the report quotes.
+    process.stdout.write(`# 1,000,000-row CSV import: ${seconds.toFixed(1)} s\n`);
+    assert.equal(r.status, 0, r.stderr.slice(-3000));
+    const out = JSON.parse(r.stdout) as RowsRun & { flushes: number };
+    assert.equal(out.rows, MILLION);
+    assert.equal(out.failed, null);
+    assert.deepEqual(out.landed, [[2, MILLION + 1]]);
+    assert.ok(out.flushes >= 1, `the log filled, so the command flushed: ${JSON.stringify(out)}`);
+    // Progress: rows acknowledged with a rate; the last line counts every row and claims no more.
+    assert.match(r.stderr, /rows main\.big \d+ rows acknowledged, \d+% of ~\d+, \d+ rows\/s, ETA \d+s/);
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `rows main\\.big ${MILLION} rows acknowledged in [\\d.]+s \\(\\d+ rows/s\\), \\d+ flushes while the log was full`,
+      ),
+    );
+    // `flush` drains what is left; DuckLake's own table stats then count every row once.
+    const flushed = ok<{ pending: number }>(["flush", "cli-million"]);
+    assert.equal(flushed.pending, 0);
+    const stats = await getJson("/v1/lakes/cli-million/ducklake/ducklake_table_stats?format=json");
+    assert.equal(stats.status, 200, JSON.stringify(stats.body));
+    const rows = (stats.body as { rows: { record_count: number | string }[] }).rows;
+    assert.equal(Number(rows[0]?.record_count), MILLION);
   });
 });

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { Command } from "commander";
 import { ApiFailure, createLakeClient, unwrap } from "../client/index.ts";
 import { type ConfigSources, resolveConfig } from "./config.ts";
-import { CliError } from "./errors.ts";
+import { CliError, describeFailure } from "./errors.ts";
 import { exportLake } from "./export.ts";
 import { quackLines } from "./quack.ts";
 import { DEFAULT_ROWS_BATCH, DEFAULT_ROWS_IN_FLIGHT, type RowsFormat, streamRows } from "./rows.ts";
@@ -27,6 +27,15 @@ function api(): Api {
     config,
     createLakeClient({ baseUrl: config.url, ...(config.token ? { token: config.token } : {}) }),
   );
+}
+
+/** The origin a failed command used (for "could not reach"), or a placeholder when the config is bad. */
+function configuredUrl(): string {
+  try {
+    return resolveConfig(program.opts<ConfigSources>()).url;
+  } catch {
+    return "(the configured URL)";
+  }
 }
 
 const print = (value: unknown): void => {
@@ -99,8 +108,15 @@ program
   .option("-m, --message <text>", "commit message (overrides the file's)")
   .action(async (lake: string, file: string, o: { idempotencyKey?: string; message?: string }) => {
     let parsed: unknown;
+    let text: string;
     try {
-      parsed = JSON.parse(readFileSync(file, "utf8"));
+      text = readFileSync(file, "utf8");
+    } catch (e) {
+      const f = describeFailure(e, configuredUrl());
+      throw new CliError(f.code, f.message);
+    }
+    try {
+      parsed = JSON.parse(text);
     } catch (e) {
       throw new CliError("InvalidRequest", `${file}: ${e instanceof Error ? e.message : String(e)}`);
     }
@@ -267,7 +283,8 @@ try {
   if (e instanceof ApiFailure || e instanceof CliError) {
     process.stderr.write(`error ${e.code}: ${e.message}\n`);
   } else {
-    process.stderr.write(`error Internal: ${e instanceof Error ? e.message : String(e)}\n`);
+    const f = describeFailure(e, configuredUrl());
+    process.stderr.write(`error ${f.code}: ${f.message}\n`);
   }
   process.exitCode = 1;
 }

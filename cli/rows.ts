@@ -15,7 +15,7 @@ import type { Readable } from "node:stream";
 import { MAX_OPS_PER_WRITE } from "../catalog/ingest/limits.ts";
 import { ApiFailure, unwrap } from "../client/index.ts";
 import { CsvReader } from "./csv.ts";
-import { CliError } from "./errors.ts";
+import { CliError, describeFailure } from "./errors.ts";
 import { RowsProgress } from "./progress.ts";
 import type { Api } from "./upload.ts";
 
@@ -218,10 +218,11 @@ async function tableColumns(api: Api, lake: string, schema: string, table: strin
   return t.columns.filter((c) => c.parent_column === null);
 }
 
-function asFailure(e: unknown): ApiFailure {
-  return e instanceof ApiFailure
-    ? e
-    : new ApiFailure("Transport", e instanceof Error ? e.message : String(e), 0, null);
+function asFailure(e: unknown, url: string): ApiFailure {
+  if (e instanceof ApiFailure) return e;
+  const f = describeFailure(e, url);
+  // Not reaching the API is retried like any lost answer (the key makes a resend a replay).
+  return new ApiFailure(f.code === "Unreachable" ? "Transport" : f.code, f.message, 0, null);
 }
 
 const wait = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -345,7 +346,7 @@ export async function streamRows(api: Api, opts: RowsOptions): Promise<RowsResul
         report();
         return;
       } catch (e) {
-        let failure = asFailure(e);
+        let failure = asFailure(e, api.config.url);
         if (failure.code === "LogFull" && idleFlushes < MAX_IDLE_FLUSHES) {
           try {
             await flushLog();
@@ -353,7 +354,7 @@ export async function streamRows(api: Api, opts: RowsOptions): Promise<RowsResul
             continue;
           } catch (flushError) {
             // The flush itself failed: retried like a send when it may be (the batch is resent after).
-            failure = asFailure(flushError);
+            failure = asFailure(flushError, api.config.url);
             failure.message = `the row log is full and the flush that would make room failed: ${failure.message}`;
           }
         }

@@ -124,6 +124,45 @@ describe("ducklake-edge CLI", { timeout: 600_000 }, () => {
     assert.match(denied.stderr, /^error Unauthorized: /);
   });
 
+  it("says what the user did wrong and what to do, never Internal, for everyday mistakes", () => {
+    ok(["lakes", "create", "cli-oops"]);
+    const missing = cli(["upload", "cli-oops", join(work, "nope.parquet"), "--table", "main.t"]);
+    assert.match(
+      missing.stderr,
+      /^error FileNotFound: cannot read .*nope\.parquet: no such file or directory; check the path/,
+    );
+    const csv = file("not-parquet.csv", "id\n1\n2\n3\n4\n5\n6\n");
+    const wrong = cli(["upload", "cli-oops", csv, "--table", "main.t"]);
+    assert.match(
+      wrong.stderr,
+      /^error NotParquet: .*not-parquet\.csv is not a Parquet file .*ducklake-edge rows/,
+    );
+    const noCommitFile = cli(["commit", "cli-oops", join(work, "nope.json")]);
+    assert.match(noCommitFile.stderr, /^error FileNotFound: cannot read .*nope\.json/);
+    const down = cli(["lakes", "list"], { DUCKLAKE_EDGE_URL: `http://127.0.0.1:${PORT + 2}` });
+    assert.match(
+      down.stderr,
+      /^error Unreachable: could not reach the API at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED.*--url or DUCKLAKE_EDGE_URL/,
+    );
+    const noLake = cli(["snapshots", "never-created"]);
+    assert.match(
+      noLake.stderr,
+      /^error NotFound: lake 'never-created' does not exist; .*lakes create never-created/,
+    );
+    const badType = cli([
+      "commit",
+      "cli-oops",
+      file("bad-type.json", [
+        { op: "create_table", schema: "main", name: "t", columns: [{ name: "a", type: "integer" }] },
+      ]),
+    ]);
+    assert.match(
+      badType.stderr,
+      /^error Unsupported: unsupported: the type "integer" is not a DuckLake type; use one of: boolean, int8, .*int32.*varchar.*decimal\(width,scale\)/,
+    );
+    for (const r of [missing, wrong, noCommitFile, down, noLake, badType]) assert.equal(r.status, 1);
+  });
+
   it("takes its URL and token from a config file when flags and env are absent", () => {
     const cfg = file("config.json", { url: server.url, token: server.token });
     const r = spawnSync("node", ["cli/bin.mjs", "--config", cfg, "lakes", "list"], {

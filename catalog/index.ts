@@ -22,6 +22,7 @@ export type { CommitResult, GroupOutcome, MemberResult } from "./commit/group.ts
 export { MINTED_KEY_SKEW_MS, mintIdempotencyKey } from "./commit/idempotency.ts";
 export type { GroupMember, SelfStagedMember } from "./commit/member.ts";
 export * from "./errors.ts";
+export { checkFileColumns, type TableColumnType, tableColumnTypes } from "./file-schema.ts";
 export { readDeadLetters } from "./ingest/dead-letter.ts";
 export { planLakeWrite, plannableRowsWrites } from "./ingest/lake-write-plan.ts";
 export {

@@ -9,7 +9,7 @@
  * duckdb"). Run: npm run test:readme.
  */
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -93,6 +93,32 @@ function statements(sql: string): string[] {
     .filter((s) => s !== "");
 }
 
+/** A process run to its end with a time limit, its output collected, without blocking the event loop. */
+function runProcess(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  input?: string,
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    const child = spawn(command, args, {
+      env: { ...process.env, ...env },
+      timeout: BLOCK_TIMEOUT_MS,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += d.toString();
+    });
+    child.stdin.end(input ?? "");
+    child.on("close", (status) => done({ status, stdout, stderr }));
+  });
+}
+
 let server: DevServer;
 const work = mkdtempSync(join(tmpdir(), "ducklake-edge-readme-"));
 const bin = join(work, "bin");
@@ -103,7 +129,7 @@ describe("README, top to bottom on one npm start", { timeout: 900_000 }, () => {
     mkdirSync(bin);
     writeFileSync(join(bin, "duckdb"), DUCKDB_SHIM);
     chmodSync(join(bin, "duckdb"), 0o755);
-    server = await startWrangler(PORT, { npmStart: true });
+    server = await startWrangler(PORT, { npmStart: true, logLevel: "info" });
   });
   after(async () => {
     await server?.stop();
@@ -143,7 +169,7 @@ describe("README, top to bottom on one npm start", { timeout: 900_000 }, () => {
     );
   });
 
-  it("runs every block it does not mark skipped, in order", () => {
+  it("runs every block it does not mark skipped, in order", async () => {
     const blocks = readmeBlocks(readFileSync("README.md", "utf8"));
     const run = blocks.filter((b) => !b.skipped && (b.lang === "sh" || b.lang === "sql"));
     // The sections a local reader follows are all run, not skipped.
@@ -156,19 +182,23 @@ describe("README, top to bottom on one npm start", { timeout: 900_000 }, () => {
         .replaceAll("curl -s ", "curl -sS --fail-with-body ")
         .replaceAll("/tmp/shop-data/", `${dataPath}/`);
       const where = `README.md:${block.line} (${block.section})`;
+      // Asynchronously: the server's output must keep draining while a block runs.
       const r =
         block.lang === "sh"
-          ? spawnSync("bash", ["-eu", "-c", code], {
-              encoding: "utf8",
-              timeout: BLOCK_TIMEOUT_MS,
-              env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ""}` },
-            })
-          : spawnSync("python3", ["-c", DUCKDB_RUNNER], {
-              encoding: "utf8",
-              timeout: BLOCK_TIMEOUT_MS,
-              input: JSON.stringify(statements(code)),
-            });
+          ? await runProcess("bash", ["-eu", "-c", code], { PATH: `${bin}:${process.env.PATH ?? ""}` })
+          : await runProcess("python3", ["-c", DUCKDB_RUNNER], {}, JSON.stringify(statements(code)));
       assert.equal(r.status, 0, `${where} failed:\n${r.stdout.slice(-4000)}\n${r.stderr.slice(-4000)}`);
     }
+
+    // What the reader saw in npm start's terminal meanwhile: one line per request (the Worker's own; not
+    // wrangler's access line besides), and DuckLake's routine probes of absent tables not as failures.
+    const lines = server.output().split("\n");
+    const ids = lines.flatMap((l) => /"msg":"request","requestId":"([^"]+)"/.exec(l)?.[1] ?? []);
+    assert.ok(ids.length > 20, `the requests were logged: ${ids.length}\n${server.output().slice(-1500)}`);
+    assert.equal(new Set(ids).size, ids.length, "a request is logged once");
+    const doubled = lines.filter((l) => /\[wrangler:info\]\S* (GET|POST|PUT|DELETE|HEAD) /.test(l));
+    assert.deepEqual(doubled, [], "no second access line per request");
+    const probes = lines.filter((l) => l.includes('"code":"MissingRelation"'));
+    assert.deepEqual(probes, [], "an existence probe is not logged as a failure at info");
   });
 });

@@ -25,6 +25,8 @@ export interface DevServer {
   token: string;
   /** The server's local state (`--persist-to`); R2 lives under `v3/r2`. Removed by `stop()`. */
   persistDir: string;
+  /** Everything the server printed so far (stdout and stderr). */
+  output(): string;
   /** Ends the server's process group; `keepState` leaves `persistDir` for the caller to read and remove. */
   stop(options?: { keepState?: boolean }): Promise<void>;
 }
@@ -37,7 +39,10 @@ export const NPM_START_TOKEN = "dev-token-change-me";
  * runs (tools/start.mjs, its own dev token), as the README's reader does; else `wrangler dev` with the
  * tests' token.
  */
-export async function startWrangler(port: number, options: { npmStart?: boolean } = {}): Promise<DevServer> {
+export async function startWrangler(
+  port: number,
+  options: { npmStart?: boolean; logLevel?: string } = {},
+): Promise<DevServer> {
   const persist = mkdtempSync(join(tmpdir(), "ducklake-edge-dev-"));
   const common = [
     "--ip",
@@ -49,7 +54,7 @@ export async function startWrangler(port: number, options: { npmStart?: boolean 
     "--persist-to",
     persist,
     "--var",
-    "LOG_LEVEL:warn",
+    `LOG_LEVEL:${options.logLevel ?? "warn"}`,
   ];
   const command = options.npmStart
     ? ["node", "tools/start.mjs", ...common, "--show-interactive-dev-session=false"]
@@ -123,7 +128,7 @@ export async function startWrangler(port: number, options: { npmStart?: boolean 
     const ok = await fetch(`${url}/v1/health`)
       .then((r) => r.ok)
       .catch(() => false);
-    if (ok) return { url, token, persistDir: persist, stop };
+    if (ok) return { url, token, persistDir: persist, output: () => output, stop };
   }
   await stop();
   throw new Error(`wrangler dev did not become healthy on ${url}:\n${output.slice(-3000)}`);

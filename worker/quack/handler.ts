@@ -245,8 +245,11 @@ function firstWords(statements: Statement[]): string {
 
 function logStatementError(req: QuackRequest, session: QuackSession, stmt: Statement, err: unknown): void {
   const code = err instanceof CodedError ? err.code : "Internal";
+  // DuckLake's routine existence probes (MissingRelation) and optimistic commits losing a race are
+  // expected answers, not failures: debug, so the access line is the one line such a request logs.
+  const expected = code === "MissingRelation" || code === "CommitConflict";
   log(
-    code === "Unsupported" ? "warn" : "info",
+    code === "Unsupported" ? "warn" : expected ? "debug" : "info",
     {
       msg: code === "Unsupported" ? "quack: statement not recognised" : "quack: statement failed",
       requestId: req.requestId,

@@ -6,7 +6,6 @@
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../app-env.ts";
-import { log } from "../log.ts";
 import { requireScope } from "../middleware.ts";
 import { handleQuack } from "../quack/handler.ts";
 import { MAX_MESSAGE_BYTES } from "../quack/messages.ts";
@@ -90,14 +89,8 @@ export function registerQuackRoutes(app: OpenAPIHono<AppEnv>): void {
       results: isolateResults,
     });
     if (out.lake) c.set("lake", out.lake);
-    if (out.error) {
-      c.set("errorCode", out.error);
-      log(
-        "info",
-        { msg: "quack: error response", requestId: c.get("requestId"), code: out.error },
-        c.env.LOG_LEVEL,
-      );
-    }
+    // The access line (worker/middleware.ts) carries the code: one line per request.
+    if (out.error) c.set("errorCode", out.error);
     return new Response(out.body, { status: 200, headers: { "content-type": QUACK_CONTENT_TYPE, ...CORS } });
   });
 

@@ -17,6 +17,7 @@ import { AlarmScheduler } from "./alarm.ts";
 import { systemClock } from "./clock.ts";
 import { type Envelope, enveloped } from "./envelope.ts";
 import type { MetricsSnapshot } from "./metrics.ts";
+import { clearObjectMetrics, objectMetricsStore } from "./metrics-store.ts";
 import { DEFAULT_TUNABLES } from "./options.ts";
 import type { LakeRecord, LakeRegistry } from "./registry.ts";
 import { writerSetup } from "./setup.ts";
@@ -65,6 +66,7 @@ class ObjectRegistry implements LakeRegistry {
   }
   delete(): void {
     this.storage.kv.delete(RECORD_KEY);
+    clearObjectMetrics(this.storage);
   }
 }
 
@@ -248,6 +250,7 @@ export class LakeWriter extends DurableObject<Env> {
         bucket: setup.bucket ? setup.bucket(this.env.BUCKET) : this.env.BUCKET,
         identity: this.ctx.id.toString(),
         registry: this.registry,
+        metricsStore: objectMetricsStore(this.ctx.storage),
         clock: systemClock,
         now: setup.now ?? (() => Date.now()),
         tunables: { ...DEFAULT_TUNABLES, ...setup.tunables },

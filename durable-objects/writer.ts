@@ -55,6 +55,7 @@ import { Coalescer, type Settled } from "./coalescer.ts";
 import { CommitOutcomeUnknown, LakeDeletedPendingRemoval, LakeWasDeleted, Unavailable } from "./errors.ts";
 import { idleFlushAt } from "./idle-flush.ts";
 import { type MetricsSnapshot, WriterMetrics } from "./metrics.ts";
+import type { MetricsStore } from "./metrics-store.ts";
 import type { WriterTunables } from "./options.ts";
 import { FlushPacer } from "./pacer.ts";
 import type { LakeRecord, LakeRegistry } from "./registry.ts";
@@ -88,6 +89,8 @@ export interface WriterHost {
   /** Asks for `background()` to run in about `delayMs` (the object's alarm). */
   scheduleBackground: (delayMs: number) => void;
   log: (level: LogLevel, fields: Record<string, unknown>) => void;
+  /** Where the counters survive restarts (the object's storage); absent: they start at zero each time. */
+  metricsStore?: MetricsStore;
   /** Test seam: runs after each await of the submitting task and may throw. Unset in production. */
   afterSubmitStep?: (step: SubmitStep) => void;
 }
@@ -260,7 +263,7 @@ export class Writer {
 
   constructor(private readonly host: WriterHost) {
     this.stall = new StallWatch(host.clock, host.tunables.stallReportMs, (r) => this.reportStall(r));
-    this.metrics = new WriterMetrics(host.now);
+    this.metrics = new WriterMetrics(host.now, host.metricsStore);
     this.coalescer = new Coalescer<Unit, Submitted>((units) => this.submit(units), {
       clock: host.clock,
       stall: this.stall,

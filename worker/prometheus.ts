@@ -14,10 +14,10 @@ interface Hist {
   sum: number;
 }
 
-const escape = (v: string): string => v.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/"/g, '\\"');
+const escapeLabel = (v: string): string => v.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/"/g, '\\"');
 
 function labels(l: Record<string, string>): string {
-  const parts = Object.entries(l).map(([k, v]) => `${k}="${escape(v)}"`);
+  const parts = Object.entries(l).map(([k, v]) => `${k}="${escapeLabel(v)}"`);
   return parts.length ? `{${parts.join(",")}}` : "";
 }
 

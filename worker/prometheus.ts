@@ -14,7 +14,8 @@ interface Hist {
   sum: number;
 }
 
-const escapeLabel = (v: string): string => v.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/"/g, '\\"');
+const escapeLabel = (v: string): string =>
+  v.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/"/g, '\\"');
 
 function labels(l: Record<string, string>): string {
   const parts = Object.entries(l).map(([k, v]) => `${k}="${escapeLabel(v)}"`);

@@ -163,6 +163,63 @@ describe("ducklake-edge CLI", { timeout: 600_000 }, () => {
     for (const r of [missing, wrong, noCommitFile, down, noLake, badType]) assert.equal(r.status, 1);
   });
 
+  it("installs from a packed tarball into a clean prefix and runs outside the checkout", () => {
+    // npm run cli:pack, then npm install -g into an empty prefix, then the installed command from elsewhere.
+    const packDir = mkdtempSync(join(tmpdir(), "ducklake-edge-pack-"));
+    const prefix = mkdtempSync(join(tmpdir(), "ducklake-edge-prefix-"));
+    const pack = spawnSync("npx", ["tsx", "tools/cli/pack.ts", packDir], {
+      encoding: "utf8",
+      timeout: CLI_TIMEOUT_MS,
+    });
+    assert.equal(pack.status, 0, pack.stderr);
+    const tarball = pack.stdout.trim().split("\n").at(-1) ?? "";
+    assert.match(tarball, /ducklake-edge-cli-[\d.]+\.tgz$/);
+    const install = spawnSync(
+      "npm",
+      ["install", "-g", "--prefix", prefix, "--no-audit", "--no-fund", tarball],
+      {
+        encoding: "utf8",
+        timeout: 180_000,
+        cwd: prefix,
+      },
+    );
+    assert.equal(install.status, 0, install.stderr);
+    const installed = (args: string[]): Run => {
+      const r = spawnSync(join(prefix, "bin", "ducklake-edge"), args, {
+        encoding: "utf8",
+        timeout: CLI_TIMEOUT_MS,
+        cwd: prefix,
+        env: { ...process.env, DUCKLAKE_EDGE_URL: server.url, DUCKLAKE_EDGE_TOKEN: server.token },
+      });
+      return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+    };
+    assert.match(installed(["--help"]).stdout, /Usage: ducklake-edge/);
+    const created = installed(["lakes", "create", "cli-packed"]);
+    assert.equal(created.status, 0, created.stderr);
+    const up = installed([
+      "commit",
+      "cli-packed",
+      file("packed-ddl.json", [
+        {
+          op: "create_table",
+          name: "t",
+          columns: [
+            { name: "id", type: "int32" },
+            { name: "amount", type: "decimal(4,2)" },
+            { name: "region", type: "varchar" },
+          ],
+        },
+      ]),
+    ]);
+    assert.equal(up.status, 0, up.stderr);
+    const fixture = join(process.cwd(), "test/fixtures/orders-1.parquet");
+    const uploaded = installed(["upload", "cli-packed", fixture, "--table", "main.t"]);
+    assert.equal(uploaded.status, 0, uploaded.stderr);
+    // export loads sql.js's wasm from the installed package.
+    const exported = installed(["export", "cli-packed", join(prefix, "packed.sqlite")]);
+    assert.equal(exported.status, 0, exported.stderr);
+  });
+
   it("takes its URL and token from a config file when flags and env are absent", () => {
     const cfg = file("config.json", { url: server.url, token: server.token });
     const r = spawnSync("node", ["cli/bin.mjs", "--config", cfg, "lakes", "list"], {

@@ -107,7 +107,7 @@ export function registerQuackRoutes(app: OpenAPIHono<AppEnv>): void {
 
   app.openapi(root, (c) =>
     c.text(
-      "This is a DuckDB Quack RPC endpoint. Use ATTACH 'ducklake:quack:...' to connect here; GET /v1/lakes/<lake>/quack says what to type. The HTTP API is under /v1 (/v1/openapi.json).\n",
+      "This is ducklake-edge. The web explorer is at /ui (open /ui#token=<token>). It is also a DuckDB Quack RPC endpoint: use ATTACH 'ducklake:quack:...' to connect here; GET /v1/lakes/<lake>/quack says what to type. The HTTP API is under /v1 (/v1/openapi.json).\n",
       200,
     ),
   );

@@ -410,7 +410,7 @@ describe("ducklake-edge CLI", { timeout: 600_000 }, () => {
     assert.equal(r.status, 0, r.stderr);
     const first = JSON.parse(r.stdout) as RowsRun;
     assert.deepEqual([first.rows, first.batches, first.replayedBatches, first.failed], [n, 3, 0, null]);
-    assert.match(r.stderr, /rows main\.events 100% .* 2500 rows landed/);
+    assert.match(r.stderr, /rows main\.events 2500 rows acknowledged in [\d.]+s \(\d+ rows\/s\)/);
     assert.deepEqual(await readAll("cli-rows", "events", first.watermark), expected);
 
     // Every batch again under the same keys: each replays, nothing lands twice.

@@ -69,6 +69,17 @@ export class Constraint extends CodedError {
   }
 }
 
+/**
+ * The lake's row log holds as many unflushed records as it may (MAX_UNFLUSHED_RECORDS): a flush makes
+ * room. Its own code, so a client can flush and resend (the CLI's backpressure) without parsing text.
+ */
+export class LogFull extends CodedError {
+  readonly code = "LogFull";
+  constructor(detail: string) {
+    super(`the row log is full: ${detail}`);
+  }
+}
+
 /** Something the catalog cannot store or do, said by name (e.g. the VARIANT type). */
 export class Unsupported extends CodedError {
   readonly code = "Unsupported";

@@ -22,9 +22,6 @@ export type { CommitResult, GroupOutcome, MemberResult } from "./commit/group.ts
 export { MINTED_KEY_SKEW_MS, mintIdempotencyKey } from "./commit/idempotency.ts";
 export { planLakeWrite, plannableRowsWrites } from "./commit/lake-write-plan.ts";
 export { appendsToRowLog, type GroupMember, type SelfStagedMember } from "./commit/member.ts";
-// The plans, steps and records of the writer's own jobs (maintenance/, durable-objects/), the data-path
-// rule the lakes route and the writer share, and the staged-row write contract: the catalog's one door
-// for everything outside it (test/repo/layers.node-test.ts; decision docs/decisions/0460-layer-check.md).
 export {
   DataPathExternal,
   DEFAULT_BUCKET_NAME,
@@ -38,6 +35,10 @@ export {
 } from "./data-path.ts";
 export * from "./errors.ts";
 export { checkPathNotFenced, FileScheduledForDeletion } from "./fences.ts";
+// The plans, steps and records of the writer's own jobs (maintenance/, durable-objects/), the data-path
+// rule the lakes route and the writer share, and the staged-row write contract: the catalog's one door
+// for everything outside it (test/repo/layers.node-test.ts; decision docs/decisions/0460-layer-check.md).
+export { checkFileColumns, type TableColumnType, tableColumnTypes } from "./file-schema.ts";
 export { readDeadLetters } from "./ingest/dead-letter.ts";
 export { planRowsFlush } from "./ingest/flush-plan.ts";
 export { planKeyIndexRebuild } from "./ingest/key-index.ts";

@@ -1,6 +1,6 @@
 /**
  * Bounds of row ingestion (docs/decisions/0310-row-ingestion-log.md). Each is reached with a typed error
- * naming it: the log refuses appends past MAX_UNFLUSHED_RECORDS (Constraint: flush first), a write past
+ * naming it: the log refuses appends past MAX_UNFLUSHED_RECORDS (LogFull: flush first), a write past
  * MAX_OPS_PER_WRITE is InvalidRequest, and one flush drains at most MAX_FLUSH_RECORDS records.
  */
 import type { IngestSettingsRecord } from "./ingest/records.ts";

@@ -58,7 +58,7 @@ export function normalizeType(raw: string): { type: string; nested: boolean } {
     return { type, nested: false };
   }
   throw new Unsupported(
-    `the type ${quoteName(raw)} is not a DuckLake type; use one of the DuckLake type names`,
+    `the type ${quoteName(raw)} is not a DuckLake type; use one of: ${[...PRIMITIVES].join(", ")}, decimal(width,scale), ${[...NESTED].join(", ")}`,
   );
 }
 

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { Command } from "commander";
 import { ApiFailure, createLakeClient, unwrap } from "../client/index.ts";
 import { type ConfigSources, resolveConfig } from "./config.ts";
-import { CliError } from "./errors.ts";
+import { CliError, describeFailure } from "./errors.ts";
 import { exportLake } from "./export.ts";
 import { quackLines } from "./quack.ts";
 import { DEFAULT_ROWS_BATCH, DEFAULT_ROWS_IN_FLIGHT, type RowsFormat, streamRows } from "./rows.ts";
@@ -27,6 +27,15 @@ function api(): Api {
     config,
     createLakeClient({ baseUrl: config.url, ...(config.token ? { token: config.token } : {}) }),
   );
+}
+
+/** The origin a failed command used (for "could not reach"), or a placeholder when the config is bad. */
+function configuredUrl(): string {
+  try {
+    return resolveConfig(program.opts<ConfigSources>()).url;
+  } catch {
+    return "(the configured URL)";
+  }
 }
 
 const print = (value: unknown): void => {
@@ -64,9 +73,31 @@ lakes.command("list").action(async () => {
   } while (cursor);
   print({ lakes: out });
 });
-lakes.command("delete <lake>").action(async (lake: string) => {
-  print(await unwrap(api().client.DELETE("/v1/lakes/{lake}", { params: { path: { lake } } })));
-});
+lakes
+  .command("delete <lake>")
+  .description("delete a lake: its name answers 404 at once; its objects are removed after a grace period")
+  .action(async (lake: string) => {
+    print(await unwrap(api().client.DELETE("/v1/lakes/{lake}", { params: { path: { lake } } })));
+  });
+lakes
+  .command("purge <lake>")
+  .description(
+    "delete a lake (if live) and remove its objects now, so the name is free at once; irreversible",
+  )
+  .action(async (lake: string) => {
+    print(
+      await unwrap(
+        api().client.DELETE("/v1/lakes/{lake}", { params: { path: { lake }, query: { purge: "true" } } }),
+      ),
+    );
+  });
+
+program
+  .command("flush <lake>")
+  .description("flush the lake's row log into DuckLake now (what `rows` does itself when the log is full)")
+  .action(async (lake: string) => {
+    print(await unwrap(api().client.POST("/v1/lakes/{lake}/flush", { params: { path: { lake } } })));
+  });
 
 program
   .command("commit <lake> <file>")
@@ -77,8 +108,15 @@ program
   .option("-m, --message <text>", "commit message (overrides the file's)")
   .action(async (lake: string, file: string, o: { idempotencyKey?: string; message?: string }) => {
     let parsed: unknown;
+    let text: string;
     try {
-      parsed = JSON.parse(readFileSync(file, "utf8"));
+      text = readFileSync(file, "utf8");
+    } catch (e) {
+      const f = describeFailure(e, configuredUrl());
+      throw new CliError(f.code, f.message);
+    }
+    try {
+      parsed = JSON.parse(text);
     } catch (e) {
       throw new CliError("InvalidRequest", `${file}: ${e instanceof Error ? e.message : String(e)}`);
     }
@@ -245,7 +283,8 @@ try {
   if (e instanceof ApiFailure || e instanceof CliError) {
     process.stderr.write(`error ${e.code}: ${e.message}\n`);
   } else {
-    process.stderr.write(`error Internal: ${e instanceof Error ? e.message : String(e)}\n`);
+    const f = describeFailure(e, configuredUrl());
+    process.stderr.write(`error ${f.code}: ${f.message}\n`);
   }
   process.exitCode = 1;
 }

@@ -71,3 +71,58 @@ export class Counter {
     else this.out.write(`${this.label} ${done}${note ? ` ${note}` : ""}\n`);
   }
 }
+
+/**
+ * Progress of rows acknowledged by the API (never rows merely sent): the count, the rate since the start,
+ * and, when the input's size is known, an estimated total and ETA (estimated from the bytes the
+ * acknowledged rows took). On a terminal it redraws one line; off one it prints a line at most every
+ * `ROWS_PROGRESS_MIN_INTERVAL_MS` and at the end.
+ */
+export const ROWS_PROGRESS_MIN_INTERVAL_MS = 2_000;
+
+export class RowsProgress {
+  private readonly started = Date.now();
+  private lastPrinted = 0;
+  constructor(
+    private readonly label: string,
+    private readonly out: NodeJS.WriteStream = process.stderr,
+  ) {}
+
+  /** The line for `acked` rows; `ackedBytes` of `totalBytes` (null: unknown size) estimate the total. */
+  line(acked: number, ackedBytes: number, totalBytes: number | null, note = ""): string {
+    const seconds = Math.max(0.001, (Date.now() - this.started) / 1000);
+    const rate = acked / seconds;
+    const parts = [`${this.label} ${acked} rows acknowledged`];
+    if (totalBytes !== null && ackedBytes > 0 && acked > 0) {
+      const frac = Math.min(1, ackedBytes / Math.max(1, totalBytes));
+      const estimate = Math.round(acked / frac);
+      const eta = rate > 0 ? Math.max(0, (estimate - acked) / rate) : Number.NaN;
+      parts.push(`${Math.floor(frac * 100)}% of ~${estimate}`);
+      parts.push(`${Math.round(rate)} rows/s`);
+      if (Number.isFinite(eta)) parts.push(`ETA ${Math.ceil(eta)}s`);
+    } else {
+      parts.push(`${Math.round(rate)} rows/s`);
+    }
+    if (note) parts.push(note);
+    return parts.join(", ");
+  }
+
+  update(acked: number, ackedBytes: number, totalBytes: number | null, note = ""): void {
+    const text = this.line(acked, ackedBytes, totalBytes, note);
+    if (this.out.isTTY) {
+      this.out.write(`\r${text}\x1b[K`);
+      return;
+    }
+    const now = Date.now();
+    if (now - this.lastPrinted < ROWS_PROGRESS_MIN_INTERVAL_MS) return;
+    this.lastPrinted = now;
+    this.out.write(`${text}\n`);
+  }
+
+  /** The final line: the count acknowledged and the rate; it claims no percentage it did not reach. */
+  finish(acked: number, note = ""): void {
+    const seconds = Math.max(0.001, (Date.now() - this.started) / 1000);
+    const text = `${this.label} ${acked} rows acknowledged in ${seconds.toFixed(1)}s (${Math.round(acked / seconds)} rows/s)${note ? `, ${note}` : ""}`;
+    this.out.write(this.out.isTTY ? `\r${text}\x1b[K\n` : `${text}\n`);
+  }
+}

@@ -15,8 +15,8 @@ import type { Readable } from "node:stream";
 import { MAX_OPS_PER_WRITE } from "../catalog/row-log-limits.ts";
 import { ApiFailure, unwrap } from "../client/index.ts";
 import { CsvReader } from "./csv.ts";
-import { CliError } from "./errors.ts";
-import { Counter, Progress } from "./progress.ts";
+import { CliError, describeFailure } from "./errors.ts";
+import { RowsProgress } from "./progress.ts";
 import type { Api } from "./upload.ts";
 
 /** Ops per request unless `--batch` says otherwise. */
@@ -32,8 +32,11 @@ export const MAX_BATCH_ATTEMPTS = 4;
 export const RETRY_BASE_MS = 1000;
 /** Characters of one NDJSON line (one row). */
 export const MAX_NDJSON_LINE_CHARS = 1024 * 1024;
-/** Without a known input size, a progress line per this many rows landed (non-terminal stderr). */
-export const ROWS_PROGRESS_EVERY = 10_000;
+/**
+ * Flushes in a row that drained nothing before the command gives up on a full log (another writer keeps
+ * it full, or every record is poison): backpressure waits for progress, never forever.
+ */
+export const MAX_IDLE_FLUSHES = 3;
 
 /**
  * Codes after which the same batch is sent again under the same key: the writer was busy or moving
@@ -86,6 +89,8 @@ export interface RowsResult {
   idempotencyPrefix: string;
   /** Line ranges of the batches that landed, merged and in order. */
   landed: [number, number][];
+  /** Flushes this run asked for because the lake's row log was full (backpressure). */
+  flushes: number;
   failed: RowsFailure | null;
 }
 
@@ -213,6 +218,13 @@ async function tableColumns(api: Api, lake: string, schema: string, table: strin
   return t.columns.filter((c) => c.parent_column === null);
 }
 
+function asFailure(e: unknown, url: string): ApiFailure {
+  if (e instanceof ApiFailure) return e;
+  const f = describeFailure(e, url);
+  // Not reaching the API is retried like any lost answer (the key makes a resend a replay).
+  return new ApiFailure(f.code === "Unreachable" ? "Transport" : f.code, f.message, 0, null);
+}
+
 const wait = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 function mergeRanges(ranges: [number, number][]): [number, number][] {
@@ -277,14 +289,35 @@ export async function streamRows(api: Api, opts: RowsOptions): Promise<RowsResul
     watermark: null,
     idempotencyPrefix: prefix,
     landed: [],
+    flushes: 0,
     failed: null,
   };
-  const bar = size !== null ? new Progress(`rows ${result.table}`, size) : null;
-  const counter = size === null ? new Counter(`rows ${result.table}`, ROWS_PROGRESS_EVERY) : null;
+  const progress = new RowsProgress(`rows ${result.table}`);
+  let waitingForFlush = false;
   const report = (): void => {
-    const note = `${result.rows} rows landed`;
-    if (bar) bar.update(Math.min(landedBytes, size ?? 0), note);
-    else counter?.update(result.rows, "rows landed");
+    progress.update(result.rows, landedBytes, size, waitingForFlush ? "log full: flushing" : "");
+  };
+
+  // Backpressure (docs/decisions/0481-cli-rows-backpressure.md): a batch refused with LogFull waits for
+  // one flush, shared by every batch in flight, and is resent under its own key.
+  let flushing: Promise<void> | null = null;
+  let idleFlushes = 0;
+  const flushLog = (): Promise<void> => {
+    flushing ??= (async () => {
+      waitingForFlush = true;
+      report();
+      try {
+        const r = await unwrap(
+          api.client.POST("/v1/lakes/{lake}/flush", { params: { path: { lake: opts.lake } } }),
+        );
+        result.flushes++;
+        idleFlushes = r.records === 0 ? idleFlushes + 1 : 0;
+      } finally {
+        waitingForFlush = false;
+        flushing = null;
+      }
+    })();
+    return flushing;
   };
 
   /** `upTo`: input bytes read when the batch was cut; once it lands, the bar shows at least that much. */
@@ -313,10 +346,18 @@ export async function streamRows(api: Api, opts: RowsOptions): Promise<RowsResul
         report();
         return;
       } catch (e) {
-        const failure =
-          e instanceof ApiFailure
-            ? e
-            : new ApiFailure("Transport", e instanceof Error ? e.message : String(e), 0, null);
+        let failure = asFailure(e, api.config.url);
+        if (failure.code === "LogFull" && idleFlushes < MAX_IDLE_FLUSHES) {
+          try {
+            await flushLog();
+            attempt--; // waiting for room is not a failed attempt
+            continue;
+          } catch (flushError) {
+            // The flush itself failed: retried like a send when it may be (the batch is resent after).
+            failure = asFailure(flushError, api.config.url);
+            failure.message = `the row log is full and the flush that would make room failed: ${failure.message}`;
+          }
+        }
         if (RETRYABLE.has(failure.code) && attempt < MAX_BATCH_ATTEMPTS) {
           await wait(RETRY_BASE_MS * attempt);
           continue;
@@ -361,8 +402,15 @@ export async function streamRows(api: Api, opts: RowsOptions): Promise<RowsResul
   }
   await Promise.all(open);
   result.landed = mergeRanges(result.landed);
-  if (bar) bar.finish(`${result.rows} rows landed`);
-  else counter?.finish(result.rows, "rows landed");
+  progress.finish(
+    result.rows,
+    [
+      result.flushes > 0 ? `${result.flushes} flushes while the log was full` : "",
+      result.failed ? "stopped by an error" : "",
+    ]
+      .filter((x) => x !== "")
+      .join(", "),
+  );
   if (readError) {
     // A bad line in the input: what landed before it is reported with the error.
     if (readError instanceof CliError && !result.failed) {

@@ -85,15 +85,29 @@ export function makeApi(config: CliConfig, client: LakeClient): Api {
 /** The footer facts of a local file, reading only its last bytes. */
 export function localFooter(file: string): ReturnType<typeof readParquetFooter> & { size: number } {
   const size = statSync(file).size;
-  if (size < 12) throw new CliError("InvalidRequest", `${file} is not a Parquet file (${size} bytes)`);
+  const notParquet = (why: string): CliError =>
+    new CliError(
+      "NotParquet",
+      `${file} is not a Parquet file (${why}); upload takes Parquet (e.g. DuckDB's COPY … TO 'f.parquet'); for CSV or NDJSON rows use: ducklake-edge rows <lake> <file> --table <schema.table>`,
+    );
+  if (size < 12) throw notParquet(`${size} bytes`);
   const fd = openSync(file, "r");
   try {
     const last8 = Buffer.alloc(8);
     readSync(fd, last8, 0, 8, size - 8);
+    const head = Buffer.alloc(4);
+    readSync(fd, head, 0, 4, 0);
+    if (head.toString("latin1") !== "PAR1" || last8.subarray(4).toString("latin1") !== "PAR1") {
+      throw notParquet("it does not begin and end with the magic bytes PAR1");
+    }
     const len = Math.min(size, footerLength(new Uint8Array(last8)));
     const tail = Buffer.alloc(len);
     readSync(fd, tail, 0, len, size - len);
-    return { ...readParquetFooter(new Uint8Array(tail)), size };
+    try {
+      return { ...readParquetFooter(new Uint8Array(tail)), size };
+    } catch (e) {
+      throw notParquet(`its footer cannot be read: ${e instanceof Error ? e.message : String(e)}`);
+    }
   } finally {
     closeSync(fd);
   }

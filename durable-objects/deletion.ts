@@ -11,11 +11,14 @@
 import { quoteName } from "../catalog/index.ts";
 import { lakeState, markLakeDeleted, removeDeletedLake } from "../storage/lakes.ts";
 import { LakeWasDeleted, Unavailable } from "./errors.ts";
+import { graceOf } from "./options.ts";
 import type { LakeRecord } from "./registry.ts";
-import type { DeleteAnswer, FrontDeps, Session } from "./types.ts";
+import type { DeleteAnswer, FrontDeps, PurgeAnswer, Session } from "./types.ts";
 
 /** Objects of a deleted lake one background pass removes before it re-arms (one R2 list page). */
 export const REMOVAL_SLICE_OBJECTS = 1000;
+/** Objects one admin purge removes before it answers `purged: false` (repeat the purge for the rest). */
+export const PURGE_MAX_OBJECTS = 50_000;
 
 /** What a delete needs from the front (it never calls another part). */
 export interface DeletionDeps extends FrontDeps {
@@ -38,6 +41,27 @@ export class Deletion {
       this.deletion = undefined;
     });
     return this.deletion;
+  }
+
+  /**
+   * Admin purge: deletes the lake if it is live, then removes its objects now, skipping the grace, so the
+   * name is free after `purgedNameReuseMs` (docs/decisions/0480-lake-purge.md).
+   */
+  async purge(): Promise<PurgeAnswer> {
+    await this.deleteLake();
+    const { host } = this.d;
+    const { bucket, lake, registry } = host;
+    const rec = registry.get();
+    if (rec !== undefined && !rec.purged) registry.put({ ...rec, purged: true });
+    const p = await removeDeletedLake(bucket, lake, {
+      now: host.now(),
+      graceMs: 0,
+      maxObjects: PURGE_MAX_OBJECTS,
+      keepMarker: true,
+    });
+    const answer = this.recordDeleted(rec?.deletedAt ?? host.now());
+    host.log("info", { msg: "lake purged", lake, objects: p.deletedObjects, done: p.done });
+    return { ...answer, purged: p.done, objectsRemoved: p.deletedObjects };
   }
 
   private async runDelete(): Promise<DeleteAnswer> {
@@ -129,7 +153,7 @@ export class Deletion {
     const { lake, registry, tunables } = host;
     const rec = registry.get();
     registry.put({ ...rec, lake, state: "deleted", deletedAt, dirty: false });
-    const removeAfter = deletedAt + tunables.deleteGraceMs;
+    const removeAfter = deletedAt + graceOf(tunables, rec);
     host.scheduleBackground(Math.max(0, removeAfter - host.now()));
     return { lake, deletedAt, removeAfter };
   }
@@ -138,14 +162,15 @@ export class Deletion {
   async removeDeleted(rec: LakeRecord): Promise<void> {
     const { host } = this.d;
     const now = host.now();
-    const due = (rec.deletedAt ?? now) + host.tunables.deleteGraceMs;
+    const grace = graceOf(host.tunables, rec);
+    const due = (rec.deletedAt ?? now) + grace;
     if (now < due) {
       host.scheduleBackground(due - now);
       return;
     }
     const p = await removeDeletedLake(host.bucket, host.lake, {
       now,
-      graceMs: host.tunables.deleteGraceMs,
+      graceMs: grace,
       maxObjects: REMOVAL_SLICE_OBJECTS,
     });
     if (p.done) {

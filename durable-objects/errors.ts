@@ -4,6 +4,7 @@
  */
 import { NotFound, quoteName } from "../catalog/index.ts";
 import { CodedError } from "../storage/errors.ts";
+import { DEFAULT_TUNABLES } from "./options.ts";
 
 /**
  * The commit was submitted but whether it landed cannot be known: its write errored, stalled past the
@@ -30,6 +31,12 @@ export class Unavailable extends CodedError {
   }
 }
 
+/** How an admin frees a deleted lake's name now (docs/decisions/0480-lake-purge.md). */
+export function purgeHint(lake: string): string {
+  const hours = DEFAULT_TUNABLES.purgedNameReuseMs / 3_600_000;
+  return `an admin can remove its objects now with DELETE /v1/lakes/${lake}?purge=true (CLI: ducklake-edge lakes purge ${lake}), which frees the name ${hours} hours after the delete`;
+}
+
 /**
  * The lake was deleted (its marker is in R2). Answered as `NotFound` to every read, write and head; the
  * writer keeps the time so a repeated delete can answer what the first one did.
@@ -39,7 +46,7 @@ export class LakeWasDeleted extends NotFound {
     lake: string,
     readonly deletedAt: number,
   ) {
-    super(`lake ${quoteName(lake)} was deleted at ${new Date(deletedAt).toISOString()}`);
+    super(`lake ${quoteName(lake)} was deleted at ${new Date(deletedAt).toISOString()}; ${purgeHint(lake)}`);
   }
 }
 
@@ -56,7 +63,7 @@ export class LakeDeletedPendingRemoval extends CodedError {
     readonly removeAfter: number,
   ) {
     super(
-      `lake ${quoteName(lake)} was deleted at ${new Date(deletedAt).toISOString()}; its objects are kept until ${new Date(removeAfter).toISOString()} and removed after that, and the name can be created again once they are gone`,
+      `lake ${quoteName(lake)} was deleted at ${new Date(deletedAt).toISOString()}; its objects are kept until ${new Date(removeAfter).toISOString()} and removed after that, and the name can be created again once they are gone; ${purgeHint(lake)}`,
     );
   }
 }

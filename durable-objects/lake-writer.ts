@@ -16,10 +16,19 @@ import "./bindings.ts";
 import { systemClock } from "./clock.ts";
 import { type Envelope, enveloped } from "./envelope.ts";
 import type { MetricsSnapshot } from "./metrics.ts";
+import { clearObjectMetrics, objectMetricsStore } from "./metrics-store.ts";
 import { DEFAULT_TUNABLES } from "./options.ts";
 import type { LakeRecord, LakeRegistry } from "./registry.ts";
 import { writerSetup } from "./setup.ts";
-import type { CreateAnswer, DeleteAnswer, FlushAnswer, HeadAnswer, LogLevel, WriterStats } from "./types.ts";
+import type {
+  CreateAnswer,
+  DeleteAnswer,
+  FlushAnswer,
+  HeadAnswer,
+  LogLevel,
+  PurgeAnswer,
+  WriterStats,
+} from "./types.ts";
 import { Writer } from "./writer.ts";
 
 export interface WriterMetricsAnswer {
@@ -56,6 +65,7 @@ class ObjectRegistry implements LakeRegistry {
   }
   delete(): void {
     this.storage.kv.delete(RECORD_KEY);
+    clearObjectMetrics(this.storage);
   }
 }
 
@@ -119,6 +129,11 @@ export class LakeWriter extends DurableObject<Cloudflare.Env> {
   /** Marks the lake deleted (its name answers NotFound) and removes its objects after the grace period. */
   async deleteLake(lake: string): Promise<Envelope<DeleteAnswer>> {
     return this.call(lake, (w) => w.deleteLake());
+  }
+
+  /** Deletes the lake if live and removes its objects now (admin purge, docs/decisions/0480-lake-purge.md). */
+  async purgeLake(lake: string): Promise<Envelope<PurgeAnswer>> {
+    return this.call(lake, (w) => w.purgeLake());
   }
 
   /** One commit: answered once its WAL segment is durable and published, with its position token. */
@@ -235,6 +250,7 @@ export class LakeWriter extends DurableObject<Cloudflare.Env> {
         ...(this.env.BUCKET_NAME !== undefined ? { bucketName: this.env.BUCKET_NAME } : {}),
         identity: this.ctx.id.toString(),
         registry: this.registry,
+        metricsStore: objectMetricsStore(this.ctx.storage),
         clock: systemClock,
         now: setup.now ?? (() => Date.now()),
         tunables: {

@@ -1,9 +1,11 @@
 /**
  * The lake writer's own counters, cheap to keep (a few integer adds per batch) and cheap to read: what
- * `GET /v1/lakes/{lake}/metrics` answers and the explorer charts. They describe this activation of the
- * writer only (they start at zero when the object starts; `instanceStartedAt` says when), and hold no
- * DuckLake rules: commit outcomes arrive as codes.
+ * `GET /v1/lakes/{lake}/metrics` answers and the explorer charts. Given a MetricsStore (the object's own
+ * storage) they survive writer restarts: restored when the writer starts, saved at most every few seconds
+ * (durable-objects/metrics-store.ts); `since` is when counting began. They hold no DuckLake rules: commit
+ * outcomes arrive as codes.
  */
+import { type MetricsStore, SaveThrottle } from "./metrics-store.ts";
 
 /** Upper bounds (inclusive) of the batch-size histogram, in commits per batch; the last bucket is open. */
 export const BATCH_SIZE_BOUNDS = [1, 2, 4, 8, 16, 32, 64, 128, 256] as const;
@@ -88,8 +90,11 @@ const copy = (h: Histogram): Histogram => ({ ...h, bounds: [...h.bounds], counts
 /** The commit failure codes counted as retryable classes (a client may retry them). */
 const RETRY_CLASSES = new Set(["CommitConflict", "RetryBudgetExhausted", "Unavailable", "Fenced"]);
 
+/** The counters as saved (everything but `flushes` and `storeBytes`, which the store keeps). */
+type SavedMetrics = Omit<MetricsSnapshot, "flushes" | "storeBytes">;
+
 export class WriterMetrics {
-  private readonly since: number;
+  private since: number;
   private ok = 0;
   private failed = 0;
   private replayed = 0;
@@ -109,14 +114,47 @@ export class WriterMetrics {
     compactions: 0,
     objectsDeleted: 0,
   };
-  private readonly buckets: ActivityBucket[] = [];
+  private buckets: ActivityBucket[] = [];
+  private readonly throttle: SaveThrottle;
 
-  constructor(private readonly now: () => number) {
+  constructor(
+    private readonly now: () => number,
+    private readonly store?: MetricsStore,
+  ) {
     this.since = now();
     this.latency = Object.fromEntries(PHASES.map((p) => [p, histogram(LATENCY_BOUNDS_MS)])) as Record<
       LatencyPhase,
       Histogram
     >;
+    this.throttle = new SaveThrottle(now);
+    this.restore(store?.load());
+  }
+
+  /** Takes over counters a previous activation saved (a value of another shape is ignored). */
+  private restore(raw: unknown): void {
+    const s = raw as SavedMetrics | undefined;
+    if (!s || typeof s.since !== "number" || !s.commits || !s.latencyMs) return;
+    this.since = s.since;
+    this.ok = s.commits.ok;
+    this.failed = s.commits.failed;
+    this.replayed = s.commits.replayed;
+    Object.assign(this.byCode, s.commits.byCode);
+    this.batches = s.batches.count;
+    this.members = s.batches.members;
+    Object.assign(this.sizes, copy(s.batches.sizes));
+    this.conflicts = s.conflicts;
+    this.retries = s.retries.total;
+    Object.assign(this.retryByClass, s.retries.byClass);
+    for (const p of PHASES) if (s.latencyMs[p]) this.latency[p] = copy(s.latencyMs[p]);
+    Object.assign(this.bg, s.background);
+    this.buckets = s.activity.buckets.map((b) => ({ ...b }));
+  }
+
+  /** Saves the counters when the throttle allows (`force`: now, e.g. before the object ends). */
+  save(force = false): void {
+    if (!this.store || (!force && !this.throttle.due())) return;
+    const { flushes: _f, storeBytes: _b, ...saved } = this.snapshot(0);
+    this.store.save(saved);
   }
 
   private bucket(): ActivityBucket {
@@ -165,6 +203,7 @@ export class WriterMetrics {
       }
       if (RETRY_CLASSES.has(o.code)) this.retryByClass[o.code] = (this.retryByClass[o.code] ?? 0) + 1;
     }
+    this.save();
   }
 
   /** One caller's commit answered: ok or its code, and its phase timings in ms. */
@@ -188,6 +227,7 @@ export class WriterMetrics {
       b.latencyMsSum += total;
       if (total > b.latencyMsMax) b.latencyMsMax = total;
     }
+    this.save();
   }
 
   /** A background pass and what it did. */
@@ -204,6 +244,8 @@ export class WriterMetrics {
     this.bg.memtableFlushes += report.memtableFlushes ?? 0;
     this.bg.compactions += report.compactions ?? 0;
     this.bg.objectsDeleted += report.objectsDeleted ?? 0;
+    // A background pass is rare and often the last thing before the object is evicted: saved now.
+    this.save(true);
   }
 
   snapshot(

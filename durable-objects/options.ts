@@ -27,6 +27,12 @@ export interface WriterTunables {
   /** A deleted lake's objects are removed after this grace period. */
   deleteGraceMs: number;
   /**
+   * After an admin purge (objects removed at once), the name is free this long after the delete: longer
+   * than a Worker's immutable-object cache may hold the old lake's bytes under the same keys
+   * (worker/object-cache.ts CACHE_LIFETIME_MS, 1 h) plus a read's life. docs/decisions/0480-lake-purge.md.
+   */
+  purgedNameReuseMs: number;
+  /**
    * How long a delete waits for commits already admitted to be answered before it gives up (Unavailable,
    * the lake unchanged). 30 s: far above a healthy commit (a PUT or two), well under a client's patience.
    */
@@ -79,6 +85,7 @@ export const DEFAULT_TUNABLES: WriterTunables = {
   backgroundSliceDelayMs: 1_000,
   backgroundIdleDelayMs: 60_000,
   deleteGraceMs: 24 * 60 * 60_000,
+  purgedNameReuseMs: 2 * 60 * 60_000,
   deleteDrainBoundMs: 30_000,
   backgroundRetryBaseMs: 1_000,
   backgroundRetryMaxMs: 15 * 60_000,
@@ -87,3 +94,11 @@ export const DEFAULT_TUNABLES: WriterTunables = {
   idleFlushAfterMs: IDLE_FLUSH_AFTER_MS,
   scheduledMaintenance: true,
 };
+
+/**
+ * The grace before a deleted lake's objects are removed and its name is free: shorter once an admin purged
+ * it (its objects are already gone; docs/decisions/0480-lake-purge.md).
+ */
+export function graceOf(tunables: WriterTunables, rec: { purged?: boolean } | undefined): number {
+  return rec?.purged ? tunables.purgedNameReuseMs : tunables.deleteGraceMs;
+}

@@ -11,6 +11,8 @@ export interface LakeRecord {
   epoch?: number;
   /** When the lake was marked deleted (ms since the epoch). */
   deletedAt?: number;
+  /** True once an admin purged it: objects removed at once, the name free after `purgedNameReuseMs`. */
+  purged?: boolean;
   /** Per-lake flush spacing, overriding the default. */
   flushSpacingMs?: number;
   /** True when commits happened since the last background pass. */

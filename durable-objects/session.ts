@@ -17,6 +17,7 @@ import { CodedError, LakeDeleted, OpenRaced, StoreUnavailable } from "../storage
 import { LakeStore, openCheckpoint, openWriter } from "../storage/index.ts";
 import { lakeState } from "../storage/lakes.ts";
 import { deletedError, Unavailable } from "./errors.ts";
+import { graceOf } from "./options.ts";
 import { FlushPacer } from "./pacer.ts";
 import type { LakeRecord } from "./registry.ts";
 import type { HeadAnswer, Session, WriterHost } from "./types.ts";
@@ -82,7 +83,7 @@ export class SessionHost {
 
   private deleted(create: boolean, deletedAt: number | undefined): CodedError {
     const at = deletedAt ?? this.host.now();
-    return deletedError(this.host.lake, create, at, this.host.tunables.deleteGraceMs);
+    return deletedError(this.host.lake, create, at, graceOf(this.host.tunables, this.host.registry.get()));
   }
 
   private async open(create: boolean, options: OpenOptions): Promise<Session> {

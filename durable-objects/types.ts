@@ -2,11 +2,13 @@
  * The writer's shapes: what its host provides, what its methods answer, the session it opens, and the
  * one small record of state its parts share (owned by the front, `writer.ts`).
  */
+
 import type { Catalog, GroupMember, GroupOutcome } from "../catalog/index.ts";
 import type { JobRun } from "../maintenance/history.ts";
 import type { Bucket, Store } from "../storage/api.ts";
 import { CodedError } from "../storage/errors.ts";
 import type { Clock } from "./clock.ts";
+import type { MetricsStore } from "./metrics-store.ts";
 import type { WriterTunables } from "./options.ts";
 import type { FlushPacer } from "./pacer.ts";
 import type { LakeRegistry } from "./registry.ts";
@@ -27,6 +29,8 @@ export interface WriterHost {
   bucket: Bucket;
   /** The bucket's name (BUCKET_NAME): whether the lake's data path is the writer's (decision 0502). */
   bucketName?: string;
+  /** Where the counters survive restarts (the object's storage); absent: they start at zero each time. */
+  metricsStore?: MetricsStore;
   /** Recorded in the manifest; a different identity taking over is reported (two deployments, one bucket). */
   identity: string;
   registry: LakeRegistry;
@@ -60,6 +64,12 @@ export interface DeleteAnswer {
   deletedAt: number;
   /** When its objects become eligible for removal (ms since the epoch). */
   removeAfter: number;
+}
+
+/** A purge's answer: the delete's, and whether every object is gone (the name is free again). */
+export interface PurgeAnswer extends DeleteAnswer {
+  purged: boolean;
+  objectsRemoved: number;
 }
 
 export interface WriterStats {

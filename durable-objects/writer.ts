@@ -43,6 +43,7 @@ import { deletedError, LakeWasDeleted } from "./errors.ts";
 import { Lifecycle } from "./lifecycle.ts";
 import { MaintenanceHost } from "./maintenance-host.ts";
 import { type MetricsSnapshot, WriterMetrics } from "./metrics.ts";
+import { graceOf } from "./options.ts";
 import type { FlushPacer } from "./pacer.ts";
 import { checkLifetime, checkSpacing, parseGroup, parseRequest, parseSqlWrite } from "./requests.ts";
 import { RowsHost } from "./rows-host.ts";
@@ -56,6 +57,7 @@ import {
   type HeadAnswer,
   MemberFailed,
   type Origin,
+  type PurgeAnswer,
   type Session,
   type SharedState,
   type WriterHost,
@@ -83,7 +85,7 @@ export class Writer {
   constructor(private readonly host: WriterHost) {
     const shared = this.shared;
     this.stall = new StallWatch(host.clock, host.tunables.stallReportMs, (r) => this.reportStall(r));
-    this.metrics = new WriterMetrics(host.now);
+    this.metrics = new WriterMetrics(host.now, host.metricsStore);
     this.life = new Lifecycle(host, shared, {
       closeAdmission: (notSubmitted) => {
         this.sessions.session?.pacer.close();
@@ -282,7 +284,7 @@ export class Writer {
     this.life.throwIfDeleting();
     const known = registry.get();
     if (known?.state === "deleted")
-      throw deletedError(lake, true, known.deletedAt ?? this.host.now(), tunables.deleteGraceMs);
+      throw deletedError(lake, true, known.deletedAt ?? this.host.now(), graceOf(tunables, known));
     if (await this.sessions.exists()) throw new AlreadyExists(`lake ${quoteName(lake)} already exists`);
     const s = await this.sessions.ensure(true, options);
     return { lake, ...(await durableHead(s)) };
@@ -291,6 +293,11 @@ export class Writer {
   /** Deletes the lake (`deletion.ts`; docs/decisions/0110-lake-deletion-order.md). */
   deleteLake(): Promise<DeleteAnswer> {
     return this.deletion.deleteLake();
+  }
+
+  /** Deletes the lake and removes its objects now (`deletion.ts` `purge`; decision 0480). */
+  purgeLake(): Promise<PurgeAnswer> {
+    return this.deletion.purge();
   }
 
   /** Per-lake flush spacing; applies to the next flush planned and survives restarts. */

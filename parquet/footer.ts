@@ -8,6 +8,7 @@
 import type { ColumnMetaData, FileMetaData, SchemaElement } from "hyparquet";
 import { parquetMetadata } from "hyparquet";
 import { ParquetInvalid } from "./errors.ts";
+import { type FooterField, fieldType } from "./field-types.ts";
 import { compareCodePoints } from "./stats.ts";
 
 /** The largest footer read, in bytes: a footer beyond it is refused rather than buffered. */
@@ -28,6 +29,8 @@ export interface FooterFacts {
   rowCount: number;
   footerSize: number;
   columns: FooterColumn[];
+  /** Every top-level column (nested ones too) with the DuckDB type a reader gives it, in file order. */
+  fields: FooterField[];
 }
 
 /** How many trailing bytes of a file hold its footer (the length word and magic included). */
@@ -101,6 +104,7 @@ export function readParquetFooter(tail: Uint8Array): FooterFacts {
     }
     i += skip;
   }
+  const fields = top.map((el) => ({ name: el.name, type: fieldType(el, (el.num_children ?? 0) > 0) }));
   const columns: FooterColumn[] = [];
   for (const el of top) {
     if ((el.num_children ?? 0) > 0) continue;
@@ -140,5 +144,5 @@ export function readParquetFooter(tail: Uint8Array): FooterFacts {
     }
     columns.push(col);
   }
-  return { rowCount: Number(meta.num_rows), footerSize, columns };
+  return { rowCount: Number(meta.num_rows), footerSize, columns, fields };
 }

@@ -4,6 +4,7 @@
  * `catalog/`'s.
  */
 export * from "./errors.ts";
+export { type FooterField, fieldType } from "./field-types.ts";
 export {
   type FooterColumn,
   type FooterFacts,

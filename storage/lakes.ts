@@ -129,7 +129,7 @@ export async function listLakeNames(
 
 export interface RemovalProgress {
   deletedObjects: number;
-  /** True once every object, the marker last, is gone and the name is free. */
+  /** True once every object, the marker last, is gone and the name is free (with `keepMarker`: all but the marker). */
   done: boolean;
 }
 
@@ -142,7 +142,7 @@ export interface RemovalProgress {
 export async function removeDeletedLake(
   bucket: Bucket,
   lake: string,
-  options: { now: number; graceMs: number; maxObjects?: number },
+  options: { now: number; graceMs: number; maxObjects?: number; keepMarker?: boolean },
 ): Promise<RemovalProgress> {
   const state = await lakeState(bucket, lake);
   if (state.state !== "deleted") return { deletedObjects: 0, done: state.state === "absent" };
@@ -170,6 +170,8 @@ export async function removeDeletedLake(
     }
     if (!page.truncated) {
       if (batch.length === keys.length) {
+        // Kept: every object but the marker is gone; the name stays taken until a later pass.
+        if (options.keepMarker) return { deletedObjects: deleted, done: true };
         await bucketCall(`removing the deleted-lake marker ${marker}`, RESUMABLE, () =>
           bucket.delete(marker),
         );

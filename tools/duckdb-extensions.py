@@ -1,6 +1,7 @@
-"""Installs the pinned stock DuckDB extensions (ducklake, quack, httpfs) from the PyPI wheels of
+"""Installs the pinned stock DuckDB extensions (ducklake, quack, httpfs, sqlite_scanner) from the PyPI wheels of
 tools/requirements.txt into DuckDB's own extension directory, offline, so that a plain
-`LOAD ducklake; LOAD quack; LOAD httpfs;` works in DuckDB 1.5.5 (Python, or the CLI of the same version
+`LOAD ducklake; LOAD quack; LOAD httpfs;` (and `LOAD sqlite_scanner`, which reading the CLI's `export`
+needs) works in DuckDB 1.5.5 (Python, or the CLI of the same version
 sharing ~/.duckdb). Same files the conformance suite loads (test/quack/run.py); nothing is downloaded.
 
     pip install -r tools/requirements.txt && python3 tools/duckdb-extensions.py
@@ -8,9 +9,10 @@ sharing ~/.duckdb). Same files the conformance suite loads (test/quack/run.py); 
 import glob, os, sys
 
 import duckdb
-import duckdb_extension_ducklake, duckdb_extension_httpfs, duckdb_extension_quack
+import duckdb_extension_ducklake, duckdb_extension_httpfs, duckdb_extension_quack, duckdb_extension_sqlite_scanner
 
-WHEELS = {"ducklake": duckdb_extension_ducklake, "quack": duckdb_extension_quack, "httpfs": duckdb_extension_httpfs}
+WHEELS = {"ducklake": duckdb_extension_ducklake, "quack": duckdb_extension_quack, "httpfs": duckdb_extension_httpfs,
+          "sqlite_scanner": duckdb_extension_sqlite_scanner}
 
 
 def main():

@@ -9,8 +9,10 @@ import type { ZodError } from "zod";
 import { CodedError } from "../storage/errors.ts";
 import type { AppEnv } from "./app-env.ts";
 import { ApiError, publicCode, retryAfterForCode, statusForCode } from "./errors.ts";
+import { clientMessage } from "./lakes.ts";
 import { log } from "./log.ts";
 import { lakeName, maxBody, noDotSegments, requestContext } from "./middleware.ts";
+import { withOperationIds } from "./openapi-names.ts";
 import { registerCheckpointRoutes } from "./routes/checkpoints.ts";
 import { registerCommitRoutes } from "./routes/commits.ts";
 import { registerDataRoutes } from "./routes/data.ts";
@@ -93,20 +95,33 @@ export function createApp(): OpenAPIHono<AppEnv> {
   registerMaintenanceRoutes(app);
   registerQuackRoutes(app);
 
-  app.doc31("/v1/openapi.json", {
-    openapi: "3.1.0",
-    info: {
-      title: "ducklake-edge",
-      version: API_VERSION,
-      description:
-        "A DuckLake catalog on Cloudflare: commits go to one Durable Object per lake; reads come from R2.",
-    },
+  // Every operation gets an operationId and a tag derived from its route, so generators other than the
+  // in-repo client name things well; `servers` names the local and deployed origins (decision 0485).
+  app.get("/v1/openapi.json", (c) => {
+    const doc = app.getOpenAPI31Document({
+      openapi: "3.1.0",
+      info: {
+        title: "ducklake-edge",
+        version: API_VERSION,
+        description:
+          "A DuckLake catalog on Cloudflare: commits go to one Durable Object per lake; reads come from R2.",
+      },
+      servers: [
+        { url: "http://localhost:8787", description: "npm start (local, dev token dev-token-change-me)" },
+        {
+          url: "https://ducklake-edge.{account}.workers.dev",
+          description: "wrangler deploy",
+          variables: { account: { default: "account" } },
+        },
+      ],
+    });
+    return c.json(withOperationIds(doc));
   });
 
   app.notFound((c) => errorResponse(c, "NotFound", `no route for ${c.req.method} ${c.req.path}`));
 
   app.onError((err, c) => {
-    if (err instanceof CodedError) return errorResponse(c, err.code, err.message);
+    if (err instanceof CodedError) return errorResponse(c, err.code, clientMessage(err, c.req.param("lake")));
     if (err instanceof HTTPException) {
       // Hono raises these for malformed bodies before our validators run.
       if (err.status === 413) return errorResponse(c, "PayloadTooLarge", err.message);

@@ -6,8 +6,21 @@
  * this check adds what only the HTTP layer can see, the objects in R2. A file whose path cannot be known
  * before the commit (a table created in the same commit under a name DuckLake replaces by a uuid path)
  * cannot have been uploaded, so it is refused.
+ *
+ * A data file registered into an existing table (a commit of file registrations only) must also fit the
+ * table's columns by DuckLake's rules (catalog/file-schema.ts): its footer is read with two ranged GETs
+ * (docs/decisions/0482-registered-file-schema.md).
  */
-import { lakeDataUrl as catalogLakeDataUrl, fileTargets, type Verb } from "../catalog/index.ts";
+import {
+  lakeDataUrl as catalogLakeDataUrl,
+  checkFileColumns,
+  type FileTarget,
+  fileTargets,
+  quoteName,
+  tableColumnTypes,
+  type Verb,
+} from "../catalog/index.ts";
+import { footerLength, ParquetInvalid, readParquetFooter } from "../parquet/index.ts";
 import { openLatest } from "../storage/index.ts";
 import type { Env } from "./env.ts";
 import { invalid } from "./errors.ts";
@@ -38,6 +51,10 @@ export async function checkRegisteredFiles(env: Env, lake: string, verbs: readon
   }
   // Paths outside the prefix are refused by the catalog when the commit applies; nothing to look up.
   const targets = all.filter((t) => t.resolvedPath?.startsWith(prefix));
+  // A commit that also changes tables could register a file against columns it adds: checked only alone.
+  const onlyRegistrations = verbs.every(
+    (v) => v.op === "register_data_file" || v.op === "register_delete_file",
+  );
   // Six at a time: a Worker has six outgoing connections.
   for (let i = 0; i < targets.length; i += 6) {
     await Promise.all(
@@ -54,8 +71,47 @@ export async function checkRegisteredFiles(env: Env, lake: string, verbs: readon
             `verb ${t.verb} states ${t.kind} file '${t.resolvedPath}' is ${t.fileSizeBytes} bytes, but the stored object is ${head.size} bytes`,
           );
         }
+        if (t.tableId !== undefined && onlyRegistrations) {
+          await checkFooter(env, `lakes/${lake}/data/${rel}`, head.size, t, verbs[t.verb], view);
+        }
       }),
     );
   }
   return targets.length;
+}
+
+/** Reads the object's footer (two ranged GETs) and checks its columns against the target's table. */
+async function checkFooter(
+  env: Env,
+  key: string,
+  size: number,
+  t: FileTarget,
+  verb: Verb | undefined,
+  view: Parameters<typeof tableColumnTypes>[0],
+): Promise<void> {
+  const label = `verb ${t.verb} registers data file '${t.resolvedPath}'`;
+  const suffix = async (length: number): Promise<Uint8Array> => {
+    const obj = await env.BUCKET.get(key, { range: { suffix: length } });
+    if (!obj) throw invalid(`${label}, which disappeared while it was being checked; upload it again`);
+    return new Uint8Array(await obj.arrayBuffer());
+  };
+  let fields: ReturnType<typeof readParquetFooter>["fields"];
+  try {
+    if (size < 12) throw new ParquetInvalid(`${size} bytes`);
+    const len = Math.min(size, footerLength(await suffix(8)));
+    fields = readParquetFooter(await suffix(len)).fields;
+  } catch (e) {
+    if (!(e instanceof ParquetInvalid)) throw e;
+    // Not refused (yet): only a readable footer is checked. Many suites register placeholder bytes; a
+    // file DuckDB cannot read fails its reads by name, never as a wrong answer (decision 0482).
+    return;
+  }
+  const ref = verb && "table" in verb ? (verb.table as { schema?: string; name?: string }) : undefined;
+  const table =
+    ref?.name !== undefined ? `${quoteName(ref.schema ?? "main")}.${quoteName(ref.name)}` : `id ${t.tableId}`;
+  checkFileColumns(
+    { file: t.resolvedPath ?? key, table },
+    await tableColumnTypes(view, t.tableId as number),
+    fields,
+  );
 }

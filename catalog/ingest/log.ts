@@ -9,7 +9,7 @@
  * of it, a failed member's layer is discarded before the next member takes numbers (so they stay dense),
  * and a second writer is fenced by the store. No lock is needed because there is no concurrency to order.
  */
-import { Constraint, FlushPlanStale, InvalidRequest, NotFound, quoteName } from "../errors.ts";
+import { Constraint, FlushPlanStale, InvalidRequest, LogFull, NotFound, quoteName } from "../errors.ts";
 import type { InlineValue } from "../records.ts";
 import { MAX_FLUSH_RECORDS, MAX_UNFLUSHED_RECORDS } from "../row-log-limits.ts";
 import { refuseFoldedTwice } from "../values/errors.ts";
@@ -42,7 +42,7 @@ export async function appendRecords(
   const head = await readIngestHead(ctx.st);
   const pending = head.next_seq - 1 - head.drained;
   if (pending + records.length > MAX_UNFLUSHED_RECORDS) {
-    throw new Constraint(
+    throw new LogFull(
       `the lake's log holds ${pending} unflushed records and this write adds ${records.length}, above the limit of ${MAX_UNFLUSHED_RECORDS}; flush the lake (POST /flush) and resend`,
     );
   }

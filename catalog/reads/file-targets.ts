@@ -21,6 +21,8 @@ export interface FileTarget {
   resolvedPath: string | null;
   reason?: string;
   fileSizeBytes: number;
+  /** The table a `register_data_file` names, when it exists before the commit (its columns are checked). */
+  tableId?: number;
 }
 
 const join = joinPath;
@@ -42,13 +44,13 @@ async function tableDir(
   dataPath: string,
   ref: RelationRef,
   created: { schemas: Set<string>; tables: Map<string, string> },
-): Promise<{ dir: string } | { reason: string }> {
+): Promise<{ dir: string; tableId?: number } | { reason: string }> {
   if ("id" in ref) {
     const table = await record<TableRecord>(view, Kind.table, ref.id, ValueKind.table, "table");
     if (!table) return { reason: `table id ${ref.id} does not exist` };
     const schema = await record<SchemaRecord>(view, Kind.schema, table.schema_id, ValueKind.schema, "schema");
     if (!schema) return { reason: `schema id ${table.schema_id} does not exist` };
-    return { dir: tableDirOf(dataPath, schema, table) };
+    return { dir: tableDirOf(dataPath, schema, table), tableId: table.table_id };
   }
   const schemaName = ref.schema ?? "main";
   const createdKey = `${foldName(schemaName)}.${foldName(ref.name)}`;
@@ -67,7 +69,7 @@ async function tableDir(
     : undefined;
   if (tableEntry?.kind === "table") {
     const table = await record<TableRecord>(view, Kind.table, tableEntry.id, ValueKind.table, "table");
-    if (table) return { dir: dirUnder(sdir, table) };
+    if (table) return { dir: dirUnder(sdir, table), tableId: table.table_id };
   }
   const createdPath = created.tables.get(createdKey);
   if (createdPath !== undefined) return { dir: join(sdir, createdPath) };
@@ -136,7 +138,13 @@ export async function fileTargets(view: ReadView, verbs: readonly Verb[]): Promi
     for (const f of files) {
       if (!f.relative) out.push({ verb: i, kind: f.kind, resolvedPath: f.path, fileSizeBytes: f.size });
       else if (dir && "dir" in dir)
-        out.push({ verb: i, kind: f.kind, resolvedPath: join(dir.dir, f.path), fileSizeBytes: f.size });
+        out.push({
+          verb: i,
+          kind: f.kind,
+          resolvedPath: join(dir.dir, f.path),
+          fileSizeBytes: f.size,
+          ...(v.op === "register_data_file" && dir.tableId !== undefined ? { tableId: dir.tableId } : {}),
+        });
       else
         out.push({
           verb: i,

@@ -25,12 +25,51 @@ export interface DevServer {
   token: string;
   /** The server's local state (`--persist-to`); R2 lives under `v3/r2`. Removed by `stop()`. */
   persistDir: string;
+  /** Everything the server printed so far (stdout and stderr). */
+  output(): string;
   /** Ends the server's process group; `keepState` leaves `persistDir` for the caller to read and remove. */
   stop(options?: { keepState?: boolean }): Promise<void>;
 }
 
-export async function startWrangler(port: number): Promise<DevServer> {
+/** The token `npm start` (tools/start.mjs) enables, as the README documents it. */
+export const NPM_START_TOKEN = "dev-token-change-me";
+
+/**
+ * Starts the server on `port` (and `port + 1` for the inspector). `npmStart`: exactly what `npm start`
+ * runs (tools/start.mjs, its own dev token), as the README's reader does; else `wrangler dev` with the
+ * tests' token.
+ */
+export async function startWrangler(
+  port: number,
+  options: { npmStart?: boolean; logLevel?: string } = {},
+): Promise<DevServer> {
   const persist = mkdtempSync(join(tmpdir(), "ducklake-edge-dev-"));
+  const common = [
+    "--ip",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--inspector-port",
+    String(port + 1),
+    "--persist-to",
+    persist,
+    "--var",
+    `LOG_LEVEL:${options.logLevel ?? "warn"}`,
+  ];
+  const command = options.npmStart
+    ? ["node", "tools/start.mjs", ...common, "--show-interactive-dev-session=false"]
+    : [
+        "npx",
+        "wrangler",
+        "dev",
+        "--local",
+        ...common,
+        "--var",
+        "DEV_AUTH:enabled",
+        "--var",
+        `DEV_TOKEN:${DEV_TOKEN}`,
+      ];
+  const token = options.npmStart ? NPM_START_TOKEN : DEV_TOKEN;
   const child: ChildProcess = spawn(
     "timeout",
     [
@@ -38,24 +77,7 @@ export async function startWrangler(port: number): Promise<DevServer> {
       "-k",
       "10",
       String(WRANGLER_MAX_LIFE_SECONDS),
-      "npx",
-      "wrangler",
-      "dev",
-      "--local",
-      "--ip",
-      "127.0.0.1",
-      "--port",
-      String(port),
-      "--inspector-port",
-      String(port + 1),
-      "--persist-to",
-      persist,
-      "--var",
-      "DEV_AUTH:enabled",
-      "--var",
-      `DEV_TOKEN:${DEV_TOKEN}`,
-      "--var",
-      "LOG_LEVEL:warn",
+      ...command,
     ],
     {
       detached: true,
@@ -106,7 +128,7 @@ export async function startWrangler(port: number): Promise<DevServer> {
     const ok = await fetch(`${url}/v1/health`)
       .then((r) => r.ok)
       .catch(() => false);
-    if (ok) return { url, token: DEV_TOKEN, persistDir: persist, stop };
+    if (ok) return { url, token, persistDir: persist, output: () => output, stop };
   }
   await stop();
   throw new Error(`wrangler dev did not become healthy on ${url}:\n${output.slice(-3000)}`);

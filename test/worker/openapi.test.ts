@@ -32,4 +32,27 @@ describe("OpenAPI document", () => {
       expect(Object.keys(op?.responses ?? {}).length).toBeGreaterThan(0);
     }
   });
+
+  it("names every operation (unique operationId, a tag) and lists servers, for any generator", async () => {
+    const doc = (await (await call("/v1/openapi.json", { token: null })).json()) as {
+      paths: Record<string, Record<string, { operationId?: string; tags?: string[] }>>;
+      servers?: { url: string }[];
+      tags?: { name: string }[];
+    };
+    const ids: string[] = [];
+    for (const item of Object.values(doc.paths))
+      for (const op of Object.values(item)) {
+        expect(op.operationId).toMatch(/^[a-z]+[A-Za-z0-9]+$/);
+        expect(op.tags?.length).toBe(1);
+        ids.push(op.operationId ?? "");
+      }
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toContain("getLakesByLakeTablesBySchemaByTableRows");
+    expect(doc.servers?.[0]?.url).toBe("http://localhost:8787");
+    expect(doc.tags?.map((t) => t.name)).toContain("commits");
+  });
+
+  it("GET / names the explorer", async () => {
+    expect(await (await call("/", { token: null })).text()).toContain("explorer is at /ui");
+  });
 });

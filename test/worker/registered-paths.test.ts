@@ -10,6 +10,13 @@ import { call, expectError, TOKENS } from "../support/http.ts";
 const A = "sales";
 const B = "lake-b";
 const BUCKET = env.BUCKET_NAME ?? "ducklake-edge";
+// A real Parquet file (DuckDB's orders-1.parquet) whose columns fit table t: registration reads its footer.
+const MINE = Uint8Array.from(atob(env.TEST_ORDERS_PARQUET_B64 ?? ""), (ch) => ch.charCodeAt(0));
+const COLUMNS = [
+  { name: "id", type: "int32" },
+  { name: "amount", type: "decimal(4,2)" },
+  { name: "region", type: "varchar" },
+];
 
 async function snapshots(lake: string): Promise<number> {
   const res = await call(`/v1/lakes/${lake}/snapshots`);
@@ -31,12 +38,12 @@ describe("registered file paths", () => {
     for (const lake of [A, B]) {
       const res = await call(`/v1/lakes/${lake}/commits`, {
         method: "POST",
-        body: { verbs: [{ op: "create_table", name: "t", columns: [{ name: "id", type: "int64" }] }] },
+        body: { verbs: [{ op: "create_table", name: "t", columns: COLUMNS }] },
       });
       expect(res.status).toBe(200);
     }
     await env.BUCKET.put(`lakes/${B}/data/main/t/secret.parquet`, new Uint8Array(10));
-    await env.BUCKET.put(`lakes/${A}/data/main/t/mine.parquet`, new Uint8Array(10));
+    await env.BUCKET.put(`lakes/${A}/data/main/t/mine.parquet`, MINE);
   });
 
   it.each([
@@ -48,7 +55,7 @@ describe("registered file paths", () => {
     ["a file:// URL", "file:///etc/passwd"],
   ])("%s is refused (400) and commits nothing", async (_what, path) => {
     const before = await snapshots(A);
-    const res = await register({ path, pathIsRelative: false, recordCount: 1, fileSizeBytes: 10 });
+    const res = await register({ path, pathIsRelative: false, recordCount: 3, fileSizeBytes: MINE.length });
     const body = await expectError(res, 400, "InvalidRequest");
     expect(body.error.message).toMatch(/data path|does not exist/);
     expect(await snapshots(A)).toBe(before);
@@ -64,7 +71,9 @@ describe("registered file paths", () => {
   });
 
   it("a delete file outside the data path is refused too", async () => {
-    expect((await register({ path: "mine.parquet", recordCount: 2, fileSizeBytes: 10 })).status).toBe(200);
+    expect(
+      (await register({ path: "mine.parquet", recordCount: 3, fileSizeBytes: MINE.length })).status,
+    ).toBe(200);
     const res = await register(
       {
         path: `r2://${BUCKET}/lakes/${B}/data/main/t/secret.parquet`,
@@ -79,7 +88,7 @@ describe("registered file paths", () => {
 
   it("an uploaded object inside the lake, named absolutely, is accepted and planned where it lies", async () => {
     const path = `r2://${BUCKET}/lakes/${A}/data/main/t/mine.parquet`;
-    const res = await register({ path, pathIsRelative: false, recordCount: 1, fileSizeBytes: 10 });
+    const res = await register({ path, pathIsRelative: false, recordCount: 3, fileSizeBytes: MINE.length });
     expect(res.status).toBe(200);
     const plan = (await (
       await call(`/v1/lakes/${A}/tables/main/t/plan`, { token: TOKENS.readSales })

@@ -18,6 +18,7 @@ import { scopeAtLeast } from "../auth.ts";
 import { openCut } from "../cut.ts";
 import type { Env } from "../env.ts";
 import { callWriter } from "../lake-rpc.ts";
+import { clientMessage } from "../lakes.ts";
 import { log } from "../log.ts";
 import { type DataChunk, toChunks } from "./chunk.ts";
 import { QuackForbidden, QuackLimit, QuackProtocolError } from "./errors.ts";
@@ -116,7 +117,7 @@ export async function handleQuack(
     }
   } catch (err) {
     if (err instanceof CodedError) {
-      return { body: errorReply(err.message), lake, error: err.code };
+      return { body: errorReply(clientMessage(err, lake ?? undefined)), lake, error: err.code };
     }
     log(
       "error",
@@ -260,8 +261,11 @@ function firstWords(statements: Statement[]): string {
 
 function logStatementError(req: QuackRequest, session: QuackSession, stmt: Statement, err: unknown): void {
   const code = err instanceof CodedError ? err.code : "Internal";
+  // DuckLake's routine existence probes (MissingRelation) and optimistic commits losing a race are
+  // expected answers, not failures: debug, so the access line is the one line such a request logs.
+  const expected = code === "MissingRelation" || code === "CommitConflict";
   log(
-    code === "Unsupported" ? "warn" : "info",
+    code === "Unsupported" ? "warn" : expected ? "debug" : "info",
     {
       msg: code === "Unsupported" ? "quack: statement not recognised" : "quack: statement failed",
       requestId: req.requestId,

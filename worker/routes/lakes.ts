@@ -57,6 +57,17 @@ const DeletedSchema = z
       .int()
       .openapi({ description: "when the lake's objects are removed (ms since epoch)" }),
   })
+  .extend({
+    purged: z.boolean().optional().openapi({
+      description:
+        "with ?purge=true: true once every object is gone and the name is free; false: repeat the purge",
+    }),
+    objectsRemoved: z
+      .number()
+      .int()
+      .optional()
+      .openapi({ description: "with ?purge=true: objects this call removed" }),
+  })
   .openapi("DeletedLake");
 
 const LakeListSchema = z
@@ -95,11 +106,27 @@ const deleteLake = createRoute({
   method: "delete",
   path: "/v1/lakes/{lake}",
   summary:
-    "Delete a lake: its name answers 404 at once; its objects are removed after a grace period. Admin.",
+    "Delete a lake: its name answers 404 at once; its objects are removed after a grace period, or now with ?purge=true (the name is then free). Admin.",
   security: bearerSecurity,
   middleware: [requireScope("admin")] as const,
-  request: { params: LakeParamSchema },
+  request: {
+    params: LakeParamSchema,
+    query: z.object({
+      purge: z
+        .enum(["true", "false"])
+        .optional()
+        .openapi({
+          param: { name: "purge", in: "query" },
+          description:
+            "true: also remove the lake's objects now, skipping the grace period, so the name can be created again at once (also for a lake already deleted). Irreversible.",
+        }),
+    }),
+  },
   responses: {
+    200: {
+      description: "purged (?purge=true): see `purged`",
+      content: { "application/json": { schema: DeletedSchema } },
+    },
     202: {
       description: "deleted; removal scheduled",
       content: { "application/json": { schema: DeletedSchema } },
@@ -170,6 +197,10 @@ export function registerLakeRoutes(app: OpenAPIHono<AppEnv>): void {
 
   app.openapi(deleteLake, async (c) => {
     const { lake } = c.req.valid("param");
+    if (c.req.valid("query").purge === "true") {
+      const purged = await callWriter(c.env, lake, (stub) => stub.purgeLake(lake));
+      return c.json(purged, 200);
+    }
     const deleted = await callWriter(c.env, lake, (stub) => stub.deleteLake(lake));
     return c.json(deleted, 202);
   });

@@ -9,6 +9,7 @@ import type { AppEnv } from "../app-env.ts";
 import { callWriter } from "../lake-rpc.ts";
 import { requireLiveLake } from "../lakes.ts";
 import { requireScope } from "../middleware.ts";
+import { PROMETHEUS_CONTENT_TYPE, prometheusText } from "../prometheus.ts";
 import { bearerSecurity, LakeParamSchema, lakeRouteErrors } from "../schemas/common.ts";
 
 const HistogramSchema = z
@@ -86,9 +87,24 @@ const metricsRoute = createRoute({
     "The lake writer's counters: commits, batch sizes, flushes, conflicts, retries, replays, latency by phase, background work, recent activity. Reaches the Durable Object.",
   security: bearerSecurity,
   middleware: [requireScope("read")] as const,
-  request: { params: LakeParamSchema },
+  request: {
+    params: LakeParamSchema,
+    query: z.object({
+      format: z
+        .enum(["json", "prometheus"])
+        .optional()
+        .openapi({
+          param: { name: "format", in: "query" },
+          description: "prometheus: the text exposition format (also chosen by Accept: text/plain)",
+        }),
+    }),
+  },
   responses: {
-    200: { description: "writer metrics", content: { "application/json": { schema: MetricsSchema } } },
+    200: {
+      description:
+        "writer metrics; with ?format=prometheus (or Accept: text/plain) the same counters as Prometheus text exposition 0.0.4 (content-type text/plain; version=0.0.4)",
+      content: { "application/json": { schema: MetricsSchema } },
+    },
     ...lakeRouteErrors,
   },
 });
@@ -98,6 +114,20 @@ export function registerMetricsRoutes(app: OpenAPIHono<AppEnv>): void {
     const { lake } = c.req.valid("param");
     await requireLiveLake(c.env, lake);
     const answer = await callWriter(c.env, lake, (stub) => stub.metrics(lake));
+    const format = c.req.valid("query").format;
+    const accept = c.req.header("accept") ?? "";
+    if (
+      format === "prometheus" ||
+      (format === undefined && /text\/plain/.test(accept) && !/json/.test(accept))
+    ) {
+      // Outside the typed JSON contract on purpose (the document describes it in words): keeps the typed
+      // client's answer the JSON object the explorer reads.
+      const text = new Response(prometheusText(lake, answer.metrics), {
+        status: 200,
+        headers: { "content-type": PROMETHEUS_CONTENT_TYPE },
+      });
+      return text as never;
+    }
     return c.json(answer, 200);
   });
 }

@@ -108,14 +108,8 @@ export function registerQuackRoutes(app: OpenAPIHono<AppEnv>): void {
       results: isolateResults,
     });
     if (out.lake) c.set("lake", out.lake);
-    if (out.error) {
-      c.set("errorCode", out.error);
-      log(
-        "info",
-        { msg: "quack: error response", requestId: c.get("requestId"), code: out.error },
-        c.env.LOG_LEVEL,
-      );
-    }
+    // The access line (worker/middleware.ts) carries the code: one line per request.
+    if (out.error) c.set("errorCode", out.error);
     return new Response(out.body, { status: 200, headers: { "content-type": QUACK_CONTENT_TYPE, ...CORS } });
   });
 
@@ -132,7 +126,7 @@ export function registerQuackRoutes(app: OpenAPIHono<AppEnv>): void {
 
   app.openapi(root, (c) =>
     c.text(
-      "This is a DuckDB Quack RPC endpoint. Use ATTACH 'ducklake:quack:...' to connect here; GET /v1/lakes/<lake>/quack says what to type. The HTTP API is under /v1 (/v1/openapi.json).\n",
+      "This is ducklake-edge. The web explorer is at /ui (open /ui#token=<token>). It is also a DuckDB Quack RPC endpoint: use ATTACH 'ducklake:quack:...' to connect here; GET /v1/lakes/<lake>/quack says what to type. The HTTP API is under /v1 (/v1/openapi.json).\n",
       200,
     ),
   );

@@ -86,7 +86,7 @@ const WriteAnswer = z
 const errors409 = {
   409: {
     description:
-      "Constraint (NOT NULL, a key without a value, the log is full: flush) or IdempotencyKeyReused",
+      "Constraint (NOT NULL, a key without a value), LogFull (the row log holds MAX_UNFLUSHED_RECORDS unflushed records: POST /flush, then resend) or IdempotencyKeyReused",
     content: { "application/json": { schema: ErrorEnvelopeSchema } },
   },
 };

@@ -451,6 +451,26 @@ SESSIONS |= {
     ],
 }
 
+# Issue 26: commits DuckLake sends that landed differently from stock (docs/decisions/0440-commit-space.md).
+SESSIONS |= {
+    # A MERGE that updates an inlined row and inserts one: stock's server-side commit writes the insert as a
+    # Parquet file and the update inlined, in one commit. The table's column stats must cover both, else
+    # DuckDB's compressed materialization, trusting min/max, read 300 back as 65836.
+    "merge-update-insert": [
+        ATTACH,
+        "CREATE TABLE lake.stock (item_id INTEGER, balance INTEGER)",
+        "INSERT INTO lake.stock VALUES (10, 2200), (20, 1900)",
+        "CREATE TABLE lake.buy (item_id INTEGER, volume INTEGER)",
+        "INSERT INTO lake.buy VALUES (10, 1000)",
+        "INSERT INTO lake.buy VALUES (30, 300)",
+        "MERGE INTO lake.stock AS s USING lake.buy AS b ON s.item_id = b.item_id "
+        "WHEN MATCHED THEN UPDATE SET balance = balance + b.volume "
+        "WHEN NOT MATCHED THEN INSERT VALUES (b.item_id, b.volume)",
+        "SELECT item_id, balance, rowid FROM lake.stock ORDER BY item_id",
+        "SELECT balance FROM lake.stock ORDER BY item_id",
+    ],
+}
+
 # Sessions in which stock DuckDB itself numbers one commit's data files in no fixed order: flushing a table
 # inlined under two schema versions writes one file per version, and the client assigns their data_file_ids
 # in whichever order its flush tasks finish (measured against stock alone: 2 runs of 6 swap them). For these

@@ -29,7 +29,7 @@ import type { Staging } from "../../staging.ts";
 import { VerbContext } from "../../verbs/context.ts";
 import { dropDataFile, tableDirectory, tableOfDroppedFile } from "../../verbs/ops/files.ts";
 import { inlineInsertPreserving } from "../../verbs/ops/inline.ts";
-import { mergeColumnStats } from "../../verbs/ops/stats-support.ts";
+import { mergeColumnStats, type NewColumnStats } from "../../verbs/ops/stats-support.ts";
 import type { CommitRequest, Verb } from "../../verbs/schema.ts";
 import { type SqlResult, T } from "../result.ts";
 import { StagedRowsMember } from "./member.ts";
@@ -91,6 +91,17 @@ function columnStats(r: StagedRow) {
     ...(flag(r.has_max) ? { max: strOrNull(r.max_value, "max_value") } : {}),
     ...(flag(r.has_contains_nan) && !isNull(r.contains_nan) ? { containsNan: flag(r.contains_nan) } : {}),
     ...(isNull(r.extra_stats) ? {} : { extraStats: strOrNull(r.extra_stats, "extra_stats") }),
+  };
+}
+
+/** A staged stats row (data file or inlined) as the merge into `ducklake_table_column_stats` takes it. */
+function stagedColumnStats(r: StagedRow): NewColumnStats {
+  return {
+    null_count: flag(r.has_null_count) ? intOrNull(r.null_count, "null_count") : null,
+    contains_nan: flag(r.has_contains_nan) && !isNull(r.contains_nan) ? flag(r.contains_nan) : null,
+    min_value: flag(r.has_min) ? strOrNull(r.min_value, "min_value") : null,
+    max_value: flag(r.has_max) ? strOrNull(r.max_value, "max_value") : null,
+    extra_stats: strOrNull(r.extra_stats, "extra_stats"),
   };
 }
 
@@ -236,7 +247,11 @@ export class StagedCommitMember implements SelfStagedMember {
    * verbs' merge is replaced by the same merge of the staged stats over the premise's record.
    */
   private async inlinedStatsAsStaged(group: Staging, ctx: VerbContext): Promise<void> {
-    for (const r of this.batch.rows.inlined_column_stats) {
+    const rows = this.batch.rows;
+    const fileTable = new Map(
+      rows.data_file.map((f) => [int(f.data_file_id, "data_file_id"), int(f.table_id, "table_id")]),
+    );
+    for (const r of rows.inlined_column_stats) {
       const t = int(r.table_id, "table_id");
       const c = int(r.column_id, "column_id");
       const k = keys.current(Kind.tableColumnStats, t, c);
@@ -247,13 +262,15 @@ export class StagedCommitMember implements SelfStagedMember {
       if (prior === undefined) ctx.st.delete(k);
       else ctx.st.put(k, prior);
       const type = (await ctx.columns(t)).find((x) => x.column_id === c)?.column_type ?? "varchar";
-      await mergeColumnStats(ctx, t, c, type, {
-        null_count: flag(r.has_null_count) ? intOrNull(r.null_count, "null_count") : null,
-        contains_nan: flag(r.has_contains_nan) && !isNull(r.contains_nan) ? flag(r.contains_nan) : null,
-        min_value: flag(r.has_min) ? strOrNull(r.min_value, "min_value") : null,
-        max_value: flag(r.has_max) ? strOrNull(r.max_value, "max_value") : null,
-        extra_stats: strOrNull(r.extra_stats, "extra_stats"),
-      });
+      // The reset dropped what this commit's own data files of the table merged (a MERGE writes both a
+      // file and inlined rows): merged again, else the table's min/max miss the file's values and DuckDB's
+      // compressed materialization, trusting them, reads wrong values (issue 26, merge_update_insert).
+      for (const s of rows.data_file_column_stats) {
+        if (int(s.column_id, "column_id") !== c) continue;
+        if (fileTable.get(int(s.data_file_id, "data_file_id")) !== t) continue;
+        await mergeColumnStats(ctx, t, c, type, stagedColumnStats(s));
+      }
+      await mergeColumnStats(ctx, t, c, type, stagedColumnStats(r));
     }
   }
 

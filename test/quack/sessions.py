@@ -469,6 +469,23 @@ SESSIONS |= {
         "SELECT item_id, balance, rowid FROM lake.stock ORDER BY item_id",
         "SELECT balance FROM lake.stock ORDER BY item_id",
     ],
+    # ALTER TABLE … SET SORTED BY / RESET SORTED BY: DuckLake's sort_info and sort_expression rows; files
+    # written after it are sorted by the client; a rolled-back SET leaves the catalog as it was.
+    "sorted-by": [
+        ATTACH,
+        "CREATE TABLE lake.t (a INTEGER, b VARCHAR)",
+        "ALTER TABLE lake.t SET SORTED BY (a DESC, b ASC NULLS FIRST)",
+        "INSERT INTO lake.t VALUES (1, 'x'), (2, 'y'), (3, NULL)",
+        "INSERT INTO lake.t SELECT i % 7, 'v' || i FROM range(3000) t(i)",
+        "ALTER TABLE lake.t SET SORTED BY (upper(b))",
+        "INSERT INTO lake.t SELECT i, 'w' || i FROM range(2000) t(i)",
+        "SELECT a, b FROM lake.t WHERE a < 3 ORDER BY a, b LIMIT 5",
+        "ALTER TABLE lake.t RESET SORTED BY",
+        "BEGIN",
+        "ALTER TABLE lake.t SET SORTED BY (b)",
+        "ROLLBACK",
+        "SELECT count(*), sum(a) FROM lake.t",
+    ],
 }
 
 # Sessions in which stock DuckDB itself numbers one commit's data files in no fixed order: flushing a table

@@ -236,6 +236,11 @@ export class Translator {
   private readonly macroImpls = new Map<number, MacroImpl[]>();
   private readonly macroParams = new Map<string, MacroParameter[]>();
   private readonly partitionColumns = new Map<number, PartitionRecord["x_columns"]>();
+  /** ducklake_sort_expression rows by sort id, embedded in their ducklake_sort_info record. */
+  private readonly sortExpressions = new Map<
+    number,
+    { tableId: number; expr: SortRecord["x_expressions"][number] }[]
+  >();
   /** Inlined-data tables this batch creates (by name → its data columns). */
   private readonly createdInlined = new Map<string, string[]>();
   /** Per table: the next_row_id at the premise (first read), for the row-id range check. */
@@ -503,6 +508,29 @@ export class Translator {
             transform: str(r.transform, "transform"),
           });
           this.partitionColumns.set(p, list);
+        }
+      }
+      if (op.table === "ducklake_sort_expression") {
+        for (const r of cellsOf(op, DUCKLAKE_TABLES.ducklake_sort_expression ?? [])) {
+          const id = int(r.sort_id, "sort_id");
+          const direction = str(r.sort_direction, "sort_direction");
+          const nulls = str(r.null_order, "null_order");
+          if (direction !== "ASC" && direction !== "DESC")
+            throw bad(`sort direction ${quoteName(direction)} is not ASC or DESC`);
+          if (nulls !== "NULLS_FIRST" && nulls !== "NULLS_LAST")
+            throw bad(`null order ${quoteName(nulls)} is not NULLS_FIRST or NULLS_LAST`);
+          const list = this.sortExpressions.get(id) ?? [];
+          list.push({
+            tableId: int(r.table_id, "table_id"),
+            expr: {
+              sort_key_index: int(r.sort_key_index, "sort_key_index"),
+              expression: str(r.expression, "expression"),
+              dialect: str(r.dialect, "dialect"),
+              sort_direction: direction,
+              null_order: nulls,
+            },
+          });
+          this.sortExpressions.set(id, list);
         }
       }
       if (op.table === "ducklake_file_column_stats") {
@@ -1091,9 +1119,13 @@ export class Translator {
         case "ducklake_macro_impl":
         case "ducklake_macro_parameters":
         case "ducklake_partition_column":
+        case "ducklake_sort_expression":
           break; // read up front, embedded in their parent
         case "ducklake_partition_info":
           await this.insertPartition(r);
+          break;
+        case "ducklake_sort_info":
+          await this.insertSort(r);
           break;
         case "ducklake_tag":
           await this.insertTag(
@@ -1844,6 +1876,7 @@ export class Translator {
     return [
       ...[...this.fileStats.keys(), ...this.partitionValues.keys()].map((f) => `data file ${f}`),
       ...[...this.partitionColumns.keys()].map((p) => `partition ${p}`),
+      ...[...this.sortExpressions.keys()].map((x) => `sort ${x}`),
       ...[...this.macroImpls.keys()].map((m) => `macro ${m}`),
       ...[...this.macroParams.keys()].map((k) => `macro impl ${k}`),
     ];
@@ -1927,6 +1960,34 @@ export class Translator {
       begin_snapshot: this.S,
       end_snapshot: null,
       x_columns: cols.sort((a, b) => a.partition_key_index - b.partition_key_index),
+    });
+  }
+
+  /**
+   * `ALTER TABLE … SET SORTED BY`: a new sort version of a live table (its expressions embedded, in key
+   * order), after the `UPDATE ducklake_sort_info SET end_snapshot` that ends the previous one. The
+   * expressions are DuckDB SQL kept as text, as stock keeps them.
+   */
+  private async insertSort(r: Cells): Promise<void> {
+    const t = int(r.table_id, "table_id");
+    await this.liveTable(t);
+    const id = this.catalogId(int(r.sort_id, "sort_id"), "sort");
+    this.begin(r.begin_snapshot, "sort");
+    this.noEnd(r.end_snapshot, "sort");
+    const exprs = this.sortExpressions.get(id) ?? [];
+    this.sortExpressions.delete(id);
+    const live = await this.ctx.scan<SortRecord>(keys.current(Kind.sort, t), ValueKind.sort, "sort");
+    if (live.some((x) => x.end_snapshot === null))
+      throw bad(`table ${t} already has a live sort order; end it before inserting sort ${id}`);
+    const wrong = exprs.find((e) => e.tableId !== t);
+    if (wrong) throw bad(`sort ${id}'s expression names table ${wrong.tableId}, not ${t}`);
+    const x_expressions = exprs.map((e) => e.expr).sort((a, b) => a.sort_key_index - b.sort_key_index);
+    this.ctx.putVersion<SortRecord>(Kind.sort, [t, id], ValueKind.sort, {
+      sort_id: id,
+      table_id: t,
+      begin_snapshot: this.S,
+      end_snapshot: null,
+      x_expressions,
     });
   }
 

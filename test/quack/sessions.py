@@ -486,6 +486,36 @@ SESSIONS |= {
         "ROLLBACK",
         "SELECT count(*), sum(a) FROM lake.t",
     ],
+    # ALTER VIEW … RENAME: DuckLake ends the view's row and re-inserts it under the same id and uuid.
+    "view-rename": [
+        ATTACH,
+        "CREATE TABLE lake.t (a INTEGER)",
+        "INSERT INTO lake.t VALUES (1)",
+        "CREATE VIEW lake.v AS SELECT a FROM lake.t",
+        "ALTER VIEW lake.v RENAME TO v2",
+        "SELECT * FROM lake.v2",
+        "SELECT * FROM lake.v",
+    ],
+    # A scalar and a table macro of one name coexist (DuckDB keeps them apart), created in one transaction or
+    # one after the other, and dropped one at a time.
+    "macro-kinds": [
+        ATTACH,
+        "BEGIN",
+        "CREATE MACRO lake.bar(x) AS x + 1",
+        "CREATE MACRO lake.bar(x, y) AS TABLE SELECT x AS a, y AS b",
+        "COMMIT",
+        "SELECT lake.bar(41)",
+        "FROM lake.bar(10, 20)",
+        "CREATE MACRO lake.xt(a) AS TABLE SELECT a AS z",
+        "CREATE MACRO lake.xt(a) AS 1",
+        "SELECT lake.xt(5)",
+        "DROP MACRO TABLE lake.xt",
+        "SELECT lake.xt(5)",
+        "FROM lake.xt(3)",
+        "CREATE MACRO lake.xt(a) AS TABLE SELECT a AS z",
+        "DROP MACRO lake.xt",
+        "FROM lake.xt(3)",
+    ],
 }
 
 # Sessions in which stock DuckDB itself numbers one commit's data files in no fixed order: flushing a table

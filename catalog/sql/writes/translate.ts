@@ -52,6 +52,7 @@ import { columnTree, parseValue } from "../../values/index.ts";
 import { applyVerb } from "../../verbs/apply.ts";
 import type { VerbContext } from "../../verbs/context.ts";
 import { dropDataFile, tableOfDroppedFile } from "../../verbs/ops/files.ts";
+import { macroEntryKind } from "../../verbs/ops/macros.ts";
 import {
   readColumnStats,
   readTableStats,
@@ -224,6 +225,8 @@ export class Translator {
   private readonly newCatalogIds = new Set<number>();
   /** Tables whose live row this batch ended: a rename re-inserts the same id as the table's next version. */
   private readonly endedTables = new Map<number, TableRecord>();
+  /** Views whose live row this batch ended: ALTER VIEW … RENAME re-inserts the same id, as for tables. */
+  private readonly endedViews = new Map<number, ViewRecord>();
   private readonly newFileIds = new Set<number>();
   /** ducklake_file_column_stats / file_partition_value rows, by data file, attached to the file's record. */
   private readonly fileStats = new Map<number, FileColumnStats[]>();
@@ -1799,7 +1802,13 @@ export class Translator {
         const rec = await ctx.read<MacroRecord>(keys.current(Kind.macro, id), ValueKind.macro, "macro");
         if (!rec) continue;
         ctx.endVersion(Kind.macro, [id], ValueKind.macro, rec);
-        await ctx.removeNameEntry(NameSpace.macro, rec.schema_id, rec.macro_name);
+        const isTable = rec.x_impls.every((i) => i.type === "table");
+        await ctx.removeNameEntry(
+          NameSpace.macro,
+          rec.schema_id,
+          rec.macro_name,
+          macroEntryKind(isTable ? "table" : "scalar"),
+        );
         n++;
       }
       return n;
@@ -1810,6 +1819,7 @@ export class Translator {
         if (!rec) continue;
         ctx.endVersion(Kind.view, [v], ValueKind.view, rec);
         await ctx.removeNameEntry(NameSpace.relation, rec.schema_id, rec.view_name);
+        this.endedViews.set(v, rec);
         n++;
       }
       return n;
@@ -1884,7 +1894,15 @@ export class Translator {
 
   private async insertView(r: Cells): Promise<void> {
     const ctx = this.ctx;
-    const id = this.catalogId(int(r.view_id, "view_id"), "view");
+    const given = int(r.view_id, "view_id");
+    // ALTER VIEW … RENAME TO ends the view's row and inserts its next version under the same id and uuid.
+    const previous = this.endedViews.get(given);
+    const id = previous ? given : this.catalogId(given, "view");
+    if (previous) {
+      this.endedViews.delete(given);
+      if (str(r.view_uuid, "view_uuid") !== previous.view_uuid)
+        throw bad(`view id ${id} is re-inserted with a different view_uuid`);
+    }
     this.begin(r.begin_snapshot, "view");
     this.noEnd(r.end_snapshot, "view");
     const schema = await ctx.schemaById(int(r.schema_id, "schema_id"));
@@ -1912,9 +1930,6 @@ export class Translator {
     this.noEnd(r.end_snapshot, "macro");
     const schema = await ctx.schemaById(int(r.schema_id, "schema_id"));
     const name = str(r.macro_name, "macro_name");
-    const existing = await ctx.lookupName(NameSpace.macro, schema.schema_id, name);
-    if (existing)
-      throw new AlreadyExists(`macro ${quoteName(schema.schema_name)}.${quoteName(name)} already exists`);
     const impls = (this.macroImpls.get(id) ?? []).map((i) => {
       const key = `${id}/${i.impl_id}`;
       const params = this.macroParams.get(key) ?? [];
@@ -1923,6 +1938,11 @@ export class Translator {
     });
     this.macroImpls.delete(id);
     if (impls.length === 0) throw bad(`macro ${id} has no ducklake_macro_impl row`);
+    // A scalar and a table macro of one name coexist, as in DuckDB's catalog.
+    const kind = macroEntryKind(impls.every((i) => i.type === "table") ? "table" : "scalar");
+    const existing = await ctx.lookupName(NameSpace.macro, schema.schema_id, name, kind);
+    if (existing)
+      throw new AlreadyExists(`macro ${quoteName(schema.schema_name)}.${quoteName(name)} already exists`);
     ctx.putVersion<MacroRecord>(Kind.macro, [id], ValueKind.macro, {
       macro_id: id,
       schema_id: schema.schema_id,
@@ -1931,7 +1951,7 @@ export class Translator {
       end_snapshot: null,
       x_impls: impls,
     });
-    await ctx.addNameEntry(NameSpace.macro, schema.schema_id, { name, id, kind: "macro" });
+    await ctx.addNameEntry(NameSpace.macro, schema.schema_id, { name, id, kind });
     ctx.createdInSchemaIds.set(schema.schema_name.toLowerCase(), schema.schema_id);
   }
 

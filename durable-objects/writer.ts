@@ -214,10 +214,14 @@ function parseSqlWrite(raw: unknown): SqlWriteRequest {
   if (r.idempotencyKey !== undefined && (typeof r.idempotencyKey !== "string" || r.idempotencyKey === "")) {
     throw new InvalidRequest("idempotencyKey must be a non-empty string");
   }
+  if (r.connection !== undefined && (typeof r.connection !== "string" || r.connection === "")) {
+    throw new InvalidRequest("connection must be a non-empty string");
+  }
   return {
     sql: r.sql,
     mayCreateLake: r.mayCreateLake,
     ...(r.idempotencyKey !== undefined ? { idempotencyKey: r.idempotencyKey } : {}),
+    ...(r.connection !== undefined ? { connection: r.connection } : {}),
   };
 }
 
@@ -409,7 +413,7 @@ export class Writer {
   async sqlWrite(raw: unknown): Promise<SqlWriteAnswer> {
     const req = parseSqlWrite(raw);
     const pinned = expiresSnapshots(req.sql) ? await this.pinnedSnapshots() : undefined;
-    const plan = planSqlWrite(req.sql, req.idempotencyKey, pinned);
+    const plan = planSqlWrite(req.sql, req.idempotencyKey, pinned, req.connection);
     if (plan.kind === "create-lake") {
       if (!req.mayCreateLake) {
         throw new InvalidRequest(

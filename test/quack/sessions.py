@@ -469,6 +469,21 @@ SESSIONS |= {
         "SELECT item_id, balance, rowid FROM lake.stock ORDER BY item_id",
         "SELECT balance FROM lake.stock ORDER BY item_id",
     ],
+    # ducklake_flush_inlined_data inside BEGIN … COMMIT: the flush's lone DELETE hides the flushed inlined rows
+    # from this connection's reads (stock deletes them at once), so the transaction counts 10, not the inlined
+    # rows and its transaction-local file both (20); other connections still see the rows until the commit.
+    "flush-in-transaction": [
+        "ATTACH '{attach}' AS lake (DATA_PATH '{data}', DATA_INLINING_ROW_LIMIT 10)",
+        "CREATE TABLE lake.test (i INTEGER)",
+        *[f"INSERT INTO lake.test VALUES ({i})" for i in range(10)],
+        "BEGIN",
+        "SELECT table_name, rows_flushed FROM ducklake_flush_inlined_data('lake')",
+        "SELECT COUNT(*) FROM lake.test",
+        "SELECT rowid, snapshot_id, * FROM lake.test ORDER BY ALL",
+        "COMMIT",
+        "SELECT COUNT(*) FROM lake.test",
+        "SELECT rowid, snapshot_id, * FROM lake.test AT (VERSION => 4) ORDER BY ALL",
+    ],
     # ALTER TABLE … SET SORTED BY / RESET SORTED BY: DuckLake's sort_info and sort_expression rows; files
     # written after it are sorted by the client; a rolled-back SET leaves the catalog as it was.
     "sorted-by": [

@@ -5,12 +5,14 @@
  * template recognises is logged with its shape (decision records 0200, 0202, 0203).
  */
 
+import { sha256Hex } from "../../catalog/commit/idempotency.ts";
 import { CutMemos } from "../../catalog/sql/cut-memo.ts";
 import { statementKind } from "../../catalog/sql/kind.ts";
 import { type Statement, shapeOf, splitStatements } from "../../catalog/sql/lexer.ts";
 import { answerRead, type SqlReadContext } from "../../catalog/sql/reads.ts";
 import type { SqlResult } from "../../catalog/sql/result.ts";
 import type { SqlWriteAnswer, SqlWriteRequest } from "../../catalog/sql/writes/contract.ts";
+import { flushMarksOf } from "../../catalog/sql/writes/flush-marks.ts";
 import type { Envelope } from "../../durable-objects/envelope.ts";
 import { CodedError } from "../../storage/errors.ts";
 import { LakeNotFound } from "../../storage/index.ts";
@@ -148,9 +150,10 @@ async function prepare(
   req.results.close(connectionId);
   const statements = splitStatements(sql);
   if (statements.length === 0) return errorReply("No statement to prepare");
+  const connection = await connectionHash(connectionId);
   const result = statements.every((s) => statementKind(s) === "read")
-    ? await answerReads(req, session, statements)
-    : await forwardWrite(req, session, sql, statements);
+    ? await answerReads(req, session, statements, connection)
+    : await forwardWrite(req, session, sql, statements, connection);
   return prepareResponse(req.results, connectionId, result, req.now);
 }
 
@@ -159,19 +162,33 @@ function serverCommitEnabled(env: Env): boolean {
   return env.QUACK_SERVER_COMMIT === "enabled";
 }
 
+/**
+ * The connection as the writer knows it: a SHA-256 of the connection id (the id itself is a credential),
+ * naming its pending flushes (`catalog/sql/writes/flush-marks.ts`, docs/decisions/0440-commit-space.md).
+ */
+function connectionHash(connectionId: string): Promise<string> {
+  return sha256Hex(`quack-connection\u0000${connectionId}`);
+}
+
 async function answerReads(
   req: QuackRequest,
   session: QuackSession,
   statements: Statement[],
+  connection: string,
 ): Promise<SqlResult> {
   let ctx: SqlReadContext;
   try {
     const opened = await openCut(req.env, session.lake, {});
+    let hidden: Promise<ReadonlyMap<string, number>> | undefined;
     ctx = {
       view: opened.view,
       memo: new Map(),
       cutMemo: cutMemos.forCut(opened.cut, req.now),
       serverCommit: serverCommitEnabled(req.env),
+      flushHidden: () => {
+        hidden ??= flushMarksOf(opened.view, connection);
+        return hidden;
+      },
     };
   } catch (err) {
     if (!(err instanceof LakeNotFound)) throw err;
@@ -196,6 +213,7 @@ async function forwardWrite(
   session: QuackSession,
   sql: string,
   statements: Statement[],
+  connection: string,
 ): Promise<SqlResult> {
   if (!scopeAtLeast(session.grant, "write")) {
     throw new QuackForbidden(
@@ -203,7 +221,11 @@ async function forwardWrite(
     );
   }
   try {
-    const request: SqlWriteRequest = { sql, mayCreateLake: scopeAtLeast(session.grant, "admin") };
+    const request: SqlWriteRequest = {
+      sql,
+      mayCreateLake: scopeAtLeast(session.grant, "admin"),
+      connection,
+    };
     const answer = await callWriter<SqlWriteAnswer>(req.env, session.lake, (stub) =>
       (stub as unknown as SqlWriterStub).sqlWrite(session.lake, request),
     );

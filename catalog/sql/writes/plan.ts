@@ -8,6 +8,7 @@ import type { SelfStagedMember, StagedResult } from "../../commit/member.ts";
 import { InvalidRequest } from "../../errors.ts";
 import { splitStatements } from "../lexer.ts";
 import type { SqlResult } from "../result.ts";
+import { withFlushMarks } from "./flush-marks.ts";
 import { initBatchDataPath } from "./init.ts";
 import { LAST_COUNT, StagedRowsMember } from "./member.ts";
 import { parseWrite, type RowOp, resultOf } from "./parse.ts";
@@ -42,14 +43,18 @@ export function planSqlWrite(
   sql: string,
   idempotencyKey?: string,
   pinned: ReadonlyMap<number, string> = new Map(),
+  /** The hashed Quack connection id the request came on: its flush marks (`flush-marks.ts`). */
+  connection?: string,
 ): SqlWritePlan {
+  const own = (m: SelfStagedMember, ops: readonly RowOp[] | null): SelfStagedMember =>
+    connection === undefined ? m : withFlushMarks(m, ops, connection);
   const statements = splitStatements(sql);
   // DuckLake's server-side commit: the whole staged batch is this one request (docs/decisions/0260-staged-commit.md).
   if (statements.some(isStagedStatement)) {
     const member = new StagedCommitMember(parseStagedBatch(statements), idempotencyKey);
     return {
       kind: "commit",
-      member,
+      member: own(member, null),
       answer: (r) => commitAnswer(r.snapshotId, r.schemaVersion, member.hadFlushes),
       alone: false,
     };
@@ -66,7 +71,7 @@ export function planSqlWrite(
     };
   return {
     kind: "commit",
-    member: new StagedRowsMember(ops, sql, idempotencyKey, pinned),
+    member: own(new StagedRowsMember(ops, sql, idempotencyKey, pinned), ops),
     answer: (r) => resultOf(last, Number(r.assigned[0]?.[LAST_COUNT] ?? 0)),
     alone: ops.some((op) => op.op === "insert" && op.table === "ducklake_snapshot"),
   };

@@ -82,6 +82,8 @@ export interface CatalogOptions {
   now?: () => number;
   /** DuckLake's data_path written at bootstrap (must end with `/`; one is appended if missing). */
   dataPath?: string;
+  /** Bootstrap a lake whose files DuckLake encrypts (its `ENCRYPTED` ATTACH option; decision 0440). */
+  encrypted?: boolean;
   /** How long an idempotency record is kept, in milliseconds (default 24 h). */
   idempotencyTtlMs?: number;
   /** Source of backoff jitter in [0, 1). */
@@ -147,6 +149,7 @@ export async function openCatalog(store: Store, options: CatalogOptions = {}): P
     now,
     dataPath: options.dataPath ?? DEFAULT_DATA_PATH,
     uuid: options.uuid ?? (() => uuidv7(now())),
+    ...(options.encrypted === true ? { encrypted: true } : {}),
   });
   return new Catalog(store, options, bootstrapped);
 }

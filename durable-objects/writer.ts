@@ -420,7 +420,7 @@ export class Writer {
           `lake ${quoteName(this.host.lake)}: an initialization batch creates the lake, and this caller may not create lakes`,
         );
       }
-      const created = await this.createLake({ dataPath: plan.dataPath });
+      const created = await this.createLake({ dataPath: plan.dataPath, encrypted: plan.encrypted });
       return { result: plan.result, position: created.position };
     }
     const results = await this.run([plan.member], plan.alone);
@@ -453,7 +453,9 @@ export class Writer {
   }
 
   /** Creates the lake: genesis open, catalog bootstrap, durable before it answers. */
-  async createLake(options: { dataPath?: string; flushSpacingMs?: number } = {}): Promise<CreateAnswer> {
+  async createLake(
+    options: { dataPath?: string; flushSpacingMs?: number; encrypted?: boolean } = {},
+  ): Promise<CreateAnswer> {
     this.throwIfStopped();
     if (options.flushSpacingMs !== undefined) checkSpacing(options.flushSpacingMs);
     if (options.dataPath !== undefined) {
@@ -1298,7 +1300,7 @@ export class Writer {
 
   private async open(
     create: boolean,
-    options: { dataPath?: string; flushSpacingMs?: number },
+    options: { dataPath?: string; flushSpacingMs?: number; encrypted?: boolean },
   ): Promise<Session> {
     const { lake, bucket, registry } = this.host;
     const rec = registry.get();
@@ -1318,7 +1320,7 @@ export class Writer {
 
   private async openSession(
     create: boolean,
-    options: { dataPath?: string; flushSpacingMs?: number },
+    options: { dataPath?: string; flushSpacingMs?: number; encrypted?: boolean },
     rec: LakeRecord | undefined,
   ): Promise<Session> {
     const { lake, bucket, registry, clock } = this.host;
@@ -1350,6 +1352,7 @@ export class Writer {
         ? { idempotencyTtlMs: this.host.tunables.idempotencyTtlMs }
         : {}),
       ...(options.dataPath !== undefined ? { dataPath: options.dataPath } : {}),
+      ...(options.encrypted === true ? { encrypted: true } : {}),
     });
     // The bootstrap batch is flushed before anyone is told the lake exists.
     if (catalog.bootstrapped) await store.flush();

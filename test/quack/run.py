@@ -401,6 +401,8 @@ def compare_catalogs(stock, edge_port, lake, data_dirs, racy, renumber_files=Fal
 
         id_col = scols.index("data_file_id") if "data_file_id" in scols else -1
         delete_col = scols.index("delete_file_id") if table == "ducklake_delete_file" else -1
+        # An ENCRYPTED lake's file keys are random per file: compared as present or absent.
+        key_col = scols.index("encryption_key") if sized and "encryption_key" in scols else -1
 
         def rows(rs, side):
             out = []
@@ -408,6 +410,8 @@ def compare_catalogs(stock, edge_port, lake, data_dirs, racy, renumber_files=Fal
                 vals = ["<time>" if i in time_cols else norm(v, data_dirs) for i, v in enumerate(r)]
                 if sized:
                     vals[size_col] = file_size_vs_disk(r[path_col], r[size_col], on_disk)
+                if key_col >= 0 and r[key_col] is not None:
+                    vals[key_col] = "<encryption key>"
                 if id_col >= 0:
                     vals[id_col] = file_ids[side].get(vals[id_col], vals[id_col])
                 if delete_col >= 0:

@@ -484,6 +484,15 @@ SESSIONS |= {
         "SELECT COUNT(*) FROM lake.test",
         "SELECT rowid, snapshot_id, * FROM lake.test AT (VERSION => 4) ORDER BY ALL",
     ],
+    # ATTACH … (ENCRYPTED): the initialization batch sets `encrypted` to true; each file's key lands in its
+    # catalog row, as stock keeps it (docs/decisions/0440-commit-space.md). Reads of an encrypted lake's
+    # files use the file-list template with keys (issue 25's reads), so this session only writes.
+    "encrypted-attach": [
+        "ATTACH '{attach}' AS lake (DATA_PATH '{data}', ENCRYPTED)",
+        "CREATE TABLE lake.small (id INTEGER, s VARCHAR)",
+        "INSERT INTO lake.small VALUES (1, 'a'), (2, 'b')",
+        "INSERT INTO lake.small SELECT i, 'v' || i FROM range(3000) t(i)",
+    ],
     # ALTER TABLE … SET SORTED BY / RESET SORTED BY: DuckLake's sort_info and sort_expression rows; files
     # written after it are sorted by the client; a rolled-back SET leaves the catalog as it was.
     "sorted-by": [

@@ -9,7 +9,7 @@ import { InvalidRequest } from "../../errors.ts";
 import { splitStatements } from "../lexer.ts";
 import type { SqlResult } from "../result.ts";
 import { withFlushMarks } from "./flush-marks.ts";
-import { initBatchDataPath } from "./init.ts";
+import { initBatch } from "./init.ts";
 import { LAST_COUNT, StagedRowsMember } from "./member.ts";
 import { parseWrite, type RowOp, resultOf } from "./parse.ts";
 import { commitAnswer, StagedCommitMember } from "./staged-member.ts";
@@ -27,7 +27,7 @@ export type SqlWritePlan =
        */
       alone: boolean;
     }
-  | { kind: "create-lake"; dataPath: string; result: SqlResult };
+  | { kind: "create-lake"; dataPath: string; encrypted: boolean; result: SqlResult };
 
 /**
  * True when the request removes snapshots (ducklake_expire_snapshots): the writer then supplies the
@@ -62,11 +62,11 @@ export function planSqlWrite(
   const ops = statements.map(parseWrite);
   const last = ops[ops.length - 1];
   if (last === undefined) throw new InvalidRequest("the SQL write holds no statement");
-  const dataPath = initBatchDataPath(ops);
-  if (dataPath !== undefined)
+  const init = initBatch(ops);
+  if (init !== undefined)
     return {
       kind: "create-lake",
-      dataPath,
+      ...init,
       result: resultOf(last, last.op === "insert" ? last.rows.length : 0),
     };
   return {

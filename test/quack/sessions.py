@@ -493,6 +493,25 @@ SESSIONS |= {
         "INSERT INTO lake.small VALUES (1, 'a'), (2, 'b')",
         "INSERT INTO lake.small SELECT i, 'v' || i FROM range(3000) t(i)",
     ],
+    # Inlined ±infinity dates and timestamps: DuckDB's sentinels (±(2^31 − 1) days, ±(2^63 − 1) units).
+    "infinities": [
+        ATTACH,
+        "CREATE TABLE lake.t (ts TIMESTAMP, d DATE, tz TIMESTAMPTZ, ns TIMESTAMP_NS)",
+        "INSERT INTO lake.t VALUES ('infinity', 'infinity', 'infinity', 'infinity'), "
+        "('-infinity', '-infinity', '-infinity', '-infinity'), (NULL, NULL, NULL, NULL)",
+        "SELECT * FROM lake.t ORDER BY ts NULLS LAST",
+        "SELECT count(*) FROM lake.t WHERE ts > TIMESTAMP '2000-01-01'",
+    ],
+    # A VARCHAR holding NUL bytes: DuckDB writes the literal as CONCAT('a', chr(0), 'b'), inlined and in a
+    # Parquet file's stats.
+    "nul-byte": [
+        ATTACH,
+        "CREATE TABLE lake.t (s VARCHAR)",
+        "INSERT INTO lake.t VALUES ('a' || chr(0) || 'b'), (chr(0)), ('plain')",
+        "SELECT s, length(s) FROM lake.t ORDER BY s",
+        "INSERT INTO lake.t SELECT chr(0) || i::VARCHAR FROM range(3000) t(i)",
+        "SELECT count(*), min(s) = chr(0) || '0', max(length(s)) FROM lake.t",
+    ],
     # ALTER TABLE … SET SORTED BY / RESET SORTED BY: DuckLake's sort_info and sort_expression rows; files
     # written after it are sorted by the client; a rolled-back SET leaves the catalog as it was.
     "sorted-by": [

@@ -52,7 +52,7 @@ import { columnTree, parseValue } from "../../values/index.ts";
 import { applyVerb } from "../../verbs/apply.ts";
 import type { VerbContext } from "../../verbs/context.ts";
 import { dropDataFile, tableOfDroppedFile } from "../../verbs/ops/files.ts";
-import { macroEntryKind } from "../../verbs/ops/macros.ts";
+import { endMacro, macroEntryKind } from "../../verbs/ops/macros.ts";
 import {
   readColumnStats,
   readTableStats,
@@ -1801,14 +1801,7 @@ export class Translator {
       for (const id of op.ids) {
         const rec = await ctx.read<MacroRecord>(keys.current(Kind.macro, id), ValueKind.macro, "macro");
         if (!rec) continue;
-        ctx.endVersion(Kind.macro, [id], ValueKind.macro, rec);
-        const isTable = rec.x_impls.every((i) => i.type === "table");
-        await ctx.removeNameEntry(
-          NameSpace.macro,
-          rec.schema_id,
-          rec.macro_name,
-          macroEntryKind(isTable ? "table" : "scalar"),
-        );
+        await endMacro(ctx, rec);
         n++;
       }
       return n;

@@ -59,6 +59,19 @@ export function macroEntryKind(type: string): "macro" | "table_macro" {
   return type === "table" ? "table_macro" : "macro";
 }
 
+/** Ends macro `m`'s live version and its name entry (of its kind); true for a table macro. */
+export async function endMacro(ctx: VerbContext, m: MacroRecord): Promise<boolean> {
+  ctx.endVersion(Kind.macro, [m.macro_id], ValueKind.macro, m);
+  const isTable = m.x_impls.every((i) => i.type === "table");
+  await ctx.removeNameEntry(
+    NameSpace.macro,
+    m.schema_id,
+    m.macro_name,
+    macroEntryKind(isTable ? "table" : "scalar"),
+  );
+  return isTable;
+}
+
 async function macroOf(ctx: VerbContext, ref: RelationRef): Promise<MacroRecord> {
   let id: number;
   if ("id" in ref) id = ref.id;
@@ -76,14 +89,7 @@ async function macroOf(ctx: VerbContext, ref: RelationRef): Promise<MacroRecord>
 
 export async function dropMacro(ctx: VerbContext, v: VerbOf<"drop_macro">): Promise<Assigned> {
   const m = await macroOf(ctx, v.macro);
-  ctx.endVersion(Kind.macro, [m.macro_id], ValueKind.macro, m);
-  const isTable = m.x_impls.every((i) => i.type === "table");
-  await ctx.removeNameEntry(
-    NameSpace.macro,
-    m.schema_id,
-    m.macro_name,
-    macroEntryKind(isTable ? "table" : "scalar"),
-  );
+  const isTable = await endMacro(ctx, m);
   ctx.change(isTable ? "droppedTableMacros" : "droppedScalarMacros", m.macro_id);
   ctx.bumpSchema();
   return { macroId: m.macro_id };

@@ -20,6 +20,8 @@ export interface BootstrapOptions {
   now: () => number;
   dataPath: string;
   uuid: () => string;
+  /** DuckLake's `ENCRYPTED` ATTACH option: files are encrypted, each file's key kept in its catalog row. */
+  encrypted?: boolean;
 }
 
 /** Returns true when this call bootstrapped the store, false when it adopted an existing catalog. */
@@ -68,7 +70,12 @@ export async function bootstrapOrAdopt(store: Store, options: BootstrapOptions):
       const metadata: OptionRecord = {
         scope: null,
         scope_id: null,
-        values: { version: DUCKLAKE_VERSION, created_by: WRITER, data_path: dataPath, encrypted: "false" },
+        values: {
+          version: DUCKLAKE_VERSION,
+          created_by: WRITER,
+          data_path: dataPath,
+          encrypted: options.encrypted === true ? "true" : "false",
+        },
       };
       const head: HeadRecord = { snapshot_id: 0, batch_count: 0 };
       tx.put(

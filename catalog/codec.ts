@@ -35,6 +35,8 @@ export const ValueKind = {
   tableMeta: 0x21,
   inlineRow: 0x30,
   inlineFileDelete: 0x31,
+  /** A connection's pending flush of inlined rows (`keys.inlineFlushMark`, docs/decisions/0440-commit-space.md). */
+  inlineFlushMark: 0x32,
   nameEntries: 0x40,
   idempotency: 0x50,
   idempotencyExpiry: 0x51,

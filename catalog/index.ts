@@ -19,7 +19,7 @@ import { uuidv7 } from "./uuid.ts";
 import type { CommitRequest } from "./verbs/schema.ts";
 
 export type { CommitResult, GroupOutcome, MemberResult } from "./commit/group.ts";
-export { MINTED_KEY_SKEW_MS, mintIdempotencyKey } from "./commit/idempotency.ts";
+export { MINTED_KEY_SKEW_MS, mintIdempotencyKey, sha256Hex } from "./commit/idempotency.ts";
 export { planLakeWrite, plannableRowsWrites } from "./commit/lake-write-plan.ts";
 export { appendsToRowLog, type GroupMember, type SelfStagedMember } from "./commit/member.ts";
 export {
@@ -137,6 +137,7 @@ export {
   MAX_UNFLUSHED_RECORDS,
 } from "./row-log-limits.ts";
 export type { SqlWriteAnswer, SqlWriteRequest } from "./sql/writes/contract.ts";
+export { flushMarksOf } from "./sql/writes/flush-marks.ts";
 export { expiresSnapshots, planSqlWrite } from "./sql/writes/plan.ts";
 export { timestamptzFromEpochMicros } from "./values/index.ts";
 export type { Assigned } from "./verbs/context.ts";
@@ -160,6 +161,8 @@ export interface CatalogOptions {
   now?: () => number;
   /** DuckLake's data_path written at bootstrap (must end with `/`; one is appended if missing). */
   dataPath?: string;
+  /** Bootstrap a lake whose files DuckLake encrypts (its `ENCRYPTED` ATTACH option; decision 0440). */
+  encrypted?: boolean;
   /** How long an idempotency record is kept, in milliseconds (default 24 h). */
   idempotencyTtlMs?: number;
   /** Source of backoff jitter in [0, 1). */
@@ -225,6 +228,7 @@ export async function openCatalog(store: Store, options: CatalogOptions = {}): P
     now,
     dataPath: options.dataPath ?? DEFAULT_DATA_PATH,
     uuid: options.uuid ?? (() => uuidv7(now())),
+    ...(options.encrypted === true ? { encrypted: true } : {}),
   });
   return new Catalog(store, options, bootstrapped);
 }

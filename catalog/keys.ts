@@ -50,7 +50,7 @@ export const Kind = {
 } as const;
 export type Kind = (typeof Kind)[keyof typeof Kind];
 
-export const InlineKind = { row: 0x01, fileDelete: 0x02 } as const;
+export const InlineKind = { row: 0x01, fileDelete: 0x02, flushMark: 0x03 } as const;
 export const NameSpace = { schema: 0x01, relation: 0x02, macro: 0x03 } as const;
 export type NameSpace = (typeof NameSpace)[keyof typeof NameSpace];
 /**
@@ -141,6 +141,13 @@ export const keys = {
     key([Subspace.inline, InlineKind.fileDelete], tableId, dataFileId, position),
   inlineFileDeletePrefix: (tableId: number, ...dataFileId: number[]): Bytes =>
     key([Subspace.inline, InlineKind.fileDelete], tableId, ...dataFileId),
+  /**
+   * The inlined rows one Quack connection's uncommitted `ducklake_flush_inlined_data` removed in stock's
+   * eyes (by the hash of its connection id): that connection's reads skip them until its commit lands
+   * (docs/decisions/0440-commit-space.md).
+   */
+  inlineFlushMark: (connectionHash: number): Bytes =>
+    key([Subspace.inline, InlineKind.flushMark], connectionHash),
   name: (ns: NameSpace, parentId: number, hash: number): Bytes => key([Subspace.names, ns], parentId, hash),
   namePrefix: (ns: NameSpace, parentId: number): Bytes => key([Subspace.names, ns], parentId),
   idempotency: (h1: number, h2: number): Bytes => key([Subspace.idempotency, IdempotencyKind.record], h1, h2),

@@ -302,8 +302,12 @@ export interface InlineFileDeleteRecord {
 export interface NameEntry {
   name: string;
   id: number;
-  /** For relations: tables and views share one namespace per schema. */
-  kind: "schema" | "table" | "view" | "macro";
+  /**
+   * For relations: tables and views share one namespace per schema. A scalar and a table macro may share a
+   * name (DuckDB keeps them apart), so a table macro's entry is "table_macro" (an entry written before
+   * that distinction says "macro" for both).
+   */
+  kind: "schema" | "table" | "view" | "macro" | "table_macro";
 }
 
 export interface IdempotencyRecord {

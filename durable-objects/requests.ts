@@ -42,10 +42,14 @@ export function parseSqlWrite(raw: unknown): SqlWriteRequest {
   if (r.idempotencyKey !== undefined && (typeof r.idempotencyKey !== "string" || r.idempotencyKey === "")) {
     throw new InvalidRequest("idempotencyKey must be a non-empty string");
   }
+  if (r.connection !== undefined && (typeof r.connection !== "string" || r.connection === "")) {
+    throw new InvalidRequest("connection must be a non-empty string");
+  }
   return {
     sql: r.sql,
     mayCreateLake: r.mayCreateLake,
     ...(r.idempotencyKey !== undefined ? { idempotencyKey: r.idempotencyKey } : {}),
+    ...(r.connection !== undefined ? { connection: r.connection } : {}),
   };
 }
 

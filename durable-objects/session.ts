@@ -28,6 +28,8 @@ const SUSPICIOUS_TAKEOVER_MS = 10 * 60_000;
 export interface OpenOptions {
   dataPath?: string;
   flushSpacingMs?: number;
+  /** ATTACH … (ENCRYPTED): the catalog keeps each file's key (docs/decisions/0440-commit-space.md). */
+  encrypted?: boolean;
 }
 
 /** What the session reports to the front (it never calls another part). */
@@ -137,6 +139,7 @@ export class SessionHost {
         ? { idempotencyTtlMs: this.host.tunables.idempotencyTtlMs }
         : {}),
       ...(options.dataPath !== undefined ? { dataPath: options.dataPath } : {}),
+      ...(options.encrypted === true ? { encrypted: true } : {}),
     });
     // The bootstrap batch is flushed before anyone is told the lake exists.
     if (catalog.bootstrapped) await store.flush();

@@ -253,14 +253,14 @@ export class Writer {
     const pinned = expiresSnapshots(req.sql)
       ? await pinnedSnapshots(await this.ready(), this.host)
       : undefined;
-    const plan = planSqlWrite(req.sql, req.idempotencyKey, pinned);
+    const plan = planSqlWrite(req.sql, req.idempotencyKey, pinned, req.connection);
     if (plan.kind === "create-lake") {
       if (!req.mayCreateLake) {
         throw new InvalidRequest(
           `lake ${quoteName(this.host.lake)}: an initialization batch creates the lake, and this caller may not create lakes`,
         );
       }
-      const created = await this.createLake({ dataPath: plan.dataPath });
+      const created = await this.createLake({ dataPath: plan.dataPath, encrypted: plan.encrypted });
       return { result: plan.result, position: created.position };
     }
     const r = await this.path.one(plan.member, plan.alone);
@@ -275,7 +275,9 @@ export class Writer {
   }
 
   /** Creates the lake: genesis open, catalog bootstrap, durable before it answers. */
-  async createLake(options: { dataPath?: string; flushSpacingMs?: number } = {}): Promise<CreateAnswer> {
+  async createLake(
+    options: { dataPath?: string; flushSpacingMs?: number; encrypted?: boolean } = {},
+  ): Promise<CreateAnswer> {
     const { lake, registry, tunables } = this.host;
     this.life.throwIfStopped();
     if (options.flushSpacingMs !== undefined) checkSpacing(options.flushSpacingMs);

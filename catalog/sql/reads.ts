@@ -35,6 +35,11 @@ export interface SqlReadContext {
    * `docs/decisions/0262-server-commit-switch.md`). Absent: listed, as a stock server with `ducklake` loaded.
    */
   serverCommit?: boolean;
+  /**
+   * Inlined rows this connection's uncommitted flush removed in stock's eyes (inlined table name → rows
+   * beginning at or before it are skipped): `writes/flush-marks.ts`, docs/decisions/0440-commit-space.md.
+   */
+  flushHidden?: () => Promise<ReadonlyMap<string, number>>;
 }
 
 export interface ReadTemplate {

@@ -160,29 +160,40 @@ export class VerbContext {
     return keys.name(ns, parent, hash53(foldName(name)));
   }
 
-  async lookupName(ns: NameSpace, parent: number, name: string): Promise<NameEntry | undefined> {
+  /** The entry named `name`; with `kind`, only an entry of that kind (a scalar or a table macro). */
+  async lookupName(
+    ns: NameSpace,
+    parent: number,
+    name: string,
+    kind?: NameEntry["kind"],
+  ): Promise<NameEntry | undefined> {
     const bucket = await this.read<NameEntry[]>(
       this.nameKey(ns, parent, name),
       ValueKind.nameEntries,
       "name",
     );
     const folded = foldName(name);
-    return bucket?.find((e) => foldName(e.name) === folded);
+    return bucket?.find((e) => foldName(e.name) === folded && (kind === undefined || e.kind === kind));
   }
 
+  /** Adds `entry`, replacing one of the same name (and, for macros, the same kind). */
   async addNameEntry(ns: NameSpace, parent: number, entry: NameEntry): Promise<void> {
     const k = this.nameKey(ns, parent, entry.name);
     const bucket = (await this.read<NameEntry[]>(k, ValueKind.nameEntries, "name")) ?? [];
-    this.write(k, ValueKind.nameEntries, [
-      ...bucket.filter((e) => foldName(e.name) !== foldName(entry.name)),
-      entry,
-    ]);
+    const kind = ns === NameSpace.macro ? entry.kind : undefined;
+    this.write(k, ValueKind.nameEntries, [...bucket.filter((e) => !sameEntry(e, entry.name, kind)), entry]);
   }
 
-  async removeNameEntry(ns: NameSpace, parent: number, name: string): Promise<void> {
+  /** Removes the entry named `name` (with `kind`, only that kind's: a scalar or a table macro). */
+  async removeNameEntry(
+    ns: NameSpace,
+    parent: number,
+    name: string,
+    kind?: NameEntry["kind"],
+  ): Promise<void> {
     const k = this.nameKey(ns, parent, name);
     const bucket = (await this.read<NameEntry[]>(k, ValueKind.nameEntries, "name")) ?? [];
-    const rest = bucket.filter((e) => foldName(e.name) !== foldName(name));
+    const rest = bucket.filter((e) => !sameEntry(e, name, kind));
     if (rest.length === 0) this.st.delete(k);
     else this.write(k, ValueKind.nameEntries, rest);
   }
@@ -296,4 +307,9 @@ export class VerbContext {
 /** `<name>/` when the name is path-safe, else `<uuid>/` (DuckLakeCatalog::GeneratePathFromName). */
 export function pathFor(name: string, uuid: string): string {
   return /^[A-Za-z0-9_-]+$/.test(name) ? `${name}/` : `${uuid}/`;
+}
+
+/** Whether name-index entry `e` is the one named `name` (of `kind`, when given). */
+function sameEntry(e: NameEntry, name: string, kind: NameEntry["kind"] | undefined): boolean {
+  return foldName(e.name) === foldName(name) && (kind === undefined || e.kind === kind);
 }

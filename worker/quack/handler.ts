@@ -5,6 +5,7 @@
  * template recognises is logged with its shape (decision records 0200, 0202, 0203).
  */
 
+import { flushMarksOf, sha256Hex } from "../../catalog/index.ts";
 import { CutMemos } from "../../catalog/sql/cut-memo.ts";
 import { statementKind } from "../../catalog/sql/kind.ts";
 import { type Statement, shapeOf, splitStatements } from "../../catalog/sql/lexer.ts";
@@ -165,9 +166,10 @@ async function prepare(
   req.results.close(connectionId);
   const statements = splitStatements(sql);
   if (statements.length === 0) return errorReply("No statement to prepare");
+  const connection = await connectionHash(connectionId);
   const result = statements.every((s) => statementKind(s) === "read")
-    ? await answerReads(req, session, statements)
-    : await forwardWrite(req, session, sql, statements);
+    ? await answerReads(req, session, statements, connection)
+    : await forwardWrite(req, session, sql, statements, connection);
   return prepareResponse(req.results, { connectionId, owner: session.owner }, result, req.now);
 }
 
@@ -176,19 +178,33 @@ function serverCommitEnabled(env: Env): boolean {
   return env.QUACK_SERVER_COMMIT === "enabled";
 }
 
+/**
+ * The connection as the writer knows it: a SHA-256 of the connection id (the id itself is a credential),
+ * naming its pending flushes (`catalog/sql/writes/flush-marks.ts`, docs/decisions/0440-commit-space.md).
+ */
+function connectionHash(connectionId: string): Promise<string> {
+  return sha256Hex(`quack-connection\u0000${connectionId}`);
+}
+
 async function answerReads(
   req: QuackRequest,
   session: QuackSession,
   statements: Statement[],
+  connection: string,
 ): Promise<SqlResult> {
   let ctx: SqlReadContext;
   try {
     const opened = await openCut(req.env, session.lake, {});
+    let hidden: Promise<ReadonlyMap<string, number>> | undefined;
     ctx = {
       view: opened.view,
       memo: new Map(),
       cutMemo: cutMemos.forCut(opened.cut, req.now),
       serverCommit: serverCommitEnabled(req.env),
+      flushHidden: () => {
+        hidden ??= flushMarksOf(opened.view, connection);
+        return hidden;
+      },
     };
   } catch (err) {
     if (!(err instanceof LakeNotFound)) throw err;
@@ -213,6 +229,7 @@ async function forwardWrite(
   session: QuackSession,
   sql: string,
   statements: Statement[],
+  connection: string,
 ): Promise<SqlResult> {
   if (!scopeAtLeast(session.grant, "write")) {
     throw new QuackForbidden(
@@ -220,7 +237,11 @@ async function forwardWrite(
     );
   }
   try {
-    const request: SqlWriteRequest = { sql, mayCreateLake: scopeAtLeast(session.grant, "admin") };
+    const request: SqlWriteRequest = {
+      sql,
+      mayCreateLake: scopeAtLeast(session.grant, "admin"),
+      connection,
+    };
     const answer = await callWriter<SqlWriteAnswer>(req.env, session.lake, (stub) =>
       (stub as unknown as SqlWriterStub).sqlWrite(session.lake, request),
     );

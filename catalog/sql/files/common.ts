@@ -65,7 +65,16 @@ export function filesOf(ctx: SqlReadContext, tableId: number): Promise<TableFile
 function inlinedOf(ctx: SqlReadContext, name: string): Promise<InlinedTable | null> {
   const view = ctx.view;
   if (!view) return Promise.resolve(null);
-  return memo(ctx, `files:inlined:${name}`, () => inlinedTableNamed(view, name));
+  return memo(ctx, `files:inlined:${name}`, async () => {
+    const table = await inlinedTableNamed(view, name);
+    const upTo = ctx.flushHidden ? (await ctx.flushHidden()).get(name) : undefined;
+    if (table === null || upTo === undefined) return table;
+    // This connection flushed these rows in a transaction not committed yet (decision 0440).
+    return {
+      ...table,
+      rows: table.rows.filter((r) => !(typeof r.begin_snapshot === "number" && r.begin_snapshot <= upTo)),
+    };
+  });
 }
 
 /** The inlined table a statement names, or stock's missing-table error. */

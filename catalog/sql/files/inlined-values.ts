@@ -122,7 +122,21 @@ function unscaled(value: InlineValue, scale: number, type: string): bigint {
 
 const DAY_MS = 86_400_000;
 
+/** DuckDB's ±infinity dates: ±(2^31 − 1) days (its date_t::infinity / ninfinity). */
+const DATE_INFINITY = 2_147_483_647;
+/** DuckDB's ±infinity timestamps of every unit: ±(2^63 − 1) (its timestamp_t::infinity / ninfinity). */
+const TIMESTAMP_INFINITY = 9_223_372_036_854_775_807n;
+
+/** `infinity` / `-infinity` (DuckDB's text of them) as ±1, else 0. */
+function infinitySign(text: string): 1 | -1 | 0 {
+  const t = text.trim().toLowerCase();
+  if (t === "infinity" || t === "+infinity") return 1;
+  return t === "-infinity" ? -1 : 0;
+}
+
 function dateDays(text: string, type: string): number {
+  const inf = infinitySign(text);
+  if (inf !== 0) return inf * DATE_INFINITY;
   const m = /^(-?\d{4,})-(\d{2})-(\d{2})$/.exec(text.trim());
   if (!m) throw bad(text, type);
   const d = new Date(0);
@@ -148,6 +162,8 @@ function offsetSeconds(text: string, type: string): number {
 
 /** `YYYY-MM-DD[ HH:MM:SS[.f]][±HH[:MM]]` as units since the epoch (UTC when an offset is given). */
 function timestampUnits(text: string, digits: number, type: string, zoned: boolean): bigint {
+  const inf = infinitySign(text);
+  if (inf !== 0) return BigInt(inf) * TIMESTAMP_INFINITY;
   const m =
     /^(-?\d{4,}-\d{2}-\d{2})(?:[ T](\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?))?\s*(Z|[+-]\d{2}(?::?\d{2}){0,2})?$/.exec(
       text.trim(),

@@ -12,6 +12,11 @@ export interface SqlWriteRequest {
   mayCreateLake: boolean;
   /** Replays the first answer for a repeated request with the same key (like a verb commit's key). */
   idempotencyKey?: string;
+  /**
+   * A hash of the Quack connection id the request came on (never the id itself, a credential): a flush's
+   * lone DELETE marks rows hidden from that connection's reads until its commit (`flush-marks.ts`).
+   */
+  connection?: string;
 }
 
 export interface SqlWriteAnswer {

@@ -16,8 +16,16 @@ const INITIAL_METADATA: Record<string, string | null> = {
   version: DUCKLAKE_VERSION,
   created_by: null,
   data_path: null,
-  encrypted: "false",
+  // DuckLake's ENCRYPTED option: each file's key is kept in its catalog row (ducklake_data_file and
+  // ducklake_delete_file encryption_key), as stock keeps it (docs/decisions/0440-commit-space.md).
+  encrypted: null,
 };
+
+/** What an initialization batch creates the lake with. */
+export interface InitBatch {
+  dataPath: string;
+  encrypted: boolean;
+}
 
 function text(l: Literal | undefined): string | null | undefined {
   if (l === undefined) return undefined;
@@ -36,8 +44,8 @@ function refuse(detail: string): Unsupported {
   return new Unsupported(`initialization batch: ${detail}; only DuckLake's own initial values are accepted`);
 }
 
-/** The batch's data_path when the ops are a lake's initialization batch; undefined for any other batch. */
-export function initBatchDataPath(ops: readonly RowOp[]): string | undefined {
+/** The batch's data_path and encryption when the ops are a lake's initialization batch; else undefined. */
+export function initBatch(ops: readonly RowOp[]): InitBatch | undefined {
   const creates = ops.filter((o) => o.op === "create");
   if (!creates.some((o) => o.table === "ducklake_metadata")) return undefined;
   for (const c of creates) {
@@ -47,6 +55,7 @@ export function initBatchDataPath(ops: readonly RowOp[]): string | undefined {
     throw refuse(`it creates ${creates.length} of the ${Object.keys(DUCKLAKE_TABLES).length} tables`);
   }
   let dataPath: string | undefined;
+  let encrypted = false;
   const seen = new Set<string>();
   for (const op of ops) {
     if (op.op === "create") continue;
@@ -84,6 +93,10 @@ export function initBatchDataPath(ops: readonly RowOp[]): string | undefined {
           if (want !== null && want !== v)
             throw refuse(`metadata ${k} is ${JSON.stringify(v)}, not ${JSON.stringify(want)}`);
           if (k === "data_path") dataPath = v;
+          if (k === "encrypted") {
+            if (v !== "true" && v !== "false") throw refuse(`metadata encrypted is ${JSON.stringify(v)}`);
+            encrypted = v === "true";
+          }
           keys.add(k);
         }
         if (keys.size !== Object.keys(INITIAL_METADATA).length) throw refuse("metadata keys are missing");
@@ -103,5 +116,5 @@ export function initBatchDataPath(ops: readonly RowOp[]): string | undefined {
   }
   if (dataPath === undefined || dataPath === "")
     throw new InvalidRequest("initialization batch: data_path is empty");
-  return dataPath;
+  return { dataPath, encrypted };
 }

@@ -180,6 +180,16 @@ class Cursor {
       this.typeText();
       this.expect(")");
       if (!castable(lit)) throw this.refuse();
+    } else if (t.kind === "word" && t.value.toUpperCase() === "CONCAT" && this.eat("(")) {
+      // A VARCHAR holding NUL bytes: DuckDB writes `CONCAT('a', chr(0), 'b')` (Value::ToSQLString).
+      let v = "";
+      do v += this.textPart();
+      while (this.eat(","));
+      this.expect(")");
+      lit = { k: "str", v };
+    } else if (t.kind === "word" && t.value.toUpperCase() === "CHR" && this.peek()?.text === "(") {
+      this.i--;
+      lit = { k: "str", v: this.textPart() };
     } else if (t.kind === "word") {
       const w = t.value.toUpperCase();
       if (w === "NULL") lit = { k: "null" };
@@ -194,6 +204,17 @@ class Cursor {
       if (!castable(lit)) throw this.refuse();
     }
     return lit;
+  }
+  /** One part of a CONCAT of text: a string literal or `chr(<code point>)`. */
+  private textPart(): string {
+    const t = this.next();
+    if (t.kind === "string") return t.value;
+    if (!(t.kind === "word" && t.value.toUpperCase() === "CHR")) throw this.refuse();
+    this.expect("(");
+    const code = this.int();
+    this.expect(")");
+    if (code < 0 || code > 0x10ffff) throw new InvalidRequest(`chr(${code}) is not a code point`);
+    return String.fromCodePoint(code);
   }
   /** Literals up to the closing `close` (already past the opening bracket); none for `[]`. */
   items(close: string): Literal[] {

@@ -8,7 +8,8 @@ import type { SelfStagedMember, StagedResult } from "../../commit/member.ts";
 import { InvalidRequest } from "../../errors.ts";
 import { splitStatements } from "../lexer.ts";
 import type { SqlResult } from "../result.ts";
-import { initBatchDataPath } from "./init.ts";
+import { withFlushMarks } from "./flush-marks.ts";
+import { initBatch } from "./init.ts";
 import { LAST_COUNT, StagedRowsMember } from "./member.ts";
 import { parseWrite, type RowOp, resultOf } from "./parse.ts";
 import { commitAnswer, StagedCommitMember } from "./staged-member.ts";
@@ -26,7 +27,7 @@ export type SqlWritePlan =
        */
       alone: boolean;
     }
-  | { kind: "create-lake"; dataPath: string; result: SqlResult };
+  | { kind: "create-lake"; dataPath: string; encrypted: boolean; result: SqlResult };
 
 /**
  * True when the request removes snapshots (ducklake_expire_snapshots): the writer then supplies the
@@ -42,14 +43,18 @@ export function planSqlWrite(
   sql: string,
   idempotencyKey?: string,
   pinned: ReadonlyMap<number, string> = new Map(),
+  /** The hashed Quack connection id the request came on: its flush marks (`flush-marks.ts`). */
+  connection?: string,
 ): SqlWritePlan {
+  const own = (m: SelfStagedMember, ops: readonly RowOp[] | null): SelfStagedMember =>
+    connection === undefined ? m : withFlushMarks(m, ops, connection);
   const statements = splitStatements(sql);
   // DuckLake's server-side commit: the whole staged batch is this one request (docs/decisions/0260-staged-commit.md).
   if (statements.some(isStagedStatement)) {
     const member = new StagedCommitMember(parseStagedBatch(statements), idempotencyKey);
     return {
       kind: "commit",
-      member,
+      member: own(member, null),
       answer: (r) => commitAnswer(r.snapshotId, r.schemaVersion, member.hadFlushes),
       alone: false,
     };
@@ -57,16 +62,16 @@ export function planSqlWrite(
   const ops = statements.map(parseWrite);
   const last = ops[ops.length - 1];
   if (last === undefined) throw new InvalidRequest("the SQL write holds no statement");
-  const dataPath = initBatchDataPath(ops);
-  if (dataPath !== undefined)
+  const init = initBatch(ops);
+  if (init !== undefined)
     return {
       kind: "create-lake",
-      dataPath,
+      ...init,
       result: resultOf(last, last.op === "insert" ? last.rows.length : 0),
     };
   return {
     kind: "commit",
-    member: new StagedRowsMember(ops, sql, idempotencyKey, pinned),
+    member: own(new StagedRowsMember(ops, sql, idempotencyKey, pinned), ops),
     answer: (r) => resultOf(last, Number(r.assigned[0]?.[LAST_COUNT] ?? 0)),
     alone: ops.some((op) => op.op === "insert" && op.table === "ducklake_snapshot"),
   };

@@ -52,6 +52,7 @@ import type {
 import { columnTree, parseValue } from "../../values/index.ts";
 import type { VerbContext } from "../../verbs/context.ts";
 import { dropDataFile, tableOfDroppedFile } from "../../verbs/ops/files.ts";
+import { endMacro, macroEntryKind } from "../../verbs/ops/macros.ts";
 import {
   readColumnStats,
   readTableStats,
@@ -224,6 +225,8 @@ export class Translator {
   private readonly newCatalogIds = new Set<number>();
   /** Tables whose live row this batch ended: a rename re-inserts the same id as the table's next version. */
   private readonly endedTables = new Map<number, TableRecord>();
+  /** Views whose live row this batch ended: ALTER VIEW … RENAME re-inserts the same id, as for tables. */
+  private readonly endedViews = new Map<number, ViewRecord>();
   private readonly newFileIds = new Set<number>();
   /** ducklake_file_column_stats / file_partition_value rows, by data file, attached to the file's record. */
   private readonly fileStats = new Map<number, FileColumnStats[]>();
@@ -236,6 +239,11 @@ export class Translator {
   private readonly macroImpls = new Map<number, MacroImpl[]>();
   private readonly macroParams = new Map<string, MacroParameter[]>();
   private readonly partitionColumns = new Map<number, PartitionRecord["x_columns"]>();
+  /** ducklake_sort_expression rows by sort id, embedded in their ducklake_sort_info record. */
+  private readonly sortExpressions = new Map<
+    number,
+    { tableId: number; expr: SortRecord["x_expressions"][number] }[]
+  >();
   /** Inlined-data tables this batch creates (by name → its data columns). */
   private readonly createdInlined = new Map<string, string[]>();
   /** Per table: the next_row_id at the premise (first read), for the row-id range check. */
@@ -503,6 +511,29 @@ export class Translator {
             transform: str(r.transform, "transform"),
           });
           this.partitionColumns.set(p, list);
+        }
+      }
+      if (op.table === "ducklake_sort_expression") {
+        for (const r of cellsOf(op, DUCKLAKE_TABLES.ducklake_sort_expression ?? [])) {
+          const id = int(r.sort_id, "sort_id");
+          const direction = str(r.sort_direction, "sort_direction");
+          const nulls = str(r.null_order, "null_order");
+          if (direction !== "ASC" && direction !== "DESC")
+            throw bad(`sort direction ${quoteName(direction)} is not ASC or DESC`);
+          if (nulls !== "NULLS_FIRST" && nulls !== "NULLS_LAST")
+            throw bad(`null order ${quoteName(nulls)} is not NULLS_FIRST or NULLS_LAST`);
+          const list = this.sortExpressions.get(id) ?? [];
+          list.push({
+            tableId: int(r.table_id, "table_id"),
+            expr: {
+              sort_key_index: int(r.sort_key_index, "sort_key_index"),
+              expression: str(r.expression, "expression"),
+              dialect: str(r.dialect, "dialect"),
+              sort_direction: direction,
+              null_order: nulls,
+            },
+          });
+          this.sortExpressions.set(id, list);
         }
       }
       if (op.table === "ducklake_file_column_stats") {
@@ -1091,9 +1122,13 @@ export class Translator {
         case "ducklake_macro_impl":
         case "ducklake_macro_parameters":
         case "ducklake_partition_column":
+        case "ducklake_sort_expression":
           break; // read up front, embedded in their parent
         case "ducklake_partition_info":
           await this.insertPartition(r);
+          break;
+        case "ducklake_sort_info":
+          await this.insertSort(r);
           break;
         case "ducklake_tag":
           await this.insertTag(
@@ -1766,8 +1801,7 @@ export class Translator {
       for (const id of op.ids) {
         const rec = await ctx.read<MacroRecord>(keys.current(Kind.macro, id), ValueKind.macro, "macro");
         if (!rec) continue;
-        ctx.endVersion(Kind.macro, [id], ValueKind.macro, rec);
-        await ctx.removeNameEntry(NameSpace.macro, rec.schema_id, rec.macro_name);
+        await endMacro(ctx, rec);
         n++;
       }
       return n;
@@ -1778,6 +1812,7 @@ export class Translator {
         if (!rec) continue;
         ctx.endVersion(Kind.view, [v], ValueKind.view, rec);
         await ctx.removeNameEntry(NameSpace.relation, rec.schema_id, rec.view_name);
+        this.endedViews.set(v, rec);
         n++;
       }
       return n;
@@ -1844,6 +1879,7 @@ export class Translator {
     return [
       ...[...this.fileStats.keys(), ...this.partitionValues.keys()].map((f) => `data file ${f}`),
       ...[...this.partitionColumns.keys()].map((p) => `partition ${p}`),
+      ...[...this.sortExpressions.keys()].map((x) => `sort ${x}`),
       ...[...this.macroImpls.keys()].map((m) => `macro ${m}`),
       ...[...this.macroParams.keys()].map((k) => `macro impl ${k}`),
     ];
@@ -1851,7 +1887,15 @@ export class Translator {
 
   private async insertView(r: Cells): Promise<void> {
     const ctx = this.ctx;
-    const id = this.catalogId(int(r.view_id, "view_id"), "view");
+    const given = int(r.view_id, "view_id");
+    // ALTER VIEW … RENAME TO ends the view's row and inserts its next version under the same id and uuid.
+    const previous = this.endedViews.get(given);
+    const id = previous ? given : this.catalogId(given, "view");
+    if (previous) {
+      this.endedViews.delete(given);
+      if (str(r.view_uuid, "view_uuid") !== previous.view_uuid)
+        throw bad(`view id ${id} is re-inserted with a different view_uuid`);
+    }
     this.begin(r.begin_snapshot, "view");
     this.noEnd(r.end_snapshot, "view");
     const schema = await ctx.schemaById(int(r.schema_id, "schema_id"));
@@ -1879,9 +1923,6 @@ export class Translator {
     this.noEnd(r.end_snapshot, "macro");
     const schema = await ctx.schemaById(int(r.schema_id, "schema_id"));
     const name = str(r.macro_name, "macro_name");
-    const existing = await ctx.lookupName(NameSpace.macro, schema.schema_id, name);
-    if (existing)
-      throw new AlreadyExists(`macro ${quoteName(schema.schema_name)}.${quoteName(name)} already exists`);
     const impls = (this.macroImpls.get(id) ?? []).map((i) => {
       const key = `${id}/${i.impl_id}`;
       const params = this.macroParams.get(key) ?? [];
@@ -1890,6 +1931,11 @@ export class Translator {
     });
     this.macroImpls.delete(id);
     if (impls.length === 0) throw bad(`macro ${id} has no ducklake_macro_impl row`);
+    // A scalar and a table macro of one name coexist, as in DuckDB's catalog.
+    const kind = macroEntryKind(impls.every((i) => i.type === "table") ? "table" : "scalar");
+    const existing = await ctx.lookupName(NameSpace.macro, schema.schema_id, name, kind);
+    if (existing)
+      throw new AlreadyExists(`macro ${quoteName(schema.schema_name)}.${quoteName(name)} already exists`);
     ctx.putVersion<MacroRecord>(Kind.macro, [id], ValueKind.macro, {
       macro_id: id,
       schema_id: schema.schema_id,
@@ -1898,7 +1944,7 @@ export class Translator {
       end_snapshot: null,
       x_impls: impls,
     });
-    await ctx.addNameEntry(NameSpace.macro, schema.schema_id, { name, id, kind: "macro" });
+    await ctx.addNameEntry(NameSpace.macro, schema.schema_id, { name, id, kind });
     ctx.createdInSchemaIds.set(schema.schema_name.toLowerCase(), schema.schema_id);
   }
 
@@ -1927,6 +1973,34 @@ export class Translator {
       begin_snapshot: this.S,
       end_snapshot: null,
       x_columns: cols.sort((a, b) => a.partition_key_index - b.partition_key_index),
+    });
+  }
+
+  /**
+   * `ALTER TABLE … SET SORTED BY`: a new sort version of a live table (its expressions embedded, in key
+   * order), after the `UPDATE ducklake_sort_info SET end_snapshot` that ends the previous one. The
+   * expressions are DuckDB SQL kept as text, as stock keeps them.
+   */
+  private async insertSort(r: Cells): Promise<void> {
+    const t = int(r.table_id, "table_id");
+    await this.liveTable(t);
+    const id = this.catalogId(int(r.sort_id, "sort_id"), "sort");
+    this.begin(r.begin_snapshot, "sort");
+    this.noEnd(r.end_snapshot, "sort");
+    const exprs = this.sortExpressions.get(id) ?? [];
+    this.sortExpressions.delete(id);
+    const live = await this.ctx.scan<SortRecord>(keys.current(Kind.sort, t), ValueKind.sort, "sort");
+    if (live.some((x) => x.end_snapshot === null))
+      throw bad(`table ${t} already has a live sort order; end it before inserting sort ${id}`);
+    const wrong = exprs.find((e) => e.tableId !== t);
+    if (wrong) throw bad(`sort ${id}'s expression names table ${wrong.tableId}, not ${t}`);
+    const x_expressions = exprs.map((e) => e.expr).sort((a, b) => a.sort_key_index - b.sort_key_index);
+    this.ctx.putVersion<SortRecord>(Kind.sort, [t, id], ValueKind.sort, {
+      sort_id: id,
+      table_id: t,
+      begin_snapshot: this.S,
+      end_snapshot: null,
+      x_expressions,
     });
   }
 

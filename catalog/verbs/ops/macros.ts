@@ -8,14 +8,14 @@ import type { RelationRef, VerbOf } from "../schema.ts";
 
 export async function createMacro(ctx: VerbContext, v: VerbOf<"create_macro">): Promise<Assigned> {
   const schema = await ctx.schema(v.schema ?? MAIN_SCHEMA);
-  const existing = await ctx.lookupName(NameSpace.macro, schema.schema_id, v.name);
+  const type = v.type ?? "scalar";
+  const existing = await ctx.lookupName(NameSpace.macro, schema.schema_id, v.name, macroEntryKind(type));
   if (existing) {
     throw new AlreadyExists(
       `macro ${quoteName(schema.schema_name)}.${quoteName(v.name)} already exists (id ${existing.id})`,
     );
   }
   const macroId = ctx.catalogId();
-  const type = v.type ?? "scalar";
   ctx.putVersion<MacroRecord>(Kind.macro, [macroId], ValueKind.macro, {
     macro_id: macroId,
     schema_id: schema.schema_id,
@@ -37,7 +37,11 @@ export async function createMacro(ctx: VerbContext, v: VerbOf<"create_macro">): 
       })),
     })),
   });
-  await ctx.addNameEntry(NameSpace.macro, schema.schema_id, { name: v.name, id: macroId, kind: "macro" });
+  await ctx.addNameEntry(NameSpace.macro, schema.schema_id, {
+    name: v.name,
+    id: macroId,
+    kind: macroEntryKind(type),
+  });
   ctx.createdName(
     type === "table" ? "createdTableMacros" : "createdScalarMacros",
     { schema: schema.schema_name, name: v.name },
@@ -45,6 +49,27 @@ export async function createMacro(ctx: VerbContext, v: VerbOf<"create_macro">): 
   );
   ctx.bumpSchema();
   return { macroId };
+}
+
+/**
+ * The name-index kind of a macro: a scalar and a table macro of one name coexist, as in DuckDB
+ * (docs/decisions/0440-commit-space.md).
+ */
+export function macroEntryKind(type: string): "macro" | "table_macro" {
+  return type === "table" ? "table_macro" : "macro";
+}
+
+/** Ends macro `m`'s live version and its name entry (of its kind); true for a table macro. */
+export async function endMacro(ctx: VerbContext, m: MacroRecord): Promise<boolean> {
+  ctx.endVersion(Kind.macro, [m.macro_id], ValueKind.macro, m);
+  const isTable = m.x_impls.every((i) => i.type === "table");
+  await ctx.removeNameEntry(
+    NameSpace.macro,
+    m.schema_id,
+    m.macro_name,
+    macroEntryKind(isTable ? "table" : "scalar"),
+  );
+  return isTable;
 }
 
 async function macroOf(ctx: VerbContext, ref: RelationRef): Promise<MacroRecord> {
@@ -64,9 +89,7 @@ async function macroOf(ctx: VerbContext, ref: RelationRef): Promise<MacroRecord>
 
 export async function dropMacro(ctx: VerbContext, v: VerbOf<"drop_macro">): Promise<Assigned> {
   const m = await macroOf(ctx, v.macro);
-  ctx.endVersion(Kind.macro, [m.macro_id], ValueKind.macro, m);
-  await ctx.removeNameEntry(NameSpace.macro, m.schema_id, m.macro_name);
-  const isTable = m.x_impls.every((i) => i.type === "table");
+  const isTable = await endMacro(ctx, m);
   ctx.change(isTable ? "droppedTableMacros" : "droppedScalarMacros", m.macro_id);
   ctx.bumpSchema();
   return { macroId: m.macro_id };

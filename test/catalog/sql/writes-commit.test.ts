@@ -180,12 +180,26 @@ describe("lake creation over Quack", () => {
   it("an initialization batch with values other than DuckLake's initial ones is refused", async () => {
     const lake = lakeName("init-bad");
     rigLake(lake);
-    const r = await write(lake, INIT.replace("('encrypted', 'false')", "('encrypted', 'true')"), {
+    const r = await write(lake, INIT.replace("('encrypted', 'false')", "('encrypted', 'maybe')"), {
       mayCreateLake: true,
     });
     expect(r.ok ? "ok" : r.error.code).toBe("Unsupported");
     const absent = await rpc(lake).head(lake);
     expect(absent.ok ? "ok" : absent.error.code).toBe("NotFound");
+  });
+
+  it("ATTACH … (ENCRYPTED): the initialization batch creates a lake whose metadata says encrypted (0440)", async () => {
+    const lake = lakeName("init-encrypted");
+    rigLake(lake);
+    const r = await write(lake, INIT.replace("('encrypted', 'false')", "('encrypted', 'true')"), {
+      mayCreateLake: true,
+    });
+    if (!r.ok) throw new Error(r.error.message);
+    const rows = await allRows(lake, r.value.position);
+    const meta = Object.fromEntries(
+      (rows.ducklake_metadata as { key: string; value: string }[]).map((x) => [x.key, x.value]),
+    );
+    expect(meta.encrypted).toBe("true");
   });
 });
 

@@ -127,7 +127,8 @@ export class AlarmPass {
     // 5. The maintenance jobs (maintenance/run.ts), each an ordinary commit through the coalescer or a
     // head-preserving batch in its slot; what their runs mean for the next alarm is maintenance/'s.
     let timedProgress = false;
-    if (!this.d.terminal()) {
+    // Off only by the tunable `scheduledMaintenance` (decision 0411); explicit runs are unaffected.
+    if (!this.d.terminal() && host.tunables.scheduledMaintenance) {
       const follow = passFollowUp(await this.d.maintenancePass(s, { scheduled: true }));
       more ||= follow.more;
       timedProgress = follow.timedProgress;

@@ -8,6 +8,7 @@ export * from "./kind.ts";
 export * from "./lexer.ts";
 export {
   answerRead,
+  type DataObjects,
   findReadTemplate,
   READ_TEMPLATES,
   type ReadTemplate,

@@ -9,6 +9,7 @@ import { DATA_FILE_READS } from "./files/data-files.ts";
 import { INLINED_DATA_READS } from "./files/inlined-data.ts";
 import { INLINED_DELETE_READS } from "./files/inlined-deletes.ts";
 import { MAINTENANCE_READS } from "./files/maintenance.ts";
+import { ORPHAN_LISTING_READS } from "./files/orphan-listing.ts";
 import { REWRITE_READS } from "./files/rewrite.ts";
 import type { ReadTemplate } from "./reads.ts";
 
@@ -19,5 +20,6 @@ export const FILE_READS: readonly ReadTemplate[] = [
   ...CHANGES_READS,
   ...MAINTENANCE_READS,
   ...CLEANUP_READS,
+  ...ORPHAN_LISTING_READS,
   ...REWRITE_READS,
 ];

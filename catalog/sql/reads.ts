@@ -40,6 +40,20 @@ export interface SqlReadContext {
    * beginning at or before it are skipped): `writes/flush-marks.ts`, docs/decisions/0440-commit-space.md.
    */
   flushHidden?: () => Promise<ReadonlyMap<string, number>>;
+  /**
+   * The objects under the lake's own data prefix with R2's upload times, listed by the Worker for the orphan
+   * listing (`files/orphan-listing.ts`, docs/decisions/0630-quack-orphan-listing-grace.md); null when the
+   * lake's data path is external (decision 0502: DuckDB alone holds its files). Absent: that listing is
+   * refused, since no one can tell which objects are uploads in flight.
+   */
+  dataObjects?: () => Promise<DataObjects | null>;
+}
+
+/** The objects of a lake's data prefix at one moment (`nowMs`, the lister's clock). */
+export interface DataObjects {
+  nowMs: number;
+  /** Each object's path below the data prefix (relative to `data_path`) and R2's upload time. */
+  objects: readonly { path: string; uploadedMs: number }[];
 }
 
 export interface ReadTemplate {

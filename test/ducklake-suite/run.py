@@ -234,7 +234,6 @@ CLASSES = [
     ("commit conflict", r"commit conflict|[Cc]onflict"),
     ("commit refused", r"Failed to flush changes into DuckLake"),
     ("server-written file not visible", r"Cannot open file .*ducklake-[0-9a-f-]+\.parquet"),
-    ("by design: orphan deletion (0332)", r"ducklake_delete_orphaned_files is not run by clients"),
     ("encrypted metadata refused", r"metadata encrypted is"),
     ("Quack APPEND_REQUEST unsupported", r"APPEND_REQUEST is not supported"),
     ("expected error not raised", r"^statement succeeded, an error was expected"),
@@ -283,7 +282,6 @@ OWNER = {
     "commit refused": "open: owned by issue 26",
     "commit conflict": "open: owned by issue 26",
     "Quack APPEND_REQUEST unsupported": "open: owned by issue 26",
-    "by design: orphan deletion (0332)": "by-design: docs/decisions/0332-quack-orphan-listing-refused.md",
     "encrypted metadata refused": "by-design: docs/decisions/0231-lake-creation-data-path.md",
 }
 # Files whose failure is a by-design difference whatever its class (each with its record).

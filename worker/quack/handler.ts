@@ -22,6 +22,7 @@ import { callWriter } from "../lake-rpc.ts";
 import { clientMessage } from "../lakes.ts";
 import { log } from "../log.ts";
 import { type DataChunk, toChunks } from "./chunk.ts";
+import { listDataObjects } from "./data-objects.ts";
 import { QuackForbidden, QuackLimit, QuackProtocolError } from "./errors.ts";
 import {
   CLIENT_MESSAGE_TYPES,
@@ -205,6 +206,7 @@ async function answerReads(
         hidden ??= flushMarksOf(opened.view, connection);
         return hidden;
       },
+      dataObjects: () => listDataObjects(req.env, session.lake, opened.view, req.now),
     };
   } catch (err) {
     if (!(err instanceof LakeNotFound)) throw err;

@@ -1,41 +1,13 @@
 /**
- * Lake-wide file listings of maintenance. The file listing of `ducklake_delete_orphaned_files` (the full
- * path of every data and delete file the catalog names, and of every file scheduled for deletion; DuckDB
- * lists the data directory itself and deletes what is not named) is recognised and refused: a client
- * deleting by it would delete outside the writer's fences, an in-flight commit's upload included; the
- * lake's job 5 collects orphans instead (decision docs/decisions/0332-quack-orphan-listing-refused.md,
- * replacing the listing of docs/decisions/0242-quack-cleanup-and-orphans.md).
+ * Lake-wide file listings of maintenance: expire_snapshots' listing of the files to schedule for deletion.
+ * The orphan listing of `ducklake_delete_orphaned_files` is `orphan-listing.ts`.
  */
-import { InvalidRequest, Unsupported } from "../../errors.ts";
+import { InvalidRequest } from "../../errors.ts";
 import { ducklakeTable, type Row } from "../../reads/ducklake-tables.ts";
 import { type Statement, shapeOf } from "../lexer.ts";
 import type { ReadTemplate } from "../reads.ts";
 import { type SqlValue, T } from "../result.ts";
 import { big, col, shapeOfSql } from "./common.ts";
-
-const ORPHAN_LISTING = shapeOfSql(
-  `SELECT REPLACE( CASE WHEN NOT file_relative THEN file_path ELSE CASE WHEN NOT table_relative THEN table_path || file_path ELSE CASE WHEN NOT schema_relative THEN schema_path || table_path || file_path ELSE '/data/' || schema_path || table_path || file_path END END END, '/', '/' ) AS full_path FROM (SELECT s.path AS schema_path, t.path AS table_path, file_path, s.path_is_relative AS schema_relative, t.path_is_relative AS table_relative, file_relative FROM ( SELECT f.path AS file_path, f.path_is_relative AS file_relative, table_id FROM "main".ducklake_data_file f UNION ALL SELECT f.path AS file_path, f.path_is_relative AS file_relative, table_id FROM "main".ducklake_delete_file f ) AS f JOIN "main".ducklake_table t ON f.table_id = t.table_id JOIN "main".ducklake_schema s ON t.schema_id = s.schema_id) AS r UNION ALL SELECT REPLACE( CASE WHEN NOT f.path_is_relative THEN f.path ELSE '/data/' || f.path END , '/', '/' ) AS full_path FROM "main".ducklake_files_scheduled_for_deletion f`,
-);
-
-/**
- * Why the listing is refused (decision 0332): whatever it names, DuckDB deletes every object under the data
- * path it does not name, with only its own cutoff (none under `cleanup_all`), and the catalog cannot name
- * an object no commit has registered yet — so a file whose commit is in flight would be offered.
- */
-export const ORPHAN_LISTING_REFUSED =
-  "ducklake_delete_orphaned_files is not run by clients on this lake: DuckDB would delete every object " +
-  "the catalog does not name yet, including a file whose commit is in flight. The lake collects orphans " +
-  "itself with maintenance job delete_files (job 5), after the delete_older_than grace and behind the " +
-  "writer's fences; run it now with POST /v1/lakes/{lake}/maintenance " +
-  '{"jobs":["delete_files"]} and see its runs with GET /v1/lakes/{lake}/maintenance';
-
-const orphanListing: ReadTemplate = {
-  name: "maintenance.orphan_listing",
-  matches: (s) => s === ORPHAN_LISTING,
-  answer: async () => {
-    throw new Unsupported(ORPHAN_LISTING_REFUSED);
-  },
-};
 
 /**
  * expire_snapshots' listing of the files to schedule for deletion when it also drops whole tables: the
@@ -111,4 +83,4 @@ const expiredFiles: ReadTemplate = {
   },
 };
 
-export const CLEANUP_READS: readonly ReadTemplate[] = [orphanListing, expiredFiles];
+export const CLEANUP_READS: readonly ReadTemplate[] = [expiredFiles];

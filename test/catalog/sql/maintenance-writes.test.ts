@@ -3,16 +3,19 @@
  * row-equality replay of `writes.test.ts`: nested literals parse to nested values (and a bound on depth),
  * the flush's lone pre-commit DELETE only counts, a flush batch whose file does not hold the flushed rows
  * writes nothing, expire_snapshots never removes the head or a snapshot a live checkpoint pins (the whole
- * request refused, nothing written), the orphan listing is refused (decision 0332), and the rewrite's
- * per-file stats and the `versions => [...]` snapshot read answer from the catalog's rows.
+ * request refused, nothing written), the orphan listing names the catalog's files as stock does and, for a
+ * lake on its own prefix, every upload still within the grace (decision 0630), and the rewrite's per-file stats and the `versions => [...]` snapshot read answer from the catalog's rows.
  * Decisions: docs/decisions/0240-quack-flush-inlined-data.md, 0241-quack-expire-snapshots.md,
- * 0242-quack-cleanup-and-orphans.md, 0243-quack-rewrite-data-files.md, 0244-quack-nested-literals.md.
+ * 0242-quack-cleanup-and-orphans.md, 0630-quack-orphan-listing-grace.md, 0243-quack-rewrite-data-files.md, 0244-quack-nested-literals.md.
  */
+
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { lakeDataUrl } from "../../../catalog/data-path.ts";
 import { InvalidRequest, Unsupported } from "../../../catalog/errors.ts";
 import { ducklakeTable, inlinedTablesAt } from "../../../catalog/index.ts";
 import { readInlineFloor } from "../../../catalog/inline-floor.ts";
-import { ORPHAN_LISTING_REFUSED } from "../../../catalog/sql/files/cleanup.ts";
+import { ORPHAN_LISTING_UNPROTECTED } from "../../../catalog/sql/files/orphan-listing.ts";
 import { answerRead, splitStatements } from "../../../catalog/sql/index.ts";
 import type { SqlWriteAnswer, SqlWriteRequest } from "../../../catalog/sql/writes/contract.ts";
 import { MAX_NESTED_DEPTH, parseWrite } from "../../../catalog/sql/writes/parse.ts";
@@ -21,6 +24,8 @@ import type { HeadAnswer } from "../../../durable-objects/types.ts";
 import type { CheckpointInfo } from "../../../storage/api.ts";
 import { openLatest } from "../../../storage/index.ts";
 import { dataObjectKey } from "../../../storage/keys.ts";
+import type { Env } from "../../../worker/env.ts";
+import { listDataObjects } from "../../../worker/quack/data-objects.ts";
 import { lakeName, realBucket, rigLake, stub } from "../../durable-objects/support.ts";
 import fixture from "../../support/quack-writes.ts";
 
@@ -41,23 +46,29 @@ interface Rpc {
   createCheckpoint(lake: string, options: { lifetimeMs?: number }): Promise<Envelope<CheckpointInfo>>;
 }
 const rpc = (lake: string): Rpc => stub(lake) as unknown as Rpc;
+const workerEnv = env as unknown as Env;
 
 function ok<T>(e: Envelope<T>): T {
   if (!e.ok) throw new Error(`expected success, got ${e.error.code}: ${e.error.message}`);
   return e.value;
 }
 
+/** Replays captured writes; `ownPrefix` swaps the capture's local data path for the lake's own R2 prefix. */
 async function replay(
   tag: string,
   scenario: string,
   steps: string[],
+  ownPrefix = false,
 ): Promise<{ lake: string; position: number }> {
   const lake = lakeName(tag);
   rigLake(lake);
   let position = 0;
+  const own = lakeDataUrl(workerEnv.BUCKET_NAME, lake);
   for (const step of steps)
-    for (const sql of writesOf(scenario, step))
+    for (const captured of writesOf(scenario, step)) {
+      const sql = ownPrefix ? captured.replace(/'\/tmp\/qd-capture-[^']*\/data\/'/g, `'${own}'`) : captured;
       position = ok(await rpc(lake).sqlWrite(lake, { sql, mayCreateLake: step === "attach_new" })).position;
+    }
   return { lake, position };
 }
 
@@ -327,30 +338,83 @@ describe("expiry of dropped tables and unseen files", () => {
   });
 });
 
-describe("maintenance listings", () => {
-  it("the orphan listing is refused (an in-flight commit's upload is never offered); the rewrite reads per-file stats", async () => {
-    const { lake, position } = await replay("listings", "maintenance", [
-      "attach_new",
-      "create_schema",
-      "create_table",
-      "insert_file",
-      "insert_file_2",
-      "merge",
-    ]);
-    // The upload of a commit still in flight: under the data prefix, named by no catalog row yet. A
-    // listing of the catalog's files cannot name it, and DuckDB deletes every object the listing leaves
-    // out, so the listing is refused whole (decision 0332) and no object is offered at all.
+const ORPHAN_SQL = (d: string, e: string): string =>
+  `SELECT REPLACE( CASE WHEN NOT file_relative THEN file_path ELSE CASE WHEN NOT table_relative THEN table_path || file_path ELSE CASE WHEN NOT schema_relative THEN schema_path || table_path || file_path ELSE '${d}' || schema_path || table_path || file_path END END END, '/', '/' ) AS full_path FROM (SELECT s.path AS schema_path, t.path AS table_path, file_path, s.path_is_relative AS schema_relative, t.path_is_relative AS table_relative, file_relative FROM ( SELECT f.path AS file_path, f.path_is_relative AS file_relative, table_id FROM "main".ducklake_data_file f UNION ALL SELECT f.path AS file_path, f.path_is_relative AS file_relative, table_id FROM "main".ducklake_delete_file f ) AS f JOIN "main".ducklake_table t ON f.table_id = t.table_id JOIN "main".ducklake_schema s ON t.schema_id = s.schema_id) AS r UNION ALL SELECT REPLACE( CASE WHEN NOT f.path_is_relative THEN f.path ELSE '${e}' || f.path END , '/', '/' ) AS full_path FROM "main".ducklake_files_scheduled_for_deletion f`;
+const MAINTENANCE_STEPS = [
+  "attach_new",
+  "create_schema",
+  "create_table",
+  "insert_file",
+  "insert_file_2",
+  "merge",
+];
+/** Job 5's default grace (`delete_older_than` unset), which the listing's protection uses too. */
+const DAY_MS = 24 * 3600_000;
+
+describe("the orphan listing (decision 0630)", () => {
+  it("names every catalog file and every scheduled one, as stock; an external lake's listing is stock's alone", async () => {
+    const { lake, position } = await replay("orphans-external", "maintenance", MAINTENANCE_STEPS);
+    // An object under the lake's R2 prefix: the lake's data path is a local directory (external), so R2
+    // is not its data and the listing is stock's, whatever R2 holds.
+    await realBucket().put(dataObjectKey(lake, "main/t/stray.parquet"), new Uint8Array(16));
+    const view = await openLatest(realBucket(), lake, { after: position });
+    const [stmt] = splitStatements(ORPHAN_SQL("/d/", "/e/"));
+    const got = await answerRead(
+      { view, memo: new Map(), dataObjects: () => listDataObjects(workerEnv, lake, view, Date.now()) },
+      stmt as NonNullable<typeof stmt>,
+    );
+    expect(got.columns.map((c) => c.name)).toEqual(["full_path"]);
+    const files = await ducklakeTable(view, "ducklake_data_file");
+    const scheduled = await ducklakeTable(view, "ducklake_files_scheduled_for_deletion");
+    expect(scheduled.length).toBeGreaterThan(0);
+    expect(got.rows.length).toBe(files.length + scheduled.length);
+    const paths = got.rows.map((r) => r[0] as string);
+    for (const f of files)
+      expect(paths.some((p) => p.startsWith("/d/") && p.endsWith(String(f.path)))).toBe(true);
+    for (const f of scheduled) expect(paths).toContain(`/e/${String(f.path)}`);
+    expect(paths.some((p) => p.includes("stray"))).toBe(false);
+  });
+
+  it("on the lake's own prefix names an upload within the grace (in flight) and offers it once the grace is past", async () => {
+    const { lake, position } = await replay("orphans-own", "maintenance", MAINTENANCE_STEPS, true);
+    const own = lakeDataUrl(workerEnv.BUCKET_NAME, lake);
+    // The upload of a commit still in flight: under the data prefix, named by no catalog row yet.
     await realBucket().put(dataObjectKey(lake, "main/t/in-flight.parquet"), new Uint8Array(16));
     const view = await openLatest(realBucket(), lake, { after: position });
-    const [orphans] = splitStatements(
-      `SELECT REPLACE( CASE WHEN NOT file_relative THEN file_path ELSE CASE WHEN NOT table_relative THEN table_path || file_path ELSE CASE WHEN NOT schema_relative THEN schema_path || table_path || file_path ELSE '/d/' || schema_path || table_path || file_path END END END, '/', '/' ) AS full_path FROM (SELECT s.path AS schema_path, t.path AS table_path, file_path, s.path_is_relative AS schema_relative, t.path_is_relative AS table_relative, file_relative FROM ( SELECT f.path AS file_path, f.path_is_relative AS file_relative, table_id FROM "main".ducklake_data_file f UNION ALL SELECT f.path AS file_path, f.path_is_relative AS file_relative, table_id FROM "main".ducklake_delete_file f ) AS f JOIN "main".ducklake_table t ON f.table_id = t.table_id JOIN "main".ducklake_schema s ON t.schema_id = s.schema_id) AS r UNION ALL SELECT REPLACE( CASE WHEN NOT f.path_is_relative THEN f.path ELSE '/e/' || f.path END , '/', '/' ) AS full_path FROM "main".ducklake_files_scheduled_for_deletion f`,
-    );
-    const refused = answerRead({ view, memo: new Map() }, orphans as NonNullable<typeof orphans>);
-    await expect(refused).rejects.toBeInstanceOf(Unsupported);
-    await expect(refused).rejects.toThrow(ORPHAN_LISTING_REFUSED);
-    expect(ORPHAN_LISTING_REFUSED).toContain("delete_files");
-    expect(await realBucket().head(dataObjectKey(lake, "main/t/in-flight.parquet"))).not.toBeNull();
+    const [stmt] = splitStatements(ORPHAN_SQL(own, own));
+    const listing = async (nowMs: number): Promise<string[]> =>
+      (
+        await answerRead(
+          { view, memo: new Map(), dataObjects: () => listDataObjects(workerEnv, lake, view, nowMs) },
+          stmt as NonNullable<typeof stmt>,
+        )
+      ).rows.map((r) => r[0] as string);
+    const files = await ducklakeTable(view, "ducklake_data_file");
+    const scheduled = await ducklakeTable(view, "ducklake_files_scheduled_for_deletion");
+    const catalogRows = files.length + scheduled.length;
+    const head = await realBucket().head(dataObjectKey(lake, "main/t/in-flight.parquet"));
+    const uploaded = head?.uploaded.getTime() ?? Number.NaN;
 
+    // Within the grace: named, so the client keeps it whatever older_than or cleanup_all it was given.
+    const young = await listing(uploaded + DAY_MS - 1);
+    expect(young).toContain(`${own}main/t/in-flight.parquet`);
+    expect(young.length).toBe(catalogRows + 1);
+    // Past the grace (job 5's too): a true orphan, left out like stock, so the client deletes it.
+    const old = await listing(uploaded + DAY_MS);
+    expect(old).not.toContain(`${own}main/t/in-flight.parquet`);
+    expect(old.length).toBe(catalogRows);
+
+    // Without a listing of the prefix no one can tell uploads in flight: refused, never answered short.
+    const refused = answerRead({ view, memo: new Map() }, stmt as NonNullable<typeof stmt>);
+    await expect(refused).rejects.toBeInstanceOf(Unsupported);
+    await expect(refused).rejects.toThrow(ORPHAN_LISTING_UNPROTECTED);
+  });
+});
+
+describe("maintenance listings", () => {
+  it("the rewrite reads per-file stats", async () => {
+    const { lake, position } = await replay("listings", "maintenance", MAINTENANCE_STEPS);
+    const view = await openLatest(realBucket(), lake, { after: position });
     const files = await ducklakeTable(view, "ducklake_data_file");
     const tableId = Number(files[0]?.table_id);
     const [stats] = splitStatements(

@@ -81,8 +81,9 @@ export async function maintenanceSettings(view: ReadView): Promise<MaintenanceSe
   const del = options.delete_older_than;
   return {
     enabled,
-    expireOlderThanMs: expire === undefined ? null : intervalMs(expire),
-    deleteOlderThanMs: del === undefined ? DEFAULT_DELETE_GRACE_MS : intervalMs(del),
+    // '' is DuckLake's "no default" (set_option accepts it): the same as unset here.
+    expireOlderThanMs: expire === undefined || expire === "" ? null : intervalMs(expire),
+    deleteOlderThanMs: del === undefined || del === "" ? DEFAULT_DELETE_GRACE_MS : intervalMs(del),
     options,
   };
 }

@@ -6,6 +6,10 @@ Quack secret, the ATTACH), and the same rows everywhere:
   `ducklake_merge_adjacent_files`, the writer's own `flush_inlined` followed by a DuckDB read,
   `ducklake_expire_snapshots` + `ducklake_cleanup_old_files` (the files leave the lake's prefix);
 - the rows API reading DuckDB's Parquet and DuckDB reading the rows flusher's Parquet;
+- `ducklake_delete_orphaned_files` (decision 0630): an upload whose commit is in flight (PUT through the S3
+  endpoint, its transaction still open) survives the CALL even under `cleanup_all`, the transaction then
+  commits and reads every row; an object no catalog row names, once past the lake's `delete_older_than`
+  grace, is deleted by the same CALL, and no registered file is;
 - the README's old local recipe (`ATTACH … (DATA_PATH '<dir>')`): many inserts and the lake's maintenance
   later, DuckDB still reads every row; the writer's file jobs and row writes say why they are off.
 
@@ -184,11 +188,58 @@ def the_local_directory(port, inserts):
     fresh.close()
 
 
+def the_orphan_listing(port):
+    """`ducklake_delete_orphaned_files` on a lake's own prefix (docs/decisions/0630): the client globs the
+    prefix through the S3 endpoint and deletes what the listing does not name; the listing names every
+    upload younger than the grace, so a transaction's upload in flight is kept and a true orphan goes."""
+    lake = "orphans"
+    a, _ = recipe_session(port, lake)
+    b, _ = recipe_session(port, lake)
+    status, summary = api(port, "GET", f"/v1/lakes/{lake}")
+    data_path = summary["dataPath"] if status == 200 else None
+    check("the orphans lake is on its own prefix", data_path and data_path.startswith("r2://")
+          and not summary.get("dataPathExternal"), summary)
+    parquet = lambda con: sorted(r[0] for r in con.execute(f"SELECT file FROM glob('{data_path}**/*.parquet')").fetchall())
+    a.execute(f"CREATE TABLE {lake}.t (i BIGINT)")
+    a.execute(f"INSERT INTO {lake}.t SELECT * FROM range(5000)")
+    committed = parquet(b)
+    # The in-flight upload: a transaction that wrote its Parquet through the endpoint and has not committed.
+    a.execute("BEGIN")
+    a.execute(f"INSERT INTO {lake}.t SELECT * FROM range(5000, 12000)")
+    in_flight = sorted(set(parquet(b)) - set(committed))
+    check("the open transaction's upload is in the prefix", len(in_flight) >= 1, in_flight)
+    # A true orphan: an object no commit will ever name.
+    junk = f"{data_path}main/t/junk-orphan.parquet"
+    b.execute(f"COPY (SELECT 1 AS x) TO '{junk}' (FORMAT parquet)")
+    got = [r[0] for r in b.execute(f"CALL ducklake_delete_orphaned_files('{lake}', cleanup_all => true)").fetchall()]
+    left = parquet(b)
+    check("cleanup_all keeps the upload in flight and every registered file",
+          all(p in left for p in in_flight + committed) and not any(p in got for p in in_flight + committed),
+          {"deleted": got, "in_flight": in_flight})
+    check("an orphan within the grace is kept too (it may be a commit in flight)", junk in left, got)
+    a.execute("COMMIT")
+    got_rows = a.execute(f"SELECT count(*), sum(i) FROM {lake}.t").fetchone()
+    check("the in-flight transaction commits and reads every row after the CALL", got_rows == (12000, 71994000), got_rows)
+    # The lake's grace set to nothing: the junk object is past it, a true orphan, and deleted.
+    b.execute(f"CALL {lake}.set_option('delete_older_than', '0 seconds')")
+    got = [r[0] for r in b.execute(f"CALL ducklake_delete_orphaned_files('{lake}', cleanup_all => true)").fetchall()]
+    left = parquet(b)
+    check("an orphan past the grace is deleted, and only it", got == [junk] and junk not in left, {"deleted": got, "left": left})
+    c, _ = recipe_session(port, lake)
+    got_rows = c.execute(f"SELECT count(*), sum(i) FROM {lake}.t").fetchone()
+    check("every row reads after the orphan is gone (a new session)", got_rows == (12000, 71994000), got_rows)
+    b.execute("CHECKPOINT")
+    got_rows = c.execute(f"SELECT count(*), sum(i) FROM {lake}.t").fetchone()
+    check("CHECKPOINT runs on the lake's own prefix and every row still reads", got_rows == (12000, 71994000), got_rows)
+    for con in (a, b, c):
+        con.close()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--inserts", type=int, default=30)
-    ap.add_argument("--part", choices=["all", "plane", "local"], default="all")
+    ap.add_argument("--part", choices=["all", "plane", "orphans", "local"], default="all")
     args = ap.parse_args()
     take = suite.port_source()
     port, inspector = take(), take()
@@ -197,6 +248,8 @@ def main():
     try:
         if args.part in ("all", "plane"):
             the_lake_plane(port, args.rows)
+        if args.part in ("all", "orphans"):
+            the_orphan_listing(port)
         if args.part in ("all", "local"):
             the_local_directory(port, args.inserts)
     finally:

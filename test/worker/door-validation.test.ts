@@ -8,6 +8,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { MAX_INLINED_ROWS_PER_COMMIT } from "../../catalog/index.ts";
+import { DEFAULT_DELETE_GRACE_MS } from "../../catalog/maintenance/settings.ts";
 import { MAX_SQL_BYTES, MAX_STATEMENTS, splitStatements } from "../../catalog/sql/lexer.ts";
 import type { TypeNode } from "../../catalog/types.ts";
 import { parseValue } from "../../catalog/values/index.ts";
@@ -84,6 +85,18 @@ describe("finding 7: option values have DuckLake's ranges", () => {
     expect(text).toContain('"16000000000000000000"');
     expect(text).toContain('"1500"');
     expect(text).not.toMatch(/e\+/);
+  });
+
+  it("takes '' for the cleanup intervals, DuckLake's 'no default', which the lake's maintenance reads as unset", async () => {
+    const lake = "val-options-empty";
+    expect((await call(`/v1/lakes/${lake}`, { method: "PUT" })).status).toBe(201);
+    expect((await setOption(lake, "delete_older_than", "")).status).toBe(200);
+    expect((await setOption(lake, "expire_older_than", "")).status).toBe(200);
+    const m = (await (await call(`/v1/lakes/${lake}/maintenance`)).json()) as {
+      settings: { deleteOlderThanMs: number; expireOlderThanMs: number | null };
+    };
+    expect(m.settings.deleteOlderThanMs).toBe(DEFAULT_DELETE_GRACE_MS);
+    expect(m.settings.expireOlderThanMs).toBeNull();
   });
 });
 

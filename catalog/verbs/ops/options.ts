@@ -97,6 +97,8 @@ const interval = (v: string): string => {
   if (over) throw new BadValue(`${quoteName(v)} is out of range for an interval`);
   return v.trim();
 };
+/** DuckLake's cleanup intervals also take '' (no default: each call then names its cutoff), as stock stores it. */
+const intervalOrEmpty = (v: string): string => (v === "" ? "" : interval(v));
 
 const OPTIONS: Record<string, (v: string) => string> = {
   parquet_compression: (v) => {
@@ -133,8 +135,8 @@ const OPTIONS: Record<string, (v: string) => string> = {
     return String(n);
   },
   hive_file_pattern: bool,
-  delete_older_than: interval,
-  expire_older_than: interval,
+  delete_older_than: intervalOrEmpty,
+  expire_older_than: intervalOrEmpty,
   auto_compact: bool,
   per_thread_output: bool,
   write_deletion_vectors: bool,

@@ -136,6 +136,7 @@ export {
   MAX_OPS_PER_WRITE,
   MAX_UNFLUSHED_RECORDS,
 } from "./row-log-limits.ts";
+export type { DataObjects } from "./sql/reads.ts";
 export type { SqlWriteAnswer, SqlWriteRequest } from "./sql/writes/contract.ts";
 export { flushMarksOf } from "./sql/writes/flush-marks.ts";
 export { expiresSnapshots, planSqlWrite } from "./sql/writes/plan.ts";

@@ -473,45 +473,6 @@ def edge_auth_checks(edge_port):
     return problems
 
 
-def orphan_listing_refused(edge_port, work):
-    """`CALL ducklake_delete_orphaned_files` is refused on the edge (docs/decisions/0332): stock's client
-    deletes every object under the data path the catalog does not name, and an upload whose commit is in
-    flight is named by nothing yet. An object standing for such an upload survives the CALL, with or
-    without `cleanup_all`, and so does every row."""
-    lake, problems = "conf-orphan-refused", []
-    data = f"{work}/orphan-refused-data/"
-    con = connect()
-    try:
-        con.execute(f"CREATE SECRET (TYPE quack, TOKEN '{lake}:{DEV_TOKEN}', SCOPE 'quack:127.0.0.1:{edge_port}/{lake}')")
-        con.execute(ATTACH_SQL.replace("{attach}", f"ducklake:quack:127.0.0.1:{edge_port}/{lake}").replace("{data}", data))
-        con.execute("CREATE TABLE lake.t (i BIGINT)")
-        con.execute("INSERT INTO lake.t SELECT * FROM range(3000)")
-        files = glob.glob(f"{data}**/*.parquet", recursive=True)
-        in_flight = os.path.join(os.path.dirname(files[0]) if files else data, "in-flight-upload.parquet")
-        with open(in_flight, "wb") as f:
-            f.write(b"PAR1")
-        old = time.time() - 7 * 86400  # older than any cutoff the client might apply
-        os.utime(in_flight, (old, old))
-        for call in ("CALL ducklake_delete_orphaned_files('lake')",
-                     "CALL ducklake_delete_orphaned_files('lake', cleanup_all => true)"):
-            try:
-                got = con.execute(call).fetchall()
-                problems.append({"check": "delete_orphaned_files refused", "call": call, "got": got})
-            except duckdb.Error as e:
-                if "delete_files" not in str(e):
-                    problems.append({"check": "the refusal names job delete_files", "call": call, "got": str(e)})
-        if not os.path.exists(in_flight):
-            problems.append({"check": "the in-flight upload survives", "got": "deleted"})
-        got = con.execute("SELECT count(*), sum(i) FROM lake.t").fetchall()
-        if got != [(3000, 4498500)]:
-            problems.append({"check": "rows intact after the refused CALL", "got": got})
-    except duckdb.Error as e:
-        problems.append({"check": "orphan refusal session", "got": str(e)})
-    finally:
-        con.close()
-    return problems
-
-
 def http(port, method, path, body=None):
     req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", method=method,
                                  data=None if body is None else json.dumps(body).encode(),
@@ -602,14 +563,6 @@ def main():
                 print(json.dumps(problems, indent=1, default=str)[:4000])
             else:
                 print("ok   one catalog, two front doors (HTTP-created lake over Quack; Quack table in the scan plan)")
-        if "cleanup-old-files" in names:
-            problems = orphan_listing_refused(edge_port, work)
-            if problems:
-                failed += 1
-                print("FAIL delete_orphaned_files refused")
-                print(json.dumps(problems, indent=1, default=str)[:4000])
-            else:
-                print("ok   delete_orphaned_files refused; an in-flight upload survives it (decision 0332)")
         if n_process:
             started = time.time()
             problems = n_process_check.check(edge_port, take_port, work)

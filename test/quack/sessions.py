@@ -348,8 +348,8 @@ SESSIONS = {
         "CALL ducklake_cleanup_old_files('lake', cleanup_all => true)",
     ],
     # Cleanup after a merge: the replaced files are removed by DuckDB, their schedule rows by the commit
-    # (docs/decisions/0242). `ducklake_delete_orphaned_files` is refused on the edge (decision 0332): the
-    # edge-only check `orphan_listing_refused` in run.py.
+    # (docs/decisions/0242). `ducklake_delete_orphaned_files` on a local data path answers as stock (decision
+    # 0630); on a lake's own prefix, what it keeps is checked by test/quack/data_plane.py.
     "cleanup-old-files": [
         ATTACH,
         "CREATE TABLE lake.b (i BIGINT)",
@@ -357,6 +357,9 @@ SESSIONS = {
         "INSERT INTO lake.b SELECT * FROM range(3000)",
         "CALL ducklake_merge_adjacent_files('lake')",
         "CALL ducklake_cleanup_old_files('lake', cleanup_all => true)",
+        "CALL ducklake_delete_orphaned_files('lake', cleanup_all => true, dry_run => true)",
+        "CALL ducklake_delete_orphaned_files('lake', cleanup_all => true)",
+        "CHECKPOINT lake",
         "SELECT count(*), sum(i) FROM lake.b",
     ],
     # Nested values inlined (LIST, STRUCT, MAP, nested in each other, empty and NULL), read back.

@@ -6,8 +6,7 @@
  * catalog decides.
  */
 
-import { lakeDataPathExternal } from "../../catalog/index.ts";
-import type { DataObjects } from "../../catalog/sql/reads.ts";
+import { type DataObjects, lakeDataPathExternal } from "../../catalog/index.ts";
 import type { ReadView } from "../../storage/api.ts";
 import { dataObjectKey } from "../../storage/keys.ts";
 import type { Env } from "../env.ts";

@@ -9,6 +9,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { CommitResult, SqlWriteAnswer, SqlWriteRequest } from "../catalog/index.ts";
 import { InvalidRequest, type MemberResult, quoteName } from "../catalog/index.ts";
+import type { GuardedDeleteAnswer } from "../maintenance/guarded-delete.ts";
 import type { JobName, StoredJobRun } from "../maintenance/history.ts";
 import type { CheckpointInfo } from "../storage/api.ts";
 import { AlarmScheduler } from "./alarm.ts";
@@ -161,6 +162,14 @@ export class LakeWriter extends DurableObject<Cloudflare.Env> {
     selection: { jobs?: JobName[]; table?: { schema?: string; name: string } } = {},
   ): Promise<Envelope<StoredJobRun[]>> {
     return this.call(lake, (w) => w.runMaintenance(selection));
+  }
+
+  /**
+   * Deletes objects of the lake's data prefix for the S3 endpoint, behind job 5's fence: answers which
+   * were deleted and which a file version names (kept). Decision docs/decisions/0630-quack-orphan-listing-grace.md.
+   */
+  async deleteDataObjects(lake: string, paths: string[]): Promise<Envelope<GuardedDeleteAnswer>> {
+    return this.call(lake, (w) => w.deleteDataObjects(paths));
   }
 
   /** A caller's own group: one batch, one snapshot per member, per-member results. */

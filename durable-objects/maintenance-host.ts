@@ -7,6 +7,7 @@
 
 import type { CommitRequest } from "../catalog/index.ts";
 import { InvalidRequest, liveTableId } from "../catalog/index.ts";
+import { deleteUnreferenced, type GuardedDeleteAnswer } from "../maintenance/guarded-delete.ts";
 import { JOB_NAMES, type JobName, type JobRun, type StoredJobRun } from "../maintenance/history.ts";
 import { type PassSelection, runMaintenancePass } from "../maintenance/run.ts";
 import { nextDueAt } from "../maintenance/schedule.ts";
@@ -57,6 +58,27 @@ export class MaintenanceHost {
       ...(selection.jobs !== undefined ? { jobs: selection.jobs } : {}),
       ...(tableId !== undefined ? { tableId } : {}),
     });
+  }
+
+  /**
+   * A client's DELETE of data objects (the S3 endpoint), behind job 5's fence so no commit registers an
+   * object it deletes (`maintenance/guarded-delete.ts`, decision 0630). Not serialised with passes: the
+   * fence and re-check are what keep it and the sweep apart.
+   */
+  async deleteDataObjects(paths: readonly string[]): Promise<GuardedDeleteAnswer> {
+    const stopped = this.d.terminal();
+    if (stopped) throw stopped;
+    const s = await this.d.ready();
+    const { host } = this.d;
+    return deleteUnreferenced(
+      {
+        ...fileDeps(host),
+        view: () => s.store.snapshot(),
+        exclusive: (fn) => this.d.exclusiveBatch(s, fn),
+        now: host.now,
+      },
+      paths,
+    );
   }
 
   /**

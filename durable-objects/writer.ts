@@ -33,6 +33,7 @@ import {
   quoteName,
   type SqlWriteAnswer,
 } from "../catalog/index.ts";
+import type { GuardedDeleteAnswer } from "../maintenance/guarded-delete.ts";
 import type { JobName, StoredJobRun } from "../maintenance/history.ts";
 import type { CheckpointInfo } from "../storage/api.ts";
 import { AlarmPass } from "./alarm-pass.ts";
@@ -346,6 +347,11 @@ export class Writer {
     selection: { jobs?: readonly JobName[]; table?: { schema?: string; name: string } } = {},
   ): Promise<StoredJobRun[]> {
     return this.jobs.runNow(selection);
+  }
+
+  /** A client's DELETE of data objects, fenced like job 5's (`maintenance-host.ts`, decision 0630). */
+  deleteDataObjects(paths: readonly string[]): Promise<GuardedDeleteAnswer> {
+    return this.jobs.deleteDataObjects(paths);
   }
 
   /** A maintenance job's yield between stretches (`arrivals.ts`). Public for tests. */

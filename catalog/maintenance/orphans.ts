@@ -186,7 +186,7 @@ export async function earliestOrphanMark(view: ReadView, limit: number): Promise
 /** Fences the due orphans (one head-preserving batch): from here on no commit can register them. */
 export async function fenceOrphans(
   store: Store,
-  due: readonly DueOrphan[],
+  due: readonly Pick<DueOrphan, "path">[],
   nowMs: number,
 ): Promise<{ durable: Promise<void> }> {
   return inBatch(store, async (tx) => {

@@ -25,6 +25,7 @@ const S3_STATUS = {
   NoSuchUpload: 404,
   MethodNotAllowed: 405,
   PreconditionFailed: 412,
+  OperationAborted: 409,
   InvalidRange: 416,
   InternalError: 500,
   ServiceUnavailable: 503,

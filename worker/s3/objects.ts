@@ -1,5 +1,7 @@
 /** Single-object operations of the S3 endpoint: HEAD, ranged GET, PUT (streamed, immutable), DELETE. */
+import { dataObjectKey } from "../../storage/keys.ts";
 import type { Env } from "../env.ts";
+import { callWriter } from "../lake-rpc.ts";
 import { bodyLimit, streamedBody } from "./body.ts";
 import { S3Error, xmlEscape } from "./errors.ts";
 import { scopedKey } from "./scope.ts";
@@ -111,8 +113,27 @@ export async function putObject(env: Env, key: string, request: Request): Promis
   return new Response(null, { status: 200, headers: { etag: stored.httpEtag } });
 }
 
-export async function deleteObject(env: Env, key: string): Promise<Response> {
-  await env.BUCKET.delete(key);
+/**
+ * Deletes through the lake's writer, behind job 5's fence (decision
+ * docs/decisions/0630-quack-orphan-listing-grace.md): no commit can register an object deleted here, and an
+ * object a file version names is kept and answered as refused, never deleted.
+ */
+async function guardedDelete(env: Env, lake: string, keys: readonly string[]): Promise<Set<string>> {
+  const prefix = dataObjectKey(lake, "");
+  const answer = await callWriter(env, lake, (stub) =>
+    stub.deleteDataObjects(
+      lake,
+      keys.map((k) => k.slice(prefix.length)),
+    ),
+  );
+  return new Set(answer.referenced.map((p) => prefix + p));
+}
+
+const REFERENCED =
+  "the object is a file of the lake's catalog (a data or delete file version names it), so it was not deleted";
+
+export async function deleteObject(env: Env, lake: string, key: string): Promise<Response> {
+  if ((await guardedDelete(env, lake, [key])).has(key)) throw new S3Error("OperationAborted", REFERENCED);
   return new Response(null, { status: 204 });
 }
 
@@ -129,7 +150,11 @@ export async function deleteObjects(env: Env, lake: string, request: Request): P
       out += `<Error><Key>${xmlEscape(key)}</Key><Code>AccessDenied</Code><Message>${xmlEscape(message)}</Message></Error>`;
     }
   }
-  if (allowed.length > 0) await env.BUCKET.delete(allowed);
-  if (!quiet) for (const key of allowed) out += `<Deleted><Key>${xmlEscape(key)}</Key></Deleted>`;
+  const kept = allowed.length > 0 ? await guardedDelete(env, lake, allowed) : new Set<string>();
+  for (const key of allowed) {
+    if (kept.has(key))
+      out += `<Error><Key>${xmlEscape(key)}</Key><Code>OperationAborted</Code><Message>${xmlEscape(REFERENCED)}</Message></Error>`;
+    else if (!quiet) out += `<Deleted><Key>${xmlEscape(key)}</Key></Deleted>`;
+  }
   return xmlResponse("DeleteResult", out);
 }

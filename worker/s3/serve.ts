@@ -126,7 +126,7 @@ function operationOf(
     case "DELETE":
       if (uploadId !== null)
         return { scope: "write", name: "AbortMultipartUpload", run: () => abortUpload(env, key, uploadId) };
-      return { scope: "write", name: "DeleteObject", run: () => deleteObject(env, key) };
+      return { scope: "write", name: "DeleteObject", run: () => deleteObject(env, lake, key) };
     default:
       throw new S3Error("MethodNotAllowed", `${method} is not served`);
   }

@@ -63,7 +63,7 @@ const orphanListing: ReadTemplate = {
     const view = ctx.view;
     if (!view) return { columns, rows: [] };
     // An object this listing finds that the cut does not name and that is past the grace was uploaded
-    // more than the grace before now: its commit, if one ever comes, is the residual case of decision 0630.
+    // more than the grace before now: its commit, if one ever comes, meets the S3 endpoint's fenced DELETE (0630).
     if (!ctx.dataObjects) throw new Unsupported(ORPHAN_LISTING_UNPROTECTED);
     const uploads = await ctx.dataObjects();
     const [dataFiles, deleteFiles, tables, schemas, scheduled] = await Promise.all([

@@ -25,12 +25,19 @@ async function lakeObjects(lake: string): Promise<Map<string, string>> {
   return out;
 }
 
+/**
+ * The lakes' own catalog stores, which only their writers write: a DELETE is fenced by the writer in the
+ * lake's catalog (decision docs/decisions/0630-quack-orphan-listing-grace.md), never by the endpoint itself.
+ */
+const CATALOG_STORE = /^lakes\/(s3a|s3b)\/(wal|manifest)\//;
+
 async function outsideSnapshot(): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   let cursor: string | undefined;
   do {
     const page = await env.BUCKET.list({ ...(cursor ? { cursor } : {}) });
-    for (const o of page.objects) if (!/^lakes\/(s3a|s3b)\/data\//.test(o.key)) out.set(o.key, o.etag);
+    for (const o of page.objects)
+      if (!/^lakes\/(s3a|s3b)\/data\//.test(o.key) && !CATALOG_STORE.test(o.key)) out.set(o.key, o.etag);
     cursor = page.truncated ? page.cursor : undefined;
   } while (cursor);
   return out;

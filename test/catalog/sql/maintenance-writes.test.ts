@@ -340,14 +340,8 @@ describe("expiry of dropped tables and unseen files", () => {
 
 const ORPHAN_SQL = (d: string, e: string): string =>
   `SELECT REPLACE( CASE WHEN NOT file_relative THEN file_path ELSE CASE WHEN NOT table_relative THEN table_path || file_path ELSE CASE WHEN NOT schema_relative THEN schema_path || table_path || file_path ELSE '${d}' || schema_path || table_path || file_path END END END, '/', '/' ) AS full_path FROM (SELECT s.path AS schema_path, t.path AS table_path, file_path, s.path_is_relative AS schema_relative, t.path_is_relative AS table_relative, file_relative FROM ( SELECT f.path AS file_path, f.path_is_relative AS file_relative, table_id FROM "main".ducklake_data_file f UNION ALL SELECT f.path AS file_path, f.path_is_relative AS file_relative, table_id FROM "main".ducklake_delete_file f ) AS f JOIN "main".ducklake_table t ON f.table_id = t.table_id JOIN "main".ducklake_schema s ON t.schema_id = s.schema_id) AS r UNION ALL SELECT REPLACE( CASE WHEN NOT f.path_is_relative THEN f.path ELSE '${e}' || f.path END , '/', '/' ) AS full_path FROM "main".ducklake_files_scheduled_for_deletion f`;
-const MAINTENANCE_STEPS = [
-  "attach_new",
-  "create_schema",
-  "create_table",
-  "insert_file",
-  "insert_file_2",
-  "merge",
-];
+/** The capture's steps up to a merge: files registered, one replaced and scheduled for deletion. */
+const MAINTENANCE_STEPS = "attach_new create_schema create_table insert_file insert_file_2 merge".split(" ");
 /** Job 5's default grace (`delete_older_than` unset), which the listing's protection uses too. */
 const DAY_MS = 24 * 3600_000;
 

@@ -234,16 +234,51 @@ describe("maintenance vs in-memory model", () => {
       );
       // The runs exercised what they claim to.
       expect(compactions).toBeGreaterThan(10);
-      expect(partial).toBeGreaterThan(0);
-      // Tiered runs (docs/decisions/0162-tiered-runs.md): forced steps with L0 empty merge every run (the
-      // multi-step run merge is proven step by step by the crash sweep "run merge …").
-      expect(runMerges).toBeGreaterThan(0);
+      // Whether random budgets stop a step part-way depends on the seed (FC_SEED=789944970 reaches none); the
+      // model checks partial steps whenever they happen, and the test below reaches one deterministically.
+      void partial;
+      // Tiered runs (docs/decisions/0162-tiered-runs.md): forced steps with L0 empty merge every run. Whether
+      // random ops reach one also depends on the seed (FC_SEED=789944970 reaches none); the model checks run
+      // merges whenever they happen, and the crash sweep "run merge …" proves them step by step.
+      void runMerges;
       expect(deleted).toBeGreaterThan(10);
       // Whether random ops reach a move depends on the seed (FC_SEED=1479759668 reaches none); the model
       // checks moves whenever they happen, and runs-cost.test.ts proves deterministically that they do.
       void moved;
     },
   );
+
+  it("a compaction step under a small budget stops part-way, reads stay exact, and the next steps finish it", async () => {
+    const clock = new Clock();
+    const lake = lakeName("mpartial");
+    const bucket = faultBucket();
+    const st = await openLake(bucket, lake, clock);
+    const model = new Map<string, string>();
+    // Several L0 tables of overlapping keys, each bigger than TINY's partition size.
+    for (let round = 0; round < 4; round++) {
+      const muts = Array.from({ length: 40 }, (_, i) => {
+        const k = `k${String(i).padStart(2, "0")}`;
+        const v = `r${round}-${"x".repeat(20)}`;
+        model.set(k, v);
+        return { key: b(k), value: b(v) };
+      });
+      st.write(muts);
+      await st.flush();
+      expect(await st.flushMemtable()).toBe(true);
+    }
+    const first = await st.compact({ force: true, budgetBytes: 1 });
+    expect(first?.finished).toBe(false);
+    expect(await dump(st.snapshot())).toEqual(Object.fromEntries([...model].sort()));
+    let steps = 0;
+    while ((await st.compact({ force: true })) !== undefined) expect(++steps).toBeLessThan(100);
+    expect(await dump(st.snapshot())).toEqual(Object.fromEntries([...model].sort()));
+    await st.flush();
+    await st.close();
+    await expectNeededObjectsPresent(bucket, lake);
+    const again = await openLake(bucket, lake, clock);
+    expect(await dump(again.snapshot())).toEqual(Object.fromEntries([...model].sort()));
+    await again.close();
+  });
 
   it("a transaction that began before a memtable flush and a compaction still detects its conflict", async () => {
     const clock = new Clock();

@@ -136,6 +136,12 @@ export {
   MAX_OPS_PER_WRITE,
   MAX_UNFLUSHED_RECORDS,
 } from "./row-log-limits.ts";
+// The Quack wire's reads of catalog/sql/ (worker/quack/): statements, read answers, result types.
+export { CutMemos } from "./sql/cut-memo.ts";
+export { type StatementKind, statementKind } from "./sql/kind.ts";
+export { MAX_SQL_TOKENS, type Statement, shapeOf, splitStatements } from "./sql/lexer.ts";
+export { answerRead, type SqlReadContext } from "./sql/reads.ts";
+export type { SqlField, SqlInterval, SqlResult, SqlTimeTz, SqlType, SqlValue } from "./sql/result.ts";
 export type { SqlWriteAnswer, SqlWriteRequest } from "./sql/writes/contract.ts";
 export { flushMarksOf } from "./sql/writes/flush-marks.ts";
 export { expiresSnapshots, planSqlWrite } from "./sql/writes/plan.ts";

@@ -40,7 +40,6 @@ export { checkPathNotFenced, FileScheduledForDeletion } from "./fences.ts";
 // for everything outside it (test/repo/layers.node-test.ts; decision docs/decisions/0460-layer-check.md).
 export { checkFileColumns, type TableColumnType, tableColumnTypes } from "./file-schema.ts";
 export { readDeadLetters } from "./ingest/dead-letter.ts";
-export { planRowsFlush } from "./ingest/flush-plan.ts";
 export { planKeyIndexRebuild } from "./ingest/key-index.ts";
 export { MAX_ROWS_PAGE, type RowsQuery, type RowsRead, readRows } from "./ingest/read.ts";
 export {
@@ -50,6 +49,7 @@ export {
   type RowFileSource,
   RowsReadTooLarge,
 } from "./ingest/read-files.ts";
+export { planRowsFlush } from "./ingest/row-flush-plan.ts";
 export { readIngestHead, readSettings as readIngestSettings, readTail } from "./ingest/state.ts";
 export { storePartitionCuts } from "./keys.ts";
 export {
@@ -67,7 +67,7 @@ export {
   MAX_FLUSH_ROWS_PER_STEP,
   type PlannedObject,
   planFlushes,
-} from "./maintenance/flush-plan.ts";
+} from "./maintenance/inline-flush-plan.ts";
 export {
   buildMerge,
   type CompactionOptions,

@@ -10,6 +10,7 @@ import { SweepBusy, sweepIdempotencyKeys } from "../../catalog/commit/sweep.ts";
 import { CodedError, Corruption } from "../../catalog/errors.ts";
 import { keys } from "../../catalog/keys.ts";
 import { CleanupBusy, inBatch } from "../../catalog/maintenance/cleanup.ts";
+import { ExpireBusy, expireSnapshotsStep } from "../../catalog/maintenance/expire.ts";
 import { appendJobRuns, JobHistoryBusy, type JobRun } from "../../catalog/maintenance/runs.ts";
 import type { Store } from "../../storage/api.ts";
 import { fresh, openStore, racing } from "./support.ts";
@@ -120,6 +121,22 @@ describe("retry-on-conflict bounds", () => {
       return true;
     }).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(CleanupBusy);
+    expect(l.begun()).toBe(MAX_CATALOG_BATCH_ATTEMPTS);
+    await store.close();
+  });
+
+  it("a snapshot-expiry step: ExpireBusy after MAX_CATALOG_BATCH_ATTEMPTS", async () => {
+    const { store, catalog } = await fresh("retry-expire", { now: () => 1_000 });
+    for (const name of ["a", "b", "c"]) await catalog.commit({ verbs: [{ op: "create_schema", name }] });
+    let n = 0;
+    const l = losing(store, async () => {
+      n++;
+      await catalog.commit({ verbs: [{ op: "create_schema", name: `s${n}` }] });
+    });
+    const e = await expireSnapshotsStep(l.store, { now: 1_000_000, olderThanMs: 0, pinned: [] }).catch(
+      (x: unknown) => x,
+    );
+    expect(e).toBeInstanceOf(ExpireBusy);
     expect(l.begun()).toBe(MAX_CATALOG_BATCH_ATTEMPTS);
     await store.close();
   });

@@ -6,8 +6,9 @@
  * commit, so two racing opens settle on one catalog.
  */
 import type { Store } from "../storage/api.ts";
+import { MAX_OPEN_ATTEMPTS, retryOnConflict } from "./batch-retry.ts";
 import { decodeValue, encodeValue, ValueKind } from "./codec.ts";
-import { corruption, isTransactionConflict } from "./errors.ts";
+import { corruption } from "./errors.ts";
 import { foldName, hash53, Kind, keys, NameSpace, OptionScope } from "./keys.ts";
 import type { FormatRecord, HeadRecord, OptionRecord, SchemaRecord, SnapshotRecord } from "./records.ts";
 
@@ -26,81 +27,71 @@ export interface BootstrapOptions {
 
 /** Returns true when this call bootstrapped the store, false when it adopted an existing catalog. */
 export async function bootstrapOrAdopt(store: Store, options: BootstrapOptions): Promise<boolean> {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const tx = store.begin();
-    let done = false;
-    try {
-      const raw = await tx.get(keys.format());
-      if (raw !== undefined) {
-        const format = decodeValue<FormatRecord>(ValueKind.format, raw, "format stamp");
-        if (format.format_version !== FORMAT_VERSION) {
-          throw corruption(
-            `catalog format version ${format.format_version} is not one this build reads (${FORMAT_VERSION}); open it with the writer that made it`,
-          );
-        }
-        return false;
+  // Another open that bootstrapped first makes this commit lose the race: the next attempt adopts it.
+  return retryOnConflict(store, MAX_OPEN_ATTEMPTS, openRaced, async (tx) => {
+    const raw = await tx.get(keys.format());
+    if (raw !== undefined) {
+      const format = decodeValue<FormatRecord>(ValueKind.format, raw, "format stamp");
+      if (format.format_version !== FORMAT_VERSION) {
+        throw corruption(
+          `catalog format version ${format.format_version} is not one this build reads (${FORMAT_VERSION}); open it with the writer that made it`,
+        );
       }
-      if ((await tx.get(keys.head())) !== undefined)
-        throw corruption("the store has a head but no format stamp");
-      const dataPath = options.dataPath.endsWith("/") ? options.dataPath : `${options.dataPath}/`;
-      const uuid = options.uuid();
-      const snapshot: SnapshotRecord = {
-        snapshot_id: 0,
-        snapshot_time: Math.floor(options.now() * 1000),
-        schema_version: 0,
-        next_catalog_id: 1,
-        next_file_id: 0,
-        changes_made: 'created_schema:"main"',
-        author: null,
-        commit_message: null,
-        commit_extra_info: null,
-        x_touched_table_ids: [],
-        x_deleted_data_file_ids: [],
-        x_deletes_untargeted: false,
-      };
-      const main: SchemaRecord = {
-        schema_id: 0,
-        schema_uuid: uuid,
-        begin_snapshot: 0,
-        end_snapshot: null,
-        schema_name: "main",
-        path: "main/",
-        path_is_relative: true,
-      };
-      const metadata: OptionRecord = {
-        scope: null,
-        scope_id: null,
-        values: {
-          version: DUCKLAKE_VERSION,
-          created_by: WRITER,
-          data_path: dataPath,
-          encrypted: options.encrypted === true ? "true" : "false",
-        },
-      };
-      const head: HeadRecord = { snapshot_id: 0, batch_count: 0 };
-      tx.put(
-        keys.format(),
-        encodeValue(ValueKind.format, { format_version: FORMAT_VERSION, writer: WRITER }),
-      );
-      tx.put(keys.snapshot(0), encodeValue(ValueKind.snapshot, snapshot));
-      tx.put(keys.current(Kind.schema, 0), encodeValue(ValueKind.schema, main));
-      tx.put(
-        keys.name(NameSpace.schema, 0, hash53(foldName("main"))),
-        encodeValue(ValueKind.nameEntries, [{ name: "main", id: 0, kind: "schema" }]),
-      );
-      tx.put(keys.current(Kind.option, OptionScope.global, 0), encodeValue(ValueKind.option, metadata));
-      tx.put(keys.head(), encodeValue(ValueKind.head, head));
-      try {
-        tx.commit();
-        done = true;
-        return true;
-      } catch (e) {
-        if (!isTransactionConflict(e)) throw e;
-        // Another open bootstrapped first: loop to adopt what it wrote.
-      }
-    } finally {
-      if (!done) tx.abort();
+      return false;
     }
-  }
-  throw corruption("the store kept changing while the catalog was being opened");
+    if ((await tx.get(keys.head())) !== undefined)
+      throw corruption("the store has a head but no format stamp");
+    const dataPath = options.dataPath.endsWith("/") ? options.dataPath : `${options.dataPath}/`;
+    const uuid = options.uuid();
+    const snapshot: SnapshotRecord = {
+      snapshot_id: 0,
+      snapshot_time: Math.floor(options.now() * 1000),
+      schema_version: 0,
+      next_catalog_id: 1,
+      next_file_id: 0,
+      changes_made: 'created_schema:"main"',
+      author: null,
+      commit_message: null,
+      commit_extra_info: null,
+      x_touched_table_ids: [],
+      x_deleted_data_file_ids: [],
+      x_deletes_untargeted: false,
+    };
+    const main: SchemaRecord = {
+      schema_id: 0,
+      schema_uuid: uuid,
+      begin_snapshot: 0,
+      end_snapshot: null,
+      schema_name: "main",
+      path: "main/",
+      path_is_relative: true,
+    };
+    const metadata: OptionRecord = {
+      scope: null,
+      scope_id: null,
+      values: {
+        version: DUCKLAKE_VERSION,
+        created_by: WRITER,
+        data_path: dataPath,
+        encrypted: options.encrypted === true ? "true" : "false",
+      },
+    };
+    const head: HeadRecord = { snapshot_id: 0, batch_count: 0 };
+    tx.put(keys.format(), encodeValue(ValueKind.format, { format_version: FORMAT_VERSION, writer: WRITER }));
+    tx.put(keys.snapshot(0), encodeValue(ValueKind.snapshot, snapshot));
+    tx.put(keys.current(Kind.schema, 0), encodeValue(ValueKind.schema, main));
+    tx.put(
+      keys.name(NameSpace.schema, 0, hash53(foldName("main"))),
+      encodeValue(ValueKind.nameEntries, [{ name: "main", id: 0, kind: "schema" }]),
+    );
+    tx.put(keys.current(Kind.option, OptionScope.global, 0), encodeValue(ValueKind.option, metadata));
+    tx.put(keys.head(), encodeValue(ValueKind.head, head));
+    tx.commit();
+    return true;
+  });
 }
+
+const openRaced = (bound: number): Error =>
+  corruption(
+    `the store kept changing while the catalog was being opened (${bound} attempts lost a race); reopen the lake`,
+  );

@@ -40,7 +40,6 @@ export { checkPathNotFenced, FileScheduledForDeletion } from "./fences.ts";
 // for everything outside it (test/repo/layers.node-test.ts; decision docs/decisions/0460-layer-check.md).
 export { checkFileColumns, type TableColumnType, tableColumnTypes } from "./file-schema.ts";
 export { readDeadLetters } from "./ingest/dead-letter.ts";
-export { planRowsFlush } from "./ingest/flush-plan.ts";
 export { planKeyIndexRebuild } from "./ingest/key-index.ts";
 export { MAX_ROWS_PAGE, type RowsQuery, type RowsRead, readRows } from "./ingest/read.ts";
 export {
@@ -50,6 +49,7 @@ export {
   type RowFileSource,
   RowsReadTooLarge,
 } from "./ingest/read-files.ts";
+export { planRowsFlush } from "./ingest/row-flush-plan.ts";
 export { readIngestHead, readSettings as readIngestSettings, readTail } from "./ingest/state.ts";
 export { storePartitionCuts } from "./keys.ts";
 export {
@@ -67,7 +67,7 @@ export {
   MAX_FLUSH_ROWS_PER_STEP,
   type PlannedObject,
   planFlushes,
-} from "./maintenance/flush-plan.ts";
+} from "./maintenance/inline-flush-plan.ts";
 export {
   buildMerge,
   type CompactionOptions,
@@ -136,7 +136,12 @@ export {
   MAX_OPS_PER_WRITE,
   MAX_UNFLUSHED_RECORDS,
 } from "./row-log-limits.ts";
-export type { DataObjects } from "./sql/reads.ts";
+// The Quack wire's reads of catalog/sql/ (worker/quack/): statements, read answers, result types.
+export { CutMemos } from "./sql/cut-memo.ts";
+export { type StatementKind, statementKind } from "./sql/kind.ts";
+export { MAX_SQL_TOKENS, type Statement, shapeOf, splitStatements } from "./sql/lexer.ts";
+export { answerRead, type DataObjects, type SqlReadContext } from "./sql/reads.ts";
+export type { SqlField, SqlInterval, SqlResult, SqlTimeTz, SqlType, SqlValue } from "./sql/result.ts";
 export type { SqlWriteAnswer, SqlWriteRequest } from "./sql/writes/contract.ts";
 export { flushMarksOf } from "./sql/writes/flush-marks.ts";
 export { expiresSnapshots, planSqlWrite } from "./sql/writes/plan.ts";

@@ -1,6 +1,6 @@
 /**
  * Which inlined keys a flush covers (docs/decisions/0183-flush-row-versions.md): the one home for the
- * flush plan (`maintenance/flush-plan.ts`, which chooses `throughRowId`) and the flush verb
+ * flush plan (`maintenance/inline-flush-plan.ts`, which chooses `throughRowId`) and the flush verb
  * (`verbs/ops/inline.ts` `flushRows`, which moves the keys), so the two cannot disagree.
  *
  * A flush through row id R covers every key of the table's inlined rows from its floor (decision 0182)

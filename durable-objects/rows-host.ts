@@ -1,7 +1,7 @@
 /**
  * The row log's host: a `lake` write above the inlining limit (its Parquet first, decisions 0316, 0319),
  * the flush of the log into DuckLake (decisions 0313, 0314: the loop and its bounds are `maintenance/rows-flush.ts`'s),
- * and when the alarm flushes (`flushDueAt` in the shared record: armed after an acknowledged append,
+ * and when the alarm flushes (`rowFlushDueAt` in the shared record: armed after an acknowledged append,
  * `flushIntervalMs` later; 0 = on demand only).
  */
 import {
@@ -69,7 +69,7 @@ export class RowsHost {
     }
     const head = await readIngestHead(s.store.snapshot());
     const pending = head.next_seq - 1 - head.drained;
-    shared.flushDueAt = undefined;
+    shared.rowFlushDueAt = undefined;
     if (pending > 0) this.armFlush();
     return {
       drained: Math.max(0, head.drained),
@@ -85,19 +85,19 @@ export class RowsHost {
   armFlush(): void {
     const { host, shared } = this.d;
     const s = this.d.current();
-    if (shared.flushDueAt !== undefined || s === undefined) return;
-    shared.flushDueAt = Number.POSITIVE_INFINITY;
+    if (shared.rowFlushDueAt !== undefined || s === undefined) return;
+    shared.rowFlushDueAt = Number.POSITIVE_INFINITY;
     void readIngestSettings(s.store.snapshot())
       .then((settings) => {
         if (settings.flush_interval_ms === 0) {
-          shared.flushDueAt = undefined;
+          shared.rowFlushDueAt = undefined;
           return;
         }
-        shared.flushDueAt = host.now() + settings.flush_interval_ms;
+        shared.rowFlushDueAt = host.now() + settings.flush_interval_ms;
         host.scheduleBackground(settings.flush_interval_ms);
       })
       .catch(() => {
-        shared.flushDueAt = undefined;
+        shared.rowFlushDueAt = undefined;
       });
   }
 
@@ -111,7 +111,7 @@ export class RowsHost {
     if (settings.flush_interval_ms === 0) return;
     // Unknown (after a restart) or still being armed (its settings read in flight): due now, which at
     // worst flushes earlier than the interval, never later.
-    const armed = shared.flushDueAt;
+    const armed = shared.rowFlushDueAt;
     const due = armed === undefined || !Number.isFinite(armed) ? host.now() : armed;
     if (due > host.now()) {
       if (Number.isFinite(due)) host.scheduleBackground(due - host.now());
@@ -120,7 +120,7 @@ export class RowsHost {
     const r = await this.flushRows("background");
     host.log("info", { msg: "flushed rows", lake: host.lake, ...r });
     if (r.pending > 0) {
-      shared.flushDueAt = host.now();
+      shared.rowFlushDueAt = host.now();
       host.scheduleBackground(host.tunables.backgroundSliceDelayMs);
     }
   }

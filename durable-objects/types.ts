@@ -123,7 +123,7 @@ export type Submitted =
 /**
  * State more than one part reads, in one record the front owns: the commit path adds and removes
  * tickets and stamps `lastCommitAt`; the quiet wait, the idle flush, the delete's drain and the terminal
- * answers read the tickets; the row host arms and clears `flushDueAt`.
+ * answers read the tickets; the row host arms and clears `rowFlushDueAt`.
  */
 export interface SharedState {
   /** Commits in flight (admitted, batched, submitting or awaiting durability). */
@@ -131,7 +131,7 @@ export interface SharedState {
   /** Wall time of the newest caller commit this activation saw arrive or land (the idle flush's clock). */
   lastCommitAt: number | undefined;
   /** When the row flusher is next due (undefined: not armed, or unknown after a restart; ∞: being armed). */
-  flushDueAt: number | undefined;
+  rowFlushDueAt: number | undefined;
 }
 
 /**

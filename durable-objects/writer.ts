@@ -3,7 +3,7 @@
  * the same code in Node. Each part does one job and never calls another part or the front; it reports
  * events (a batch landed, a flush landed, a deleted lake found), and the front turns them into actions
  * (arm the alarm, arm the row flusher, record the deletion). State more than one part reads lives in one
- * record the front owns (`SharedState`: the tickets, `lastCommitAt`, `flushDueAt`).
+ * record the front owns (`SharedState`: the tickets, `lastCommitAt`, `rowFlushDueAt`).
  *
  *   lifecycle.ts   live → draining → deleted | terminal; the terminal answers
  *   session.ts     lazy memoised open, takeover; the durable head, checkpoints
@@ -69,7 +69,7 @@ export class Writer {
   private readonly shared: SharedState = {
     tickets: new Set(),
     lastCommitAt: undefined,
-    flushDueAt: undefined,
+    rowFlushDueAt: undefined,
   };
   private readonly stallCounts: Partial<Record<Phase, number>> = {};
   private readonly stall: StallWatch;

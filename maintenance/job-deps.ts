@@ -1,6 +1,6 @@
 /**
  * What the lake writer hands every maintenance job, in one place: the jobs that PUT files and commit a
- * catalog plan (`flush.ts`, `compaction.ts`) take exactly this plus their options, and the registry's
+ * catalog plan (`inline-flush.ts`, `compaction.ts`) take exactly this plus their options, and the registry's
  * `JobContext` adds what the other jobs need (the exclusive slot, pins, settings).
  */
 import type { CommitRequest, Pause } from "../catalog/index.ts";

@@ -8,8 +8,8 @@ import type { Store } from "../storage/api.ts";
 import { runMergeJob, runRewriteJob } from "./compaction.ts";
 import { runDeleteFilesJob } from "./delete-files.ts";
 import { runExpireJob } from "./expire.ts";
-import { runFlushJob } from "./flush.ts";
 import type { JobName, JobRun } from "./history.ts";
+import { runFlushJob } from "./inline-flush.ts";
 import type { JobDeps } from "./job-deps.ts";
 
 /** What the lake writer hands every job. */

@@ -1,6 +1,16 @@
 /** Bounded retry with exponential backoff for bucket calls, shared by reads and put-if-absent resolution. */
 import { StoreUnavailable } from "./errors.ts";
 
+/**
+ * Default tries of one bucket call before `StoreUnavailable` (`RetryOptions.attempts` overrides it);
+ * decision docs/decisions/0660-retry-bounds.md lists every retry bound.
+ */
+export const MAX_BUCKET_ATTEMPTS = 5;
+/** Default first backoff between bucket tries, doubled each retry. */
+const DEFAULT_BACKOFF_MS = 100;
+/** Default backoff ceiling between bucket tries. */
+const DEFAULT_MAX_BACKOFF_MS = 2000;
+
 export interface RetryOptions {
   /** Total tries of one call before giving up (default 5). */
   attempts?: number;
@@ -18,9 +28,9 @@ export interface RetryPolicy {
 
 export function retryPolicy(o: RetryOptions | undefined): RetryPolicy {
   return {
-    attempts: Math.max(1, Math.floor(o?.attempts ?? 5)),
-    backoffMs: Math.max(0, o?.backoffMs ?? 100),
-    maxBackoffMs: Math.max(0, o?.maxBackoffMs ?? 2000),
+    attempts: Math.max(1, Math.floor(o?.attempts ?? MAX_BUCKET_ATTEMPTS)),
+    backoffMs: Math.max(0, o?.backoffMs ?? DEFAULT_BACKOFF_MS),
+    maxBackoffMs: Math.max(0, o?.maxBackoffMs ?? DEFAULT_MAX_BACKOFF_MS),
   };
 }
 

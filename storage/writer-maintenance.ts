@@ -9,11 +9,11 @@
 import type { MaintainOptions, MaintenanceReport } from "./api.ts";
 import { L0_MERGE_MAX_FACTOR } from "./compaction/plan.ts";
 import { type CompactionStepResult, compactionDue, compactStep } from "./compaction/step.ts";
-import { flushMemtable } from "./flush.ts";
 import { collectGarbage, dueLedgers, dueRecords, type GcResult, nextDueAt } from "./gc.ts";
 import { mergeCandidates, mergeLedgers, sealDue, sealLedger } from "./gc-ledger.ts";
 import type { MaintenanceContext } from "./maintenance.ts";
 import { ledgerRefs, type Manifest } from "./manifest.ts";
+import { flushMemtable } from "./memtable-flush.ts";
 import { manifestTables } from "./table-record.ts";
 
 /**

@@ -14,8 +14,11 @@ import { log } from "./log.ts";
 
 /** How long the catalog keeps an idempotency record (catalog default), advertised to clients. */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
-/** Attempts at reaching the writer for one write (first try plus retries under the key). */
-const ATTEMPTS = 3;
+/**
+ * Attempts at reaching the writer for one write (first try plus retries under the same key); past it the
+ * answer is `Unavailable` (a client key) or `CommitOutcomeUnknown` (a minted one). Decision 0660.
+ */
+export const MAX_FORWARD_ATTEMPTS = 3;
 
 export async function forwardWithKey<T>(
   c: Context<AppEnv>,
@@ -25,7 +28,7 @@ export async function forwardWithKey<T>(
 ): Promise<T> {
   const key = clientKey ?? mintIdempotencyKey(Date.now());
   let lastUnavailable: ApiError | undefined;
-  for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+  for (let attempt = 1; attempt <= MAX_FORWARD_ATTEMPTS; attempt++) {
     try {
       const result = await callWriter(c.env, lake, (stub) => call(stub, key));
       c.header("idempotency-key-ttl", String(IDEMPOTENCY_TTL_SECONDS));
@@ -46,6 +49,6 @@ export async function forwardWithKey<T>(
   if (clientKey) throw lastUnavailable ?? new ApiError("Unavailable", "the lake writer could not be reached");
   throw new ApiError(
     "CommitOutcomeUnknown",
-    `the writer for lake '${lake}' could not be reached after ${ATTEMPTS} attempts and the commit may or may not have landed; read the lake's snapshots before retrying, or send an Idempotency-Key so retries are safe`,
+    `the writer for lake '${lake}' could not be reached after ${MAX_FORWARD_ATTEMPTS} attempts and the commit may or may not have landed; read the lake's snapshots before retrying, or send an Idempotency-Key so retries are safe`,
   );
 }

@@ -4,9 +4,9 @@
  * leaves the row log's drop tombstone here rather than the table verb reaching up into ingest/.
  */
 import { rowsDeadLetter, rowsDeadLetterDiscard, rowsDeadLetterReplay } from "../ingest/dead-letter.ts";
-import { rowsFlush } from "../ingest/flush.ts";
 import { rowsKeyIndex } from "../ingest/key-index.ts";
 import { appendDropTombstone, rowsTruncate, rowsWrite, setIngestSettings, setRowKey } from "../ingest/log.ts";
+import { rowsFlush } from "../ingest/row-flush.ts";
 import type { Assigned, VerbContext } from "../verbs/context.ts";
 import { addColumn, alterColumn, dropColumn, renameColumn } from "../verbs/ops/columns.ts";
 import { mergeAdjacentFiles, rewriteDataFiles } from "../verbs/ops/compaction.ts";

@@ -13,10 +13,10 @@
 import type { ReadView } from "../../storage/api.ts";
 import { isMemberError } from "../errors.ts";
 import { readHead, readSnapshot } from "../head.ts";
-import { planRowsFlush } from "../ingest/flush-plan.ts";
 import { rowsWrite } from "../ingest/log.ts";
+import { planRowsFlush } from "../ingest/row-flush-plan.ts";
 import { readIngestHead, readSettings, writeIngestHead } from "../ingest/state.ts";
-import type { PlannedObject } from "../maintenance/flush-plan.ts";
+import type { PlannedObject } from "../maintenance/inline-flush-plan.ts";
 import type { Pause } from "../maintenance/pace.ts";
 import { MAX_FLUSH_RECORDS } from "../row-log-limits.ts";
 import { Staging } from "../staging.ts";

@@ -1,6 +1,6 @@
 /**
  * The pure half of the flusher's fold (docs/decisions/0311-flusher.md), shared by the verb that applies a
- * flush batch (`flush.ts`) and the planner that writes its Parquet file before the commit
+ * flush batch (`row-flush.ts`) and the planner that writes its Parquet file before the commit
  * (`flush-plan.ts`), so both see exactly the same surviving rows in the same order: the file the planner
  * wrote holds row k of the fold at position k, and the verb checks the count before registering it.
  */

@@ -19,10 +19,10 @@ import { canonicalRow } from "../verbs/ops/inline.ts";
 import { readTableStats } from "../verbs/ops/stats-support.ts";
 import type { VerbOf } from "../verbs/schema.ts";
 import { resolveTableShape, type TableShape, tableShape } from "../verbs/shape-memo.ts";
-import { flushLog } from "./flush.ts";
 import { writeIndexMarker } from "./key-index.ts";
 import { ingestKeys } from "./keys.ts";
 import type { IngestTableRecord, LogRecord, WritePath } from "./records.ts";
+import { flushLog } from "./row-flush.ts";
 import {
   readIngestHead,
   readIngestTable,

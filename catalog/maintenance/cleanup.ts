@@ -13,8 +13,9 @@
  * A path is compared as DuckLake schedules it: relative to `data_path` when it lies under it.
  */
 import type { ReadView, Store, Transaction } from "../../storage/api.ts";
+import { MAX_CATALOG_BATCH_ATTEMPTS, retryOnConflict } from "../batch-retry.ts";
 import { decodeValue, encodeValue, ValueKind } from "../codec.ts";
-import { CodedError, isTransactionConflict } from "../errors.ts";
+import { CodedError } from "../errors.ts";
 import { type FenceEntry, type FenceRecord, fenceKey, fencePrefix, readFence } from "../fences.ts";
 import { joinPath } from "../file-paths.ts";
 import { Kind, key, keys, Subspace } from "../keys.ts";
@@ -31,7 +32,6 @@ export const MAX_FILE_VERSIONS_CHECKED = 1_000_000;
  * before it went is refused at apply time.
  */
 export const FENCE_HOLD_MS = 60 * 60_000;
-const STEP_ATTEMPTS = 10;
 
 /** The reference check read more file versions than `MAX_FILE_VERSIONS_CHECKED`. */
 export class TooManyFileVersions extends CodedError {
@@ -208,21 +208,16 @@ export async function inBatch(
   store: Store,
   fn: (tx: Transaction) => Promise<boolean>,
 ): Promise<{ durable: Promise<void> }> {
-  for (let attempt = 0; attempt < STEP_ATTEMPTS; attempt++) {
-    const tx = store.begin();
-    let committed = false;
-    try {
+  return retryOnConflict(
+    store,
+    MAX_CATALOG_BATCH_ATTEMPTS,
+    (bound) => new CleanupBusy(`file cleanup lost ${bound} races in a row; the next pass retries`),
+    async (tx) => {
       const wrote = await fn(tx);
       const handle = tx.commit();
-      committed = true;
       return { durable: wrote ? handle.durable : Promise.resolve() };
-    } catch (e) {
-      if (!isTransactionConflict(e)) throw e;
-    } finally {
-      if (!committed) tx.abort();
-    }
-  }
-  throw new CleanupBusy(`file cleanup lost ${STEP_ATTEMPTS} races in a row; the next pass retries`);
+    },
+  );
 }
 
 /** A cleanup batch lost every attempt to racing batches (the writer is single: never expected). */

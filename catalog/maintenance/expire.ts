@@ -13,8 +13,9 @@
  * from the catalog again, so a run cut short is resumed by running again.
  */
 import type { ReadView, ScanRange, Store, Transaction } from "../../storage/api.ts";
+import { MAX_CATALOG_BATCH_ATTEMPTS, retryOnConflict } from "../batch-retry.ts";
 import { decodeValue, encodeValue, ValueKind } from "../codec.ts";
-import { CodedError, isTransactionConflict } from "../errors.ts";
+import { CodedError } from "../errors.ts";
 import { readHead } from "../head.ts";
 import { inlineRowRange, readInlineFloor } from "../inline-floor.ts";
 import { InlineKind, Kind, key, keyIds, keys, Subspace } from "../keys.ts";
@@ -41,7 +42,6 @@ export const MAX_FILES_SCHEDULED_PER_STEP = 256;
 /** History entries one step examines before it stops (and reports more to do). */
 export const MAX_HISTORY_EXAMINED_PER_STEP = 4096;
 /** Conflict retries of one step (the writer is single; only a racing batch conflicts). */
-const STEP_ATTEMPTS = 10;
 
 /** Per-table kinds whose rows go with a wholly expired table (files are scheduled, not dropped here). */
 const TABLE_KINDS: readonly Kind[] = [
@@ -243,13 +243,13 @@ async function hasFileHistory(
 
 /** One bounded expiry step (see the file comment). */
 export async function expireSnapshotsStep(store: Store, options: ExpireOptions): Promise<ExpireStep> {
-  for (let attempt = 0; attempt < STEP_ATTEMPTS; attempt++) {
-    const tx = store.begin();
-    let committed = false;
-    try {
+  return retryOnConflict(
+    store,
+    MAX_CATALOG_BATCH_ATTEMPTS,
+    (bound) => new ExpireBusy(`snapshot expiry lost ${bound} races in a row; the next pass retries`),
+    async (tx) => {
       const r = await stepOnce(tx, options);
       const handle = tx.commit();
-      committed = true;
       return {
         expired: r.expired,
         through: r.through,
@@ -258,13 +258,8 @@ export async function expireSnapshotsStep(store: Store, options: ExpireOptions):
         more: r.more,
         durable: r.wrote ? handle.durable : Promise.resolve(),
       };
-    } catch (e) {
-      if (!isTransactionConflict(e)) throw e;
-    } finally {
-      if (!committed) tx.abort();
-    }
-  }
-  throw new ExpireBusy(`snapshot expiry lost ${STEP_ATTEMPTS} races in a row; the next pass retries`);
+    },
+  );
 }
 
 /** The step lost every attempt to racing batches (the writer is single: never expected). */

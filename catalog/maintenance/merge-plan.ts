@@ -33,7 +33,7 @@ import {
   targetFileSize,
   writeCompacted,
 } from "./compaction-files.ts";
-import { autoCompact, type PlannedObject } from "./flush-plan.ts";
+import { autoCompact, type PlannedObject } from "./inline-flush-plan.ts";
 import { type RunSizes, tieredRuns } from "./merge-tiers.ts";
 import { noPause, Pacer, type Pause } from "./pace.ts";
 

@@ -6,8 +6,9 @@
  * Appending mints no snapshot and leaves the catalog head alone: the history is not DuckLake state.
  */
 import type { ReadView, Store } from "../../storage/api.ts";
+import { MAX_CATALOG_BATCH_ATTEMPTS, retryOnConflict } from "../batch-retry.ts";
 import { decodeValue, encodeValue, ValueKind } from "../codec.ts";
-import { CodedError, corruption, InvalidRequest, isTransactionConflict } from "../errors.ts";
+import { CodedError, corruption, InvalidRequest } from "../errors.ts";
 import { key, keyIds, Subspace } from "../keys.ts";
 
 export type JobName =
@@ -64,8 +65,6 @@ export const MAX_JOB_RUNS_KEPT = 1000;
 export const MAX_JOB_RUNS_PER_APPEND = 256;
 /** Largest page of `readJobRuns`. */
 export const MAX_JOB_RUNS_PAGE = 200;
-/** Conflict retries of one append (only a racing batch on the same keys conflicts; the writer is single). */
-const APPEND_ATTEMPTS = 10;
 
 const HEAD = 0x01;
 const RECORD = 0x02;
@@ -79,7 +78,7 @@ interface HistoryHead {
   next_seq: number;
 }
 
-/** The runs could not be recorded after `APPEND_ATTEMPTS` conflicting attempts. */
+/** The runs could not be recorded after `MAX_CATALOG_BATCH_ATTEMPTS` conflicting attempts. */
 export class JobHistoryBusy extends CodedError {
   readonly code = "Unavailable";
 }
@@ -102,10 +101,14 @@ export async function appendJobRuns(
   if (runs.length > MAX_JOB_RUNS_PER_APPEND)
     throw new InvalidRequest(`at most ${MAX_JOB_RUNS_PER_APPEND} runs are recorded per append`);
   if (runs.length === 0) return { stored: [], durable: Promise.resolve() };
-  for (let attempt = 0; attempt < APPEND_ATTEMPTS; attempt++) {
-    const tx = store.begin();
-    let committed = false;
-    try {
+  return retryOnConflict(
+    store,
+    MAX_CATALOG_BATCH_ATTEMPTS,
+    (bound) =>
+      new JobHistoryBusy(
+        `the maintenance history could not be appended: ${bound} conflicting batches in a row; the next pass records again`,
+      ),
+    async (tx) => {
       const head = await readHistoryHead(tx);
       const stored = runs.map((r, i) => ({ ...r, seq: head.next_seq + i }));
       for (const r of stored) tx.put(recordKey(r.seq), encodeValue(ValueKind.maintenanceRun, r));
@@ -115,16 +118,9 @@ export async function appendJobRuns(
       for (let seq = Math.max(1, head.next_seq - MAX_JOB_RUNS_KEPT); seq < keepFrom; seq++)
         tx.delete(recordKey(seq));
       tx.put(headKey(), encodeValue(ValueKind.maintenanceHead, { next_seq: next } satisfies HistoryHead));
-      const handle = tx.commit();
-      committed = true;
-      return { stored, durable: handle.durable };
-    } catch (e) {
-      if (!isTransactionConflict(e)) throw e;
-    } finally {
-      if (!committed) tx.abort();
-    }
-  }
-  throw new JobHistoryBusy("the maintenance history could not be appended (conflicting batches)");
+      return { stored, durable: tx.commit().durable };
+    },
+  );
 }
 
 export interface JobRunsPage {

@@ -4,8 +4,21 @@ import { decodeValue, type ValueKind } from "../codec.ts";
 import { type Kind, keys } from "../keys.ts";
 import type { Versioned } from "../records.ts";
 
+/**
+ * DuckLake's visibility rule, the one home of it (decision 0462): a version is visible at snapshot `s`
+ * when it began at or before `s` and has not ended by `s` (`begin ≤ s < end`, a NULL end never ends).
+ */
 export function visibleAt(rec: Versioned, s: number): boolean {
-  return rec.begin_snapshot <= s && (rec.end_snapshot === null || s < rec.end_snapshot);
+  return visibleIn(rec, s, s);
+}
+
+/**
+ * The same rule with its two snapshot literals as DuckLake's SQL spells it, `B >= begin_snapshot AND
+ * (E < end_snapshot OR end_snapshot IS NULL)`: every template DuckLake sends has `B = E` (then it is
+ * `visibleAt`), but a statement read from the wire is answered from its own literals, exactly.
+ */
+export function visibleIn(rec: Versioned, begunBy: number, endsAfter: number): boolean {
+  return rec.begin_snapshot <= begunBy && (rec.end_snapshot === null || endsAfter < rec.end_snapshot);
 }
 
 export async function scanAll<T>(

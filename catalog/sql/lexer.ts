@@ -36,6 +36,15 @@ const MIN_STATEMENT_BYTES = 40;
 /** Most statements accepted in one request. */
 export const MAX_STATEMENTS = Math.floor(MAX_SQL_BYTES / MIN_STATEMENT_BYTES);
 
+/**
+ * Most tokens accepted in one request, counted before each is made: at 66–102 bytes of heap per token
+ * (measured in Node), this keeps one request's tokens near 100 MB, where an 8 MiB text of one-character
+ * tokens would need over 500 MB. It admits DuckLake's largest commits within the catalog's own limits
+ * (10,000 inlined rows of ~45 columns on the client-side path; any width on the staged path, one literal
+ * per row); docs/decisions/0661-sql-token-limit.md.
+ */
+export const MAX_SQL_TOKENS = 1_048_576;
+
 const OPS = ["::", ":=", ">=", "<=", "<>", "!=", "||", "->", "=>", "**"];
 const SINGLE = "=<>+-*/%(),;.[]{}:?!|&^~@#";
 
@@ -52,6 +61,9 @@ export function tokenize(sql: string): Token[] {
     throw new InvalidRequest(`SQL text of ${sql.length} characters exceeds the limit of ${MAX_SQL_BYTES}`);
   }
   const out: Token[] = [];
+  const room = (): void => {
+    if (out.length >= MAX_SQL_TOKENS) throw tooManyTokens(sql.length);
+  };
   let i = 0;
   const n = sql.length;
   while (i < n) {
@@ -91,12 +103,14 @@ export function tokenize(sql: string): Token[] {
         value += d;
         i++;
       }
+      room();
       out.push({ kind: c === "'" ? "string" : "quoted", text: sql.slice(start, i), value, at: start });
       continue;
     }
     if (/[0-9]/.test(c) || (c === "." && /[0-9]/.test(sql.charAt(i + 1)))) {
       const m = /^(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?/.exec(sql.slice(i, i + 400));
       const text = m ? m[0] : c;
+      room();
       out.push({ kind: "number", text, value: text, at: i });
       i += text.length;
       continue;
@@ -105,16 +119,19 @@ export function tokenize(sql: string): Token[] {
       const start = i;
       while (i < n && isWordPart(sql.charAt(i))) i++;
       const text = sql.slice(start, i);
+      room();
       out.push({ kind: "word", text, value: text, at: start });
       continue;
     }
     const two = sql.slice(i, i + 2);
     if (OPS.includes(two)) {
+      room();
       out.push({ kind: "op", text: two, value: two, at: i });
       i += 2;
       continue;
     }
     if (SINGLE.includes(c)) {
+      room();
       out.push({ kind: "op", text: c, value: c, at: i });
       i++;
       continue;
@@ -122,6 +139,13 @@ export function tokenize(sql: string): Token[] {
     throw new InvalidRequest(`unexpected character ${JSON.stringify(c)} at offset ${i}`);
   }
   return out;
+}
+
+/** The SQL text holds more than `MAX_SQL_TOKENS` tokens (refused before the next is made). */
+function tooManyTokens(chars: number): InvalidRequest {
+  return new InvalidRequest(
+    `SQL text of ${chars} characters holds more than ${MAX_SQL_TOKENS} tokens (MAX_SQL_TOKENS); send the work in smaller commits (fewer rows per INSERT, or a lower data_inlining_row_limit so large inserts are written as Parquet)`,
+  );
 }
 
 /** Splits a request's SQL into statements at top-level `;` (never inside quotes or comments). */
@@ -132,9 +156,14 @@ export function splitStatements(sql: string): Statement[] {
   const flush = (endAt: number): void => {
     const first = cur[0];
     if (first) {
+      const base = first.at;
       out.push({
         text: sql.slice(first.at, endAt).trim(),
-        tokens: cur.map((t) => ({ ...t, at: t.at - first.at })),
+        // The tokens are this call's own: re-based in place, so a request's tokens are held once.
+        tokens: cur.map((t) => {
+          t.at -= base;
+          return t;
+        }),
       });
       if (out.length > MAX_STATEMENTS) {
         throw new InvalidRequest(`more than ${MAX_STATEMENTS} statements in one request`);

@@ -9,7 +9,7 @@
 import { describe, expect, it } from "vitest";
 import { stageMember } from "../../catalog/commit/member.ts";
 import { type SelfStagedMember, tableFilesAt } from "../../catalog/index.ts";
-import { planFlushes } from "../../catalog/maintenance/flush-plan.ts";
+import { planFlushes } from "../../catalog/maintenance/inline-flush-plan.ts";
 import { inlineInsertPreserving } from "../../catalog/verbs/ops/inline.ts";
 import { readParquet } from "../../parquet/index.ts";
 import {

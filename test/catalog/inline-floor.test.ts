@@ -10,7 +10,7 @@ import { stageMember } from "../../catalog/commit/member.ts";
 import { type CommitRequest, type SelfStagedMember, tableFilesAt } from "../../catalog/index.ts";
 import { checkInlineFloors, inlineFloorOf, readInlineFloor } from "../../catalog/inline-floor.ts";
 import { keys } from "../../catalog/keys.ts";
-import { planFlushes } from "../../catalog/maintenance/flush-plan.ts";
+import { planFlushes } from "../../catalog/maintenance/inline-flush-plan.ts";
 import { visibleAt } from "../../catalog/reads/versions.ts";
 import type { InlineRowRecord, TableMetaRecord } from "../../catalog/records.ts";
 import { Staging } from "../../catalog/staging.ts";

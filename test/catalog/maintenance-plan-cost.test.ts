@@ -7,7 +7,7 @@
  * lake, and one-row INSERTs waited behind the pass. Counts only, never times.
  */
 import { describe, expect, it } from "vitest";
-import { planFlushes } from "../../catalog/maintenance/flush-plan.ts";
+import { planFlushes } from "../../catalog/maintenance/inline-flush-plan.ts";
 import { planMerges } from "../../catalog/maintenance/merge-plan.ts";
 import { planRewrites } from "../../catalog/maintenance/rewrite-plan.ts";
 import type { ReadView } from "../../storage/api.ts";

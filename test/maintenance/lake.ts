@@ -24,7 +24,7 @@ import {
 } from "../../catalog/parquet-layout.ts";
 import type { ColumnRecord } from "../../catalog/records.ts";
 import type { StoredValue } from "../../catalog/values/index.ts";
-import { runFlushJob } from "../../maintenance/flush.ts";
+import { runFlushJob } from "../../maintenance/inline-flush.ts";
 import { readParquet, writeParquet } from "../../parquet/index.ts";
 import type { Bucket, Store } from "../../storage/api.ts";
 import { seeded } from "../../storage/fault-bucket.ts";

@@ -19,7 +19,7 @@ import type { JobName } from "../../catalog/maintenance/runs.ts";
 import { runMergeJob, runRewriteJob } from "../../maintenance/compaction.ts";
 import { runDeleteFilesJob } from "../../maintenance/delete-files.ts";
 import { runExpireJob } from "../../maintenance/expire.ts";
-import { runFlushJob } from "../../maintenance/flush.ts";
+import { runFlushJob } from "../../maintenance/inline-flush.ts";
 import type { JobContext } from "../../maintenance/registry.ts";
 import type { Bucket } from "../../storage/api.ts";
 import { FaultBucket, seeded } from "../../storage/fault-bucket.ts";

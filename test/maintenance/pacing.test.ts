@@ -13,7 +13,7 @@ import {
   Pacer,
 } from "../../catalog/maintenance/pace.ts";
 import { runMergeJob } from "../../maintenance/compaction.ts";
-import { runFlushJob } from "../../maintenance/flush.ts";
+import { runFlushJob } from "../../maintenance/inline-flush.ts";
 import { readParquet } from "../../parquet/index.ts";
 import type { Store } from "../../storage/api.ts";
 import { openWriter } from "../../storage/index.ts";

@@ -9,7 +9,7 @@ import { FENCE_HOLD_MS } from "../../catalog/maintenance/cleanup.ts";
 import {
   DUCKLAKE_DEFAULT_INLINING_ROW_LIMIT,
   MAX_FLUSH_ROWS_PER_STEP,
-} from "../../catalog/maintenance/flush-plan.ts";
+} from "../../catalog/maintenance/inline-flush-plan.ts";
 import {
   MAX_JOB_RUNS_KEPT,
   MAX_JOB_RUNS_PAGE,

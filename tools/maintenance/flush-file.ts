@@ -1,6 +1,6 @@
 /**
  * Writes `<dir>/flush.parquet`: three rows of a table (a INTEGER, s VARCHAR) laid out and paced (three row
- * groups) as job 1 writes a flush (catalog/parquet-layout.ts + the internal row/snapshot id columns of catalog/maintenance/flush-plan.ts),
+ * groups) as job 1 writes a flush (catalog/parquet-layout.ts + the internal row/snapshot id columns of catalog/maintenance/inline-flush-plan.ts),
  * for tools/maintenance/flush-check.py to swap into a stock DuckLake's own flush. Run: npx tsx tools/maintenance/flush-file.ts DIR
  */
 import { writeFileSync } from "node:fs";

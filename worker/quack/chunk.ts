@@ -3,7 +3,7 @@
  * 101 the column types, 102 one vector object per column. A result is split into chunks of at most
  * `CHUNK_ROWS` rows, as DuckDB's executor produces them.
  */
-import type { SqlType, SqlValue } from "../../catalog/sql/result.ts";
+import type { SqlType, SqlValue } from "../../catalog/index.ts";
 import type { BinaryReader, BinaryWriter } from "./binary.ts";
 import { QuackProtocolError } from "./errors.ts";
 import { readLogicalType, writeLogicalType } from "./logical-type.ts";

@@ -5,13 +5,20 @@
  * template recognises is logged with its shape (decision records 0200, 0202, 0203).
  */
 
-import { flushMarksOf, sha256Hex } from "../../catalog/index.ts";
-import { CutMemos } from "../../catalog/sql/cut-memo.ts";
-import { statementKind } from "../../catalog/sql/kind.ts";
-import { type Statement, shapeOf, splitStatements } from "../../catalog/sql/lexer.ts";
-import { answerRead, type SqlReadContext } from "../../catalog/sql/reads.ts";
-import type { SqlResult } from "../../catalog/sql/result.ts";
-import type { SqlWriteAnswer, SqlWriteRequest } from "../../catalog/sql/writes/contract.ts";
+import {
+  answerRead,
+  CutMemos,
+  flushMarksOf,
+  type SqlReadContext,
+  type SqlResult,
+  type SqlWriteAnswer,
+  type SqlWriteRequest,
+  type Statement,
+  sha256Hex,
+  shapeOf,
+  splitStatements,
+  statementKind,
+} from "../../catalog/index.ts";
 import type { Envelope } from "../../durable-objects/envelope.ts";
 import { CodedError } from "../../storage/errors.ts";
 import { LakeNotFound } from "../../storage/index.ts";

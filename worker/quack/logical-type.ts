@@ -4,7 +4,7 @@
  * (`LogicalTypeId`, `ExtraTypeInfoType`); JSON is VARCHAR with the alias "JSON", MAP is a LIST of
  * STRUCT(key, value) under its own id (decision record `docs/decisions/0201-quack-wire-codec.md`).
  */
-import type { SqlType } from "../../catalog/sql/result.ts";
+import type { SqlType } from "../../catalog/index.ts";
 import type { BinaryReader, BinaryWriter } from "./binary.ts";
 import { QuackProtocolError } from "./errors.ts";
 

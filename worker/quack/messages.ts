@@ -4,7 +4,7 @@
  * extension's message definitions; fields equal to their default are omitted, as stock writes them
  * (decision record `docs/decisions/0201-quack-wire-codec.md`).
  */
-import type { SqlType } from "../../catalog/sql/result.ts";
+import type { SqlType } from "../../catalog/index.ts";
 import { BinaryReader, BinaryWriter } from "./binary.ts";
 import { type DataChunk, readChunkWrapper, writeChunkWrapper } from "./chunk.ts";
 import { QuackLimit, QuackProtocolError } from "./errors.ts";

@@ -7,7 +7,7 @@
  * string), as stock's `WriteToStorage` writes it, so re-encoding stock's bytes is byte-identical
  * (decision record `docs/decisions/0201-quack-wire-codec.md`).
  */
-import type { SqlField, SqlInterval, SqlTimeTz, SqlType, SqlValue } from "../../catalog/sql/result.ts";
+import type { SqlField, SqlInterval, SqlTimeTz, SqlType, SqlValue } from "../../catalog/index.ts";
 import type { BinaryReader, BinaryWriter } from "./binary.ts";
 import { QuackEncodeError, QuackProtocolError } from "./errors.ts";
 

@@ -6,6 +6,7 @@
 import { InvalidRequest, MissingRelation } from "../../errors.ts";
 import { type InlinedTable, inlinedTableNamed } from "../../reads/inlined-tables.ts";
 import { type TableFileRows, tableFileRows } from "../../reads/table-files.ts";
+import { visibleIn } from "../../reads/versions.ts";
 import { literalsOf, type Statement, shapeOf, tokenize } from "../lexer.ts";
 import type { SqlReadContext } from "../reads.ts";
 import type { SqlColumn, SqlType, SqlValue } from "../result.ts";
@@ -111,10 +112,9 @@ export function big(n: number | null | undefined): SqlValue {
 }
 
 /**
- * DuckLake's visibility rule as its SQL spells it, `S >= begin_snapshot AND (S2 < end_snapshot OR
- * end_snapshot IS NULL)`, with each literal taken from its own slot (they are equal in every template).
+ * DuckLake's visibility rule (`catalog/reads/versions.ts` `visibleIn`, its one home) as a filter, with
+ * each literal of `S >= begin_snapshot AND (S2 < end_snapshot OR end_snapshot IS NULL)` from its own slot.
  */
-export function visibleAt(s: number, s2: number = s) {
-  return (rec: { begin_snapshot: number; end_snapshot: number | null }): boolean =>
-    s >= rec.begin_snapshot && (rec.end_snapshot === null || s2 < rec.end_snapshot);
+export function visibleWhere(s: number, s2: number = s) {
+  return (rec: { begin_snapshot: number; end_snapshot: number | null }): boolean => visibleIn(rec, s, s2);
 }

@@ -13,7 +13,7 @@ import type { DataFileRecord, DeleteFileRecord, FileColumnStats } from "../../re
 import { literalsOf, type Statement, shapeOf, type Token } from "../lexer.ts";
 import type { ReadTemplate, SqlReadContext } from "../reads.ts";
 import { type SqlColumn, type SqlResult, type SqlValue, T } from "../result.ts";
-import { at, big, col, filesOf, shapeOfSql, visibleAt } from "./common.ts";
+import { at, big, col, filesOf, shapeOfSql, visibleWhere } from "./common.ts";
 import { type StatsPredicate, statsPredicate } from "./stats-filter.ts";
 
 const SCAN_SQL = `SELECT data.data_file_id, data.path AS data_path, data.path_is_relative AS data_path_is_relative, data.file_size_bytes AS data_file_size_bytes, data.footer_size AS data_footer_size, data.row_id_start, data.begin_snapshot, data.partial_max, data.mapping_id, del.path AS del_path, del.path_is_relative AS del_path_is_relative, del.file_size_bytes AS del_file_size_bytes, del.footer_size AS del_footer_size, del.format AS del_format
@@ -270,11 +270,11 @@ async function answer(ctx: SqlReadContext, p: Parsed): Promise<SqlResult> {
   const s2 = at(lits, 5);
   const data = await filesOf(ctx, dataTable);
   const dels = (await filesOf(ctx, delTable)).delete_files.filter(
-    (d) => d.table_id === delTable && visibleAt(delS, delS2)(d),
+    (d) => d.table_id === delTable && visibleWhere(delS, delS2)(d),
   );
   const rows: SqlValue[][] = [];
   for (const f of data.data_files) {
-    if (f.table_id !== dataTable || !visibleAt(s, s2)(f)) continue;
+    if (f.table_id !== dataTable || !visibleWhere(s, s2)(f)) continue;
     const pass = p.filters.every((flt) => {
       const stats = flt.tableId === f.table_id ? statsOf(f, flt.columnId) : [];
       return stats.length === 0 || stats.some(flt.predicate);

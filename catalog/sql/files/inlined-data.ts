@@ -18,7 +18,7 @@ import {
   intLiterals,
   requireInlined,
   shapeOfSql,
-  visibleAt,
+  visibleWhere,
 } from "./common.ts";
 import { storedSqlValue } from "./inlined-values.ts";
 
@@ -43,7 +43,7 @@ const TAILS: Tail[] = [
     shape: shapeOfSql(
       `${FROM} 2 >= begin_snapshot AND (2 < end_snapshot OR end_snapshot IS NULL) ORDER BY row_id`,
     ),
-    cond: (r, l) => visibleAt(at(l, 0), at(l, 1))({ begin_snapshot: begin(r), end_snapshot: end(r) }),
+    cond: (r, l) => visibleWhere(at(l, 0), at(l, 1))({ begin_snapshot: begin(r), end_snapshot: end(r) }),
     order: "row_id",
   },
   {
@@ -196,7 +196,7 @@ export const INLINED_DATA_READS: readonly ReadTemplate[] = [
   ...TAILS.map(rowsTemplate),
   countTemplate("inlined.count", COUNT_ALL, () => true),
   countTemplate("inlined.count_at", COUNT_AT, (r, l) =>
-    visibleAt(at(l, 0), at(l, 1))({ begin_snapshot: begin(r), end_snapshot: end(r) }),
+    visibleWhere(at(l, 0), at(l, 1))({ begin_snapshot: begin(r), end_snapshot: end(r) }),
   ),
   endedPositions,
 ];

@@ -15,7 +15,7 @@ import {
   intLiterals,
   requireInlined,
   shapeOfSql,
-  visibleAt,
+  visibleWhere,
 } from "./common.ts";
 
 const num = (v: Row[string] | undefined): number => (typeof v === "number" ? v : Number.NaN);
@@ -105,15 +105,15 @@ async function rowCount(
   const [t, s1, s2, c1, dt, d1, d2, d3, d4, d5, d6] = lits as number[];
   const files = await filesOf(ctx, t ?? -1);
   const records = files.data_files
-    .filter((f) => f.table_id === t && visibleAt(s1 ?? 0, s2 ?? 0)(f))
+    .filter((f) => f.table_id === t && visibleWhere(s1 ?? 0, s2 ?? 0)(f))
     .reduce((a, f) => a + BigInt(f.record_count), 0n);
   const delFiles = await filesOf(ctx, dt ?? -1);
   const dataById = new Map(delFiles.data_files.map((f) => [f.data_file_id, f]));
   const deleted = delFiles.delete_files
-    .filter((d) => d.table_id === dt && visibleAt(d1 ?? 0, d2 ?? 0)(d))
+    .filter((d) => d.table_id === dt && visibleWhere(d1 ?? 0, d2 ?? 0)(d))
     .filter((d) => {
       const f = dataById.get(d.data_file_id);
-      return f !== undefined && visibleAt(d3 ?? 0, d4 ?? 0)(f);
+      return f !== undefined && visibleWhere(d3 ?? 0, d4 ?? 0)(f);
     })
     .reduce((a, d) => a + BigInt(d.delete_count), 0n);
   const sum = `(COALESCE((SELECT sum(record_count) FROM main.ducklake_data_file WHERE ((table_id = ${t}) AND (${s1} >= begin_snapshot) AND ((${s2} < end_snapshot) OR (end_snapshot IS NULL)))), ${c1}) - COALESCE((SELECT sum(del.delete_count) FROM main.ducklake_delete_file AS del INNER JOIN main.ducklake_data_file AS "data" ON ((del.data_file_id = "data".data_file_id)) WHERE ((del.table_id = ${dt}) AND (${d1} >= del.begin_snapshot) AND ((${d2} < del.end_snapshot) OR (del.end_snapshot IS NULL)) AND (${d3} >= "data".begin_snapshot) AND ((${d4} < "data".end_snapshot) OR ("data".end_snapshot IS NULL)))), ${d5}))`;
@@ -130,7 +130,7 @@ async function rowCount(
       num(r.begin_snapshot) <= (i1 ?? 0) &&
       f !== undefined &&
       f.table_id === it &&
-      visibleAt(i2 ?? 0, i3 ?? 0)(f)
+      visibleWhere(i2 ?? 0, i3 ?? 0)(f)
     );
   }).length;
   const name = `(${sum} - COALESCE((SELECT count_star() FROM main.${inlinedName} AS del INNER JOIN main.ducklake_data_file AS "data" ON ((del.file_id = "data".data_file_id)) WHERE ((del.begin_snapshot <= ${i1}) AND ("data".table_id = ${it}) AND (${i2} >= "data".begin_snapshot) AND ((${i3} < "data".end_snapshot) OR ("data".end_snapshot IS NULL)))), ${i4}))`;

@@ -19,7 +19,7 @@ import {
   requireInlined,
   shapeOfSql,
   tableIdOfInlined,
-  visibleAt,
+  visibleWhere,
 } from "./common.ts";
 
 const FLUSH_DELETES = shapeOfSql(
@@ -36,7 +36,9 @@ const flushDeletes: ReadTemplate = {
     const [t, s, s2] = [0, 1, 2].map((k) => at(lits, k)) as [number, number, number];
     // Data file ids are lake-wide; the inlined-delete table's own table holds its files.
     const own = await filesOf(ctx, tableIdOfInlined(name));
-    const dels = (await filesOf(ctx, t)).delete_files.filter((d) => d.table_id === t && visibleAt(s, s2)(d));
+    const dels = (await filesOf(ctx, t)).delete_files.filter(
+      (d) => d.table_id === t && visibleWhere(s, s2)(d),
+    );
     const rows: SqlValue[][] = [];
     for (const r of table.rows) {
       const fileId = Number(r.file_id);

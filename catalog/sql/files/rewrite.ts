@@ -6,7 +6,7 @@
  */
 import type { ReadTemplate } from "../reads.ts";
 import { type SqlValue, T } from "../result.ts";
-import { at, big, col, filesOf, intLiterals, shapeOfSql, visibleAt } from "./common.ts";
+import { at, big, col, filesOf, intLiterals, shapeOfSql, visibleWhere } from "./common.ts";
 
 const PER_FILE_STATS = shapeOfSql(
   `SELECT data.data_file_id, data.record_count, data.file_size_bytes, stats.column_id, stats.value_count, stats.null_count, stats.min_value, stats.max_value, stats.contains_nan, stats.extra_stats FROM "main".ducklake_data_file data LEFT JOIN "main".ducklake_file_column_stats stats ON stats.data_file_id = data.data_file_id WHERE data.table_id = 1 AND 3 >= data.begin_snapshot AND (3 < data.end_snapshot OR data.end_snapshot IS NULL) ORDER BY data.data_file_id`,
@@ -19,7 +19,7 @@ const perFileStats: ReadTemplate = {
     const lits = intLiterals(stmt);
     const [t, s, s2] = [at(lits, 0), at(lits, 1), at(lits, 2)];
     const files = (await filesOf(ctx, t)).data_files
-      .filter((f) => f.table_id === t && visibleAt(s, s2)(f))
+      .filter((f) => f.table_id === t && visibleWhere(s, s2)(f))
       .sort((a, b) => a.data_file_id - b.data_file_id);
     const rows: SqlValue[][] = [];
     for (const f of files) {

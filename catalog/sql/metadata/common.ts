@@ -8,6 +8,7 @@
 import type { ReadView } from "../../../storage/api.ts";
 import { InvalidRequest, NotFound } from "../../errors.ts";
 import { type Cell, ducklakeTable, type Row } from "../../reads/ducklake-tables.ts";
+import { visibleAt } from "../../reads/versions.ts";
 import { literalsOf, type Statement, shapeOf, tokenize } from "../lexer.ts";
 import type { ReadTemplate, SqlReadContext } from "../reads.ts";
 import type { SqlColumn, SqlResult, SqlValue } from "../result.ts";
@@ -89,11 +90,15 @@ export function rowsOf(ctx: SqlReadContext, table: string): Promise<readonly Row
   );
 }
 
-/** DuckLake's visibility predicate `S >= begin_snapshot AND (S < end_snapshot OR end_snapshot IS NULL)`. */
-export function visibleAt(row: Row, s: number): boolean {
+/**
+ * DuckLake's visibility rule (`catalog/reads/versions.ts` `visibleAt`, its one home) for a `ducklake_*`
+ * row, whose cells are untyped: a row without integer snapshot bounds is never visible.
+ */
+export function rowVisibleAt(row: Row, s: number): boolean {
   const begin = row.begin_snapshot;
   const end = row.end_snapshot;
-  return typeof begin === "number" && s >= begin && (end === null || (typeof end === "number" && s < end));
+  if (typeof begin !== "number" || (end !== null && typeof end !== "number")) return false;
+  return visibleAt({ begin_snapshot: begin, end_snapshot: end }, s);
 }
 
 /** A BIGINT cell as its SqlValue. */
@@ -160,7 +165,7 @@ export function snapshotLiteral(stmt: Statement): number {
 /** `{key, value}` tag structs of the tag rows visible at S, or NULL when there are none. */
 export function tagList(rows: readonly Row[], s: number): SqlValue {
   return listOrNull(
-    rows.filter((r) => visibleAt(r, s)).map((r) => ({ key: cell(r.key), value: cell(r.value) })),
+    rows.filter((r) => rowVisibleAt(r, s)).map((r) => ({ key: cell(r.key), value: cell(r.value) })),
   );
 }
 

@@ -2,7 +2,7 @@
 import type { Row } from "../../reads/ducklake-tables.ts";
 import type { ReadTemplate } from "../reads.ts";
 import { type SqlValue, T } from "../result.ts";
-import { big, byShape, cell, compareIds, result, rowsOf, snapshotLiteral, visibleAt } from "./common.ts";
+import { big, byShape, cell, compareIds, result, rowsOf, rowVisibleAt, snapshotLiteral } from "./common.ts";
 
 /** `info JOIN keys USING (id) WHERE S visible on info ORDER BY info.table_id, id, key index`. */
 function joinKeys(
@@ -14,7 +14,7 @@ function joinKeys(
 ): [Row, Row][] {
   const out: [Row, Row][] = [];
   for (const i of info) {
-    if (!visibleAt(i, s)) continue;
+    if (!rowVisibleAt(i, s)) continue;
     for (const k of keyRows) if (k[id] === i[id]) out.push([i, k]);
   }
   return out.sort(

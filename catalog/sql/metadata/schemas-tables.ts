@@ -19,9 +19,9 @@ import {
   requireView,
   result,
   rowsOf,
+  rowVisibleAt,
   snapshotLiteral,
   tagList,
-  visibleAt,
 } from "./common.ts";
 
 const TAGS = listOf(structOf({ key: T.VARCHAR, value: T.VARCHAR }));
@@ -43,7 +43,7 @@ const schemas = byShape(
   async (ctx, stmt) => {
     const s = snapshotLiteral(stmt);
     const rows = (await rowsOf(ctx, "ducklake_schema"))
-      .filter((r) => visibleAt(r, s))
+      .filter((r) => rowVisibleAt(r, s))
       .map((r) => [
         big(r.schema_id),
         cell(r.schema_uuid),
@@ -102,7 +102,7 @@ const tables = byShape(
     const inlinedBy = groupBy(inlined, (r) => r.table_id);
     const out: { row: SqlValue[]; order: [number, number | null, number | null] }[] = [];
     for (const t of tbls) {
-      if (!visibleAt(t, s)) continue;
+      if (!rowVisibleAt(t, s)) continue;
       const id = t.table_id as number;
       const head: SqlValue[] = [
         big(t.schema_id),
@@ -129,7 +129,7 @@ const tables = byShape(
         continue;
       }
       for (const c of mine) {
-        if (!visibleAt(c, s)) continue;
+        if (!rowVisibleAt(c, s)) continue;
         out.push({
           row: [
             ...head,

@@ -9,9 +9,9 @@ import {
   listOrNull,
   result,
   rowsOf,
+  rowVisibleAt,
   snapshotLiteral,
   tagList,
-  visibleAt,
 } from "./common.ts";
 
 const views = byShape(
@@ -21,7 +21,7 @@ const views = byShape(
     const s = snapshotLiteral(stmt);
     const [viewRows, tags] = await Promise.all([rowsOf(ctx, "ducklake_view"), rowsOf(ctx, "ducklake_tag")]);
     const rows = viewRows
-      .filter((v) => visibleAt(v, s))
+      .filter((v) => rowVisibleAt(v, s))
       .map((v): SqlValue[] => [
         big(v.view_id),
         cell(v.view_uuid),
@@ -72,7 +72,7 @@ const macros = byShape(
       rowsOf(ctx, "ducklake_macro_parameters"),
     ]);
     const rows = macroRows
-      .filter((m) => visibleAt(m, s))
+      .filter((m) => rowVisibleAt(m, s))
       .map((m): SqlValue[] => [
         big(m.schema_id),
         big(m.macro_id),

@@ -1,8 +1,33 @@
 import { describe, expect, it } from "vitest";
 import { InvalidRequest } from "../../../catalog/errors.ts";
-import { literalsOf, shapeOf, splitStatements, statementKind, tokenize } from "../../../catalog/sql/index.ts";
+import {
+  literalsOf,
+  MAX_SQL_BYTES,
+  MAX_SQL_TOKENS,
+  shapeOf,
+  splitStatements,
+  statementKind,
+  tokenize,
+} from "../../../catalog/sql/index.ts";
 
 describe("catalog/sql lexer", () => {
+  it("takes MAX_SQL_TOKENS tokens and refuses one more, by name, within the byte bound (decision 0661)", () => {
+    // One-character tokens: the densest text, 2 bytes a token, far inside MAX_SQL_BYTES.
+    const at = "1,".repeat(MAX_SQL_TOKENS / 2);
+    expect(at.length).toBeLessThan(MAX_SQL_BYTES);
+    expect(tokenize(at).length).toBe(MAX_SQL_TOKENS);
+    const over = `${at}1`;
+    expect(() => tokenize(over)).toThrow(InvalidRequest);
+    expect(() => splitStatements(over)).toThrow(/more than 1048576 tokens \(MAX_SQL_TOKENS\)/);
+  });
+
+  it("re-bases each statement's token offsets to the statement", () => {
+    const [a, b] = splitStatements("SELECT 1; SELECT 'x'");
+    expect(a?.tokens.map((t) => t.at)).toEqual([0, 7]);
+    expect(b?.tokens.map((t) => t.at)).toEqual([0, 7]);
+    expect(b?.text.slice(b.tokens[1]?.at)).toBe("'x'");
+  });
+
   it("splits at top-level semicolons only, never inside quotes or comments", () => {
     const stmts = splitStatements(
       `INSERT INTO "main".ducklake_tag VALUES (1, 'a;b', '''x;''');-- a; comment\nSELECT "we;ird" FROM t /* ; */ ;;`,

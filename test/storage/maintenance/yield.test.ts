@@ -4,9 +4,9 @@
  * whole length. Ordered by events, not time: a timer queued before the build must run before it ends.
  */
 import { describe, expect, it } from "vitest";
-import { buildL0Table } from "../../../storage/flush.ts";
 import { YIELD_EVERY_BYTES } from "../../../storage/maintenance.ts";
 import { newMemTree } from "../../../storage/memtable.ts";
+import { buildL0Table } from "../../../storage/memtable-flush.ts";
 import { b } from "../helpers.ts";
 
 describe("memtable flush build", () => {

@@ -1,6 +1,6 @@
 /**
  * Job 1 run by the lake writer: flush inlined rows to Parquet. For each table the catalog's planner
- * (`catalog/maintenance/flush-plan.ts`) names, PUT its files under the lake's data prefix (put-if-absent:
+ * (`catalog/maintenance/inline-flush-plan.ts`) names, PUT its files under the lake's data prefix (put-if-absent:
  * a data file never changes once written), then commit the `flush_inlined` verb through the writer's
  * coalescer, an ordinary commit with DuckLake's change kind (`inline_flush`) and conflict class. A crash
  * or refusal between the PUT and the commit leaves only an unreferenced file, never a half-registered one;

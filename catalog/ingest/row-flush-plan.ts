@@ -16,7 +16,7 @@ import { ValueKind } from "../codec.ts";
 import { CodedError } from "../errors.ts";
 import { dataPathPrefix, joinPath, tableDirOf } from "../file-paths.ts";
 import { Kind, keys, OptionScope } from "../keys.ts";
-import { DUCKLAKE_DEFAULT_INLINING_ROW_LIMIT, type PlannedObject } from "../maintenance/flush-plan.ts";
+import { DUCKLAKE_DEFAULT_INLINING_ROW_LIMIT, type PlannedObject } from "../maintenance/inline-flush-plan.ts";
 import { MAINTENANCE_ROWS_PER_ROW_GROUP, Pacer, type Pause } from "../maintenance/pace.ts";
 import { readTableOption, storedScope } from "../options.ts";
 import {

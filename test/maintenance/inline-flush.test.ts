@@ -16,7 +16,7 @@ import {
 } from "../../catalog/index.ts";
 import { fromParquetValue, layoutColumns } from "../../catalog/parquet-layout.ts";
 import type { StoredValue } from "../../catalog/values/index.ts";
-import { runFlushJob } from "../../maintenance/flush.ts";
+import { runFlushJob } from "../../maintenance/inline-flush.ts";
 import { readParquet } from "../../parquet/index.ts";
 import type { Bucket, Store } from "../../storage/api.ts";
 import { openWriter } from "../../storage/index.ts";

@@ -230,9 +230,6 @@ CLASSES = [
     ("unrecognised commit statement", r"not recognised as a DuckLake commit template"),
     ("staged commit not translated", r"staged rows for \S+ are not translated|staged rewrites|"
                                      r"a staged commit replacing|cannot be inlined|not translated yet"),
-    ("by design: file outside the data path (0105)",
-     r"cannot be registered: every registered file must lie inside the lake's data path|"
-     r"cannot be registered: it resolves to a path outside the lake's data path"),
     ("staged commit refused", r"staged rows: |Failed to invoke server-side ducklake_commit"),
     ("commit conflict", r"commit conflict|[Cc]onflict"),
     ("commit refused", r"Failed to flush changes into DuckLake"),
@@ -287,8 +284,6 @@ OWNER = {
     "commit conflict": "open: owned by issue 26",
     "Quack APPEND_REQUEST unsupported": "open: owned by issue 26",
     "by design: orphan deletion (0332)": "by-design: docs/decisions/0332-quack-orphan-listing-refused.md",
-    "by design: file outside the data path (0105)": "by-design: docs/decisions/0105-registered-file-paths.md "
-                                                    "(see 0600)",
     "encrypted metadata refused": "by-design: docs/decisions/0231-lake-creation-data-path.md",
 }
 # Files whose failure is a by-design difference whatever its class (each with its record).

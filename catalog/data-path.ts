@@ -11,8 +11,8 @@
  * control characters, and anything longer than MAX_DATA_PATH.
  */
 import type { ReadView } from "../storage/api.ts";
-import { DEFAULT_DATA_PATH } from "./bootstrap.ts";
 import { InvalidRequest, Unsupported } from "./errors.ts";
+import { writerReaches } from "./file-paths.ts";
 import { dataPathOf } from "./maintenance/paths.ts";
 import { CONTROL_CHARACTER } from "./name-rules.ts";
 
@@ -73,9 +73,7 @@ export function externalDataPathReason(
   lake: string,
 ): string | null {
   const own = lakeDataUrl(bucketName, lake);
-  // DEFAULT_DATA_PATH is the catalog's own default (a lake bootstrapped with no data path): its prefix too.
-  if (dataPath === own || dataPath === `s3${own.slice("r2".length)}` || dataPath === DEFAULT_DATA_PATH)
-    return null;
+  if (writerReaches(dataPath, own)) return null;
   const shown = dataPath === "" ? "(none)" : `'${dataPath.slice(0, 200)}'`;
   return `the lake's data_path ${shown} is external (not its own prefix ${own}): DuckDB reads and writes it itself, and the writer writes and reads no files there, so jobs flush_inlined, merge_adjacent and rewrite, the rows API's flush and writePath "lake" are off for this lake`;
 }

@@ -8,8 +8,18 @@
  * any spelling (`%2e%2e`), no backslash, no control character, so no reader's normalisation can move it
  * out. Decision: docs/decisions/0105-registered-file-paths.md.
  */
+import { DEFAULT_DATA_PATH } from "./bootstrap.ts";
 import { quoteName } from "./errors.ts";
 import { CONTROL_CHARACTER } from "./name-rules.ts";
+
+/**
+ * Whether the lake writer reaches a data path, given its own prefix (`lakeDataUrl`): that prefix, the same
+ * as `s3://`, or DEFAULT_DATA_PATH (the catalog's own default, a lake bootstrapped with no data path). The
+ * one rule of decision 0502 (`externalDataPathReason` words it), here beside the rule it relaxes (0601).
+ */
+export function writerReaches(dataPath: string, own: string): boolean {
+  return dataPath === own || dataPath === `s3${own.slice("r2".length)}` || dataPath === DEFAULT_DATA_PATH;
+}
 
 /** Joins a directory and a relative path with exactly one '/'. */
 export function joinPath(base: string, rel: string): string {
@@ -64,7 +74,17 @@ export function registeredPathProblem(
   tableDir: string,
   path: string,
   relative: boolean,
+  /**
+   * The lake's data path is one the writer cannot reach (decision 0502): the Worker reads, writes and
+   * deletes none of its files, so an absolute path outside it is DuckDB's own business, as on a stock
+   * server (`ducklake_add_data_files`; docs/decisions/0601-external-lake-added-files.md).
+   */
+  externalLake = false,
 ): string | null {
+  if (externalLake && !relative) {
+    if (path === "") return "it names no file";
+    return CONTROL_CHARACTER.test(path) ? "it contains a control character" : null;
+  }
   const prefix = dataPathPrefix(dataPath);
   if (prefix === "") return "the lake has no data path, so no file can be registered";
   const full = relative ? joinPath(tableDir, path) : path;

@@ -167,6 +167,8 @@ export interface CatalogOptions {
   now?: () => number;
   /** DuckLake's data_path written at bootstrap (must end with `/`; one is appended if missing). */
   dataPath?: string;
+  /** The data path the lake writer reaches (`lakeDataUrl`; decisions 0502, 0601). */
+  ownDataPath?: string;
   /** Bootstrap a lake whose files DuckLake encrypts (its `ENCRYPTED` ATTACH option; decision 0440). */
   encrypted?: boolean;
   /** How long an idempotency record is kept, in milliseconds (default 24 h). */
@@ -194,6 +196,7 @@ export class Catalog {
     this.env = {
       now,
       dataPath: options.dataPath ?? DEFAULT_DATA_PATH,
+      ...(options.ownDataPath !== undefined ? { ownDataPath: options.ownDataPath } : {}),
       uuid: options.uuid ?? (() => uuidv7(now())),
       idempotencyTtlMs: options.idempotencyTtlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS,
       random: options.random ?? Math.random,

@@ -7,6 +7,7 @@ import {
   AlreadyExists,
   commitLookupRanges,
   head,
+  lakeDataUrl,
   NotFound,
   openCatalog,
   quoteName,
@@ -139,6 +140,8 @@ export class SessionHost {
         ? { idempotencyTtlMs: this.host.tunables.idempotencyTtlMs }
         : {}),
       ...(options.dataPath !== undefined ? { dataPath: options.dataPath } : {}),
+      // Where the writer reaches: a lake elsewhere registers added files where DuckDB put them (0601).
+      ownDataPath: lakeDataUrl(this.host.bucketName, lake),
       ...(options.encrypted === true ? { encrypted: true } : {}),
     });
     // The bootstrap batch is flushed before anyone is told the lake exists.

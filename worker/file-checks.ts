@@ -49,7 +49,8 @@ export async function checkRegisteredFiles(env: Env, lake: string, verbs: readon
       `verb ${unknown.verb} registers a ${unknown.kind} file whose path is not known before the commit (${unknown.reason ?? "unknown table"}); create the table first, upload the file, then register it`,
     );
   }
-  // Paths outside the prefix are refused by the catalog when the commit applies; nothing to look up.
+  // Paths outside the prefix are refused by the catalog when the commit applies, except on a lake the
+  // writer cannot reach, whose files the Worker never touches (decision 0601); nothing to look up.
   const targets = all.filter((t) => t.resolvedPath?.startsWith(prefix));
   // A commit that also changes tables could register a file against columns it adds: checked only alone.
   const onlyRegistrations = verbs.every(

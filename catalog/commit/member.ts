@@ -112,8 +112,13 @@ export async function stageMember(
   premise: SnapshotRecord,
   env: MemberEnv,
   req: CommitRequest,
-  /** Staging a self-staged member needs beyond verbs, run after them (docs/decisions/0260-staged-commit.md). */
-  afterVerbs?: (ctx: VerbContext) => Promise<void>,
+  /**
+   * Staging a self-staged member needs beyond verbs, run after them with what each verb was assigned
+   * (docs/decisions/0260-staged-commit.md); `before` runs ahead of the verbs, for ids DuckLake allocates
+   * ahead of the files (a name map's, docs/decisions/0600-staged-name-maps.md).
+   */
+  afterVerbs?: (ctx: VerbContext, assigned: readonly Assigned[]) => Promise<void>,
+  beforeVerbs?: (ctx: VerbContext) => Promise<void>,
 ): Promise<StagedMember> {
   const layer = group.child();
   let hash: string | undefined;
@@ -139,8 +144,9 @@ export async function stageMember(
   }
   const ctx = new VerbContext(layer, premise, env);
   const assigned: Assigned[] = [];
+  if (beforeVerbs) await beforeVerbs(ctx);
   for (const verb of req.verbs) assigned.push(await applyVerb(ctx, verb));
-  if (afterVerbs) await afterVerbs(ctx);
+  if (afterVerbs) await afterVerbs(ctx, assigned);
   refuseMixedCompaction(ctx.changes);
   if (ctx.mintsSnapshot && req.message === undefined) await enforceRequiredMessage(ctx);
   const sv = ctx.schemaVersion;

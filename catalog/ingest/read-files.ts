@@ -133,6 +133,14 @@ export async function fileRows(
   budget: ReadBudget,
   dataPath: string,
 ): Promise<LakeRow[]> {
+  // A file registered by ducklake_add_data_files has no field ids: its columns map to the table's by its
+  // name map, which this reader does not apply yet, and reading it by the current column names would
+  // answer wrongly after a rename (docs/decisions/0600-staged-name-maps.md).
+  if (f.mapping_id !== null) {
+    throw new Unsupported(
+      `data file ${f.data_file_id} of table ${plan.table.table_id} is read through name map ${f.mapping_id} (ducklake_add_data_files); reading it here is not supported yet`,
+    );
+  }
   budget.addRows(f.record_count);
   const deleted = await deletedPositions(f, source, budget, dataPath);
   const file = await fetchFile(source, budget, f.resolved_path, f.file_size_bytes, dataPath);

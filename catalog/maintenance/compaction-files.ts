@@ -154,6 +154,9 @@ export async function tableCandidates(
   const candidates: Candidate[] = [];
   for (const f of plan.files) {
     if (f.end_snapshot !== null) continue;
+    // A file read through a name map (ducklake_add_data_files) has no field ids for this reader to match:
+    // the writer's own compaction leaves it to DuckLake's (docs/decisions/0600-staged-name-maps.md).
+    if (f.mapping_id !== null) continue;
     let rel: string;
     let delRel: string | null = null;
     try {

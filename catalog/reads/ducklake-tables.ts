@@ -215,6 +215,15 @@ const plain =
   (view: ReadView): Promise<T[]> =>
     scanAll<T>(view, keys.current(kind), vk, "record");
 
+/**
+ * Name maps in the order stock's tables hold them: written once each, by ascending id (ids come from
+ * `next_file_id`), not by the key's table-first order (docs/decisions/0600-staged-name-maps.md).
+ */
+async function mappings(view: ReadView): Promise<MappingRecord[]> {
+  const all = await plain<MappingRecord>(Kind.mapping, ValueKind.mapping)(view);
+  return all.sort((a, b) => a.mapping_id - b.mapping_id);
+}
+
 async function snapshotsThrough(view: ReadView, snap: SnapshotRecord): Promise<SnapshotRecord[]> {
   return scanAll<SnapshotRecord>(view, keys.snapshotPrefix(), ValueKind.snapshot, "snapshot").then((all) =>
     all.filter((r) => r.snapshot_id <= snap.snapshot_id),
@@ -304,12 +313,9 @@ const SOURCES: Record<string, Source> = {
     (await plain<InlinedTableRecord>(Kind.inlinedTable, ValueKind.inlinedTable)(view)).filter(
       (r) => r.schema_version <= snap.schema_version,
     ) as unknown as Row[],
-  ducklake_column_mapping: async (view) =>
-    (await plain<MappingRecord>(Kind.mapping, ValueKind.mapping)(view)) as unknown as Row[],
+  ducklake_column_mapping: async (view) => (await mappings(view)) as unknown as Row[],
   ducklake_name_mapping: async (view) =>
-    (await plain<MappingRecord>(Kind.mapping, ValueKind.mapping)(view)).flatMap((m) =>
-      m.x_names.map((n) => ({ mapping_id: m.mapping_id, ...n })),
-    ),
+    (await mappings(view)).flatMap((m) => m.x_names.map((n) => ({ mapping_id: m.mapping_id, ...n }))),
   ducklake_schema_versions: async (view, snap) =>
     (await plain<SchemaVersionRecord>(Kind.schemaVersion, ValueKind.schemaVersion)(view)).filter(
       (r) => r.begin_snapshot <= snap.snapshot_id,

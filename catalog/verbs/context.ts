@@ -35,6 +35,11 @@ export type Assigned = Record<string, number | number[]>;
 export interface VerbEnv {
   now: () => number;
   dataPath: string;
+  /**
+   * The data path the lake writer reaches (`lakeDataUrl`, decision 0502), where the host says; absent, every
+   * lake counts as reached and decision 0105 applies in full.
+   */
+  ownDataPath?: string;
   uuid: () => string;
   /** The batch's memo of resolved table shapes (verbs/shape-memo.ts); absent outside a group commit. */
   shapes?: ShapeMemo;

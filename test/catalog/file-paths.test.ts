@@ -169,6 +169,52 @@ describe("register_data_file / register_delete_file / flush_inlined enforce it",
   });
 });
 
+describe("a lake whose data path the writer cannot reach (decisions 0502, 0601)", () => {
+  const LOCAL = "/srv/lakes/local-a/";
+  async function lake(dataPath: string) {
+    // The host names its own prefix (DATA), as the lake writer does.
+    const { store, catalog } = await fresh("ext-paths", { dataPath, ownDataPath: DATA });
+    const out = await catalog.commit({ verbs: [{ op: "create_table", name: "t", columns: cols }] });
+    await settle(store, out.durable);
+    return { store, catalog };
+  }
+  const register = (path: string, pathIsRelative: boolean) => ({
+    verbs: [
+      {
+        op: "register_data_file" as const,
+        table: { name: "t" },
+        file: { path, pathIsRelative, recordCount: 1, fileSizeBytes: 10 },
+      },
+    ],
+  });
+
+  it("registers an absolute path outside its data path where DuckDB put it (ducklake_add_data_files)", async () => {
+    const { store, catalog } = await lake(LOCAL);
+    const out = await catalog.commit(register("/tmp/elsewhere/added.parquet", false));
+    await settle(store, out.durable);
+    const plan = await tableFilesAt(store.snapshot(), { name: "t" });
+    expect(plan.files.map((f) => f.resolved_path)).toEqual(["/tmp/elsewhere/added.parquet"]);
+  });
+
+  it("still refuses a relative path leaving the table's directory, and a control character", async () => {
+    const { catalog } = await lake(LOCAL);
+    for (const [path, relative] of [
+      ["../../../x.parquet", true],
+      ["/tmp/a\u0001b.parquet", false],
+    ] as const) {
+      await expect(catalog.commit(register(path, relative))).rejects.toMatchObject({
+        code: "InvalidRequest",
+        message: expect.stringContaining("cannot be registered"),
+      });
+    }
+  });
+
+  it.each(OUTSIDE)("a lake the writer reaches keeps decision 0105 in full: %s is refused", async (path) => {
+    const { catalog } = await lake(DATA);
+    await expect(catalog.commit(register(path, false))).rejects.toMatchObject({ code: "InvalidRequest" });
+  });
+});
+
 describe("refusal texts", () => {
   it("never carry DuckLake's retry words, even when the lake's name holds one", () => {
     const data = "r2://b/lakes/conflict-unique/data/";

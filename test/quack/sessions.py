@@ -387,6 +387,31 @@ SESSIONS = {
         "INSERT INTO lake.s VALUES ({'i': 4, 'j': 5}), ({'i': 6, 'j': 7})",
         "SELECT stats(s.i), stats(s.j) FROM lake.s LIMIT 1",
     ],
+    # ducklake_add_data_files of Parquet files DuckDB wrote: the columns in another order, one missing, one
+    # extra, then a second file of a committed name map's shape (reused, not a new map), a rename and a
+    # delete; the name maps and the files' mapping ids as stock writes them
+    # (docs/decisions/0600-staged-name-maps.md). The files lie in the data path (decision 0105).
+    "add-data-files-mapped": [
+        ATTACH,
+        "CREATE TABLE lake.t (id INTEGER, name VARCHAR, score DOUBLE)",
+        "INSERT INTO lake.t SELECT i, 'n' || i, i * 0.5 FROM range(1500) r(i)",
+        "COPY (SELECT 'p' AS name, 2000 AS id, 1.5 AS score) TO '{data}plain.parquet'",
+        "COPY (SELECT 'm' AS name, 3001 AS id) TO '{data}missing.parquet'",
+        "COPY (SELECT 4001 AS id, 'x' AS name, 2.5 AS score, 42 AS extra) TO '{data}extra.parquet'",
+        "COPY (SELECT 'q' AS name, 2001 AS id, 3.5 AS score) TO '{data}plain2.parquet'",
+        "CALL ducklake_add_data_files('lake', 't', '{data}plain.parquet')",
+        "CALL ducklake_add_data_files('lake', 't', '{data}missing.parquet', allow_missing => true)",
+        "CALL ducklake_add_data_files('lake', 't', '{data}extra.parquet', ignore_extra_columns => true)",
+        "SELECT * FROM lake.t WHERE id >= 1499 ORDER BY id",
+        "CALL ducklake_add_data_files('lake', 't', '{data}plain2.parquet')",
+        "ALTER TABLE lake.t RENAME COLUMN name TO label",
+        "DELETE FROM lake.t WHERE id = 3001",
+        "SELECT id, label, score FROM lake.t WHERE id >= 1499 ORDER BY id",
+        "SELECT count(*), sum(id), min(label), max(score) FROM lake.t",
+        "SELECT mapping_id, table_id, type FROM __ducklake_metadata_lake.ducklake_column_mapping ORDER BY ALL",
+        "SELECT * FROM __ducklake_metadata_lake.ducklake_name_mapping ORDER BY ALL",
+        "SELECT data_file_id, mapping_id, record_count, row_id_start FROM __ducklake_metadata_lake.ducklake_data_file ORDER BY ALL",
+    ],
     # A MERGE INTO stages a data file and inlined rows in one commit: the table's column stats must cover
     # both, or DuckDB's statistics-driven execution reads the file's 300 as 65836 (DuckLake's suite
     # merge/merge_update_insert.test; docs/decisions/0412-suite-wrong-answers.md).

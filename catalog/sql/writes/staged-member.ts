@@ -24,12 +24,13 @@ import { CommitConflict, InvalidRequest, isMemberError, Unsupported } from "../.
 import { dataPathPrefix } from "../../file-paths.ts";
 import { readSnapshotsBetween } from "../../head.ts";
 import { Kind, keys, OptionScope } from "../../keys.ts";
-import type { OptionRecord, SnapshotRecord } from "../../records.ts";
+import type { DataFileRecord, OptionRecord, SnapshotRecord } from "../../records.ts";
 import type { Staging } from "../../staging.ts";
 import { NESTED } from "../../types.ts";
-import { VerbContext } from "../../verbs/context.ts";
+import { type Assigned, VerbContext } from "../../verbs/context.ts";
 import { dropDataFile, tableDirectory, tableOfDroppedFile } from "../../verbs/ops/files.ts";
 import { inlineInsertPreserving } from "../../verbs/ops/inline.ts";
+import { checkFileMapping, flattenNameMap, MAP_BY_NAME, writeNameMap } from "../../verbs/ops/name-maps.ts";
 import { mergeColumnStats, type NewColumnStats } from "../../verbs/ops/stats-support.ts";
 import type { CommitRequest, Verb } from "../../verbs/schema.ts";
 import { type SqlResult, T } from "../result.ts";
@@ -39,13 +40,11 @@ import { parseTupleText } from "./parse.ts";
 import { compactionOps, isCompaction } from "./staged-compaction.ts";
 import { isDeleteRewrite, replacedDeleteOps } from "./staged-deletes.ts";
 import { type AfterFlush, flushOps, isFlush } from "./staged-flush.ts";
-import type { StagedBatch, StagedRow, StagedTable } from "./staged-parse.ts";
+import { type FileMapping, fileMapping, type StagedNameMap, stagedNameMaps } from "./staged-name-map.ts";
+import type { StagedBatch, StagedRow } from "./staged-parse.ts";
 import { isRewrite, rewriteOps } from "./staged-rewrite.ts";
 import type { CommitText } from "./staged-snapshot.ts";
 import { inlineValue } from "./translate.ts";
-
-/** Staged tables whose rows this translation does not carry yet: a batch using one is refused by name. */
-const UNTRANSLATED: readonly StagedTable[] = ["name_map", "name_map_entry"];
 
 /** Inlined rows of one table that keep the row ids of the versions they replace. */
 interface Preserved {
@@ -125,19 +124,15 @@ export function commitAnswer(
 export class StagedCommitMember implements SelfStagedMember {
   readonly kind = "staged-rows" as const;
   readonly idempotencyKey?: string;
+  /** The commit's name maps (`ducklake_add_data_files`), in the order DuckLake gives them ids. */
+  private readonly nameMaps: StagedNameMap[];
 
   constructor(
     private readonly batch: StagedBatch,
     idempotencyKey?: string,
   ) {
     if (idempotencyKey !== undefined) this.idempotencyKey = idempotencyKey;
-    for (const t of UNTRANSLATED) {
-      if (batch.rows[t].length > 0) {
-        throw new Unsupported(
-          `server-side commits with rows in ducklake_staged_${t} are not translated yet (docs/decisions/0260-staged-commit.md)`,
-        );
-      }
-    }
+    this.nameMaps = stagedNameMaps(batch);
     if (batch.rows.commit.length !== 1) {
       throw new InvalidRequest(
         `a staged commit carries one ducklake_staged_commit row, this one ${batch.rows.commit.length}`,
@@ -194,18 +189,29 @@ export class StagedCommitMember implements SelfStagedMember {
           rows.after,
         ).stage(group, premise, env);
       } else {
-        const { verbs, preserved } = await this.translate(new VerbContext(group.child(), premise, env));
+        const { verbs, preserved, mappings } = await this.translate(
+          new VerbContext(group.child(), premise, env),
+        );
         const req: CommitRequest = { verbs };
         if (author !== null) req.author = author;
         if (message !== null) req.message = message;
         if (extra !== null) req.extraInfo = extra;
         if (this.idempotencyKey !== undefined) req.idempotencyKey = this.idempotencyKey;
-        staged = await stageMember(group, premise, env, req, async (ctx) => {
-          await this.dropFiles(ctx);
-          for (const p of preserved) await inlineInsertPreserving(ctx, p.tableId, p.rows);
-          await this.inlinedStatsAsStaged(group, ctx);
-          await this.keepColumnStatsRows(group, ctx);
-        });
+        const mapIds = new Map<bigint, number>();
+        staged = await stageMember(
+          group,
+          premise,
+          env,
+          req,
+          async (ctx, assigned) => {
+            await this.mapFiles(ctx, verbs, assigned, mappings, mapIds);
+            await this.dropFiles(ctx);
+            for (const p of preserved) await inlineInsertPreserving(ctx, p.tableId, p.rows);
+            await this.inlinedStatsAsStaged(group, ctx);
+            await this.keepColumnStatsRows(group, ctx);
+          },
+          (ctx) => this.writeNameMaps(ctx, mapIds),
+        );
       }
     } catch (e) {
       // A row this commit names was changed by a commit it raced (deleted twice, its file replaced): the
@@ -306,6 +312,11 @@ export class StagedCommitMember implements SelfStagedMember {
             ? "deletes"
             : undefined;
     if (shape === undefined) return undefined;
+    if (this.nameMaps.length > 0) {
+      throw new Unsupported(
+        `a staged ${shape} commit with rows in ducklake_staged_name_map is not translated (docs/decisions/0600-staged-name-maps.md)`,
+      );
+    }
     const probe = new VerbContext(group.child(), premise, env);
     const common = {
       batch,
@@ -381,9 +392,13 @@ export class StagedCommitMember implements SelfStagedMember {
   }
 
   /** The staged rows as verbs, in DuckLake's id order: data files, delete files, inlined rows, deletes. */
-  private async translate(probe: VerbContext): Promise<{ verbs: Verb[]; preserved: Preserved[] }> {
+  private async translate(
+    probe: VerbContext,
+  ): Promise<{ verbs: Verb[]; preserved: Preserved[]; mappings: Map<number, FileMapping> }> {
     const rows = this.batch.rows;
     const out: Verb[] = [];
+    // The mapping of each register_data_file verb, by its index in `out`.
+    const mappings = new Map<number, FileMapping>();
     const preserved: Preserved[] = [];
     const statsByFile = new Map<number, StagedRow[]>();
     for (const s of rows.data_file_column_stats) {
@@ -402,19 +417,18 @@ export class StagedCommitMember implements SelfStagedMember {
       ]);
     }
     for (const f of rows.data_file) {
-      for (const c of [
-        "row_id_start",
-        "partial_max",
-        "begin_snapshot",
-        "compaction_id",
-        "mapping_id",
-      ] as const) {
+      for (const c of ["row_id_start", "partial_max", "begin_snapshot", "compaction_id"] as const) {
         if (!isNull(f[c])) {
           throw new Unsupported(
-            `staged data files with ${c} set (a flush, a compaction or a column mapping) are not translated yet`,
+            `staged data files with ${c} set (a flush or a compaction) are not translated yet`,
           );
         }
       }
+      const mapping = fileMapping(f.mapping_id);
+      if (mapping.kind === "staged" && !this.nameMaps.some((m) => m.localId === mapping.localId)) {
+        throw new InvalidRequest(`a staged data file names mapping ${mapping.localId}, which is not staged`);
+      }
+      mappings.set(out.length, mapping);
       const local = int(f.data_file_id, "data_file_id");
       const t = int(f.table_id, "table_id");
       const path = await this.relativePath(probe, t, str(f.path, "path"), flag(f.path_is_relative));
@@ -526,7 +540,49 @@ export class StagedCommitMember implements SelfStagedMember {
           : {}),
       });
     }
-    return { verbs: out, preserved };
+    return { verbs: out, preserved, mappings };
+  }
+
+  /**
+   * The staged name maps, before any verb: DuckLake takes their ids from `next_file_id` ahead of the data
+   * files' (`GetNewNameMaps` runs before `GetNewDataFiles`), one per map in local-id order.
+   */
+  private async writeNameMaps(ctx: VerbContext, mapIds: Map<bigint, number>): Promise<void> {
+    for (const m of this.nameMaps) {
+      const id = ctx.fileId();
+      await writeNameMap(ctx, {
+        mapping_id: id,
+        table_id: m.tableId,
+        type: MAP_BY_NAME,
+        x_names: flattenNameMap(m.roots),
+      });
+      mapIds.set(m.localId, id);
+    }
+  }
+
+  /** Each registered data file with a mapping gets its committed id (DuckLake's `RemapMappingIndex`). */
+  private async mapFiles(
+    ctx: VerbContext,
+    verbs: readonly Verb[],
+    assigned: readonly Assigned[],
+    mappings: ReadonlyMap<number, FileMapping>,
+    mapIds: ReadonlyMap<bigint, number>,
+  ): Promise<void> {
+    for (const [i, mapping] of mappings) {
+      if (mapping.kind === "none") continue;
+      const verb = verbs[i];
+      const fileId = assigned[i]?.dataFileId;
+      if (verb?.op !== "register_data_file" || typeof fileId !== "number") {
+        throw new InvalidRequest(`staged data file ${i} was not registered`);
+      }
+      const t = (await ctx.table(verb.table)).table_id;
+      const id = mapping.kind === "staged" ? (mapIds.get(mapping.localId) as number) : mapping.id;
+      await checkFileMapping(ctx, t, id);
+      const key = keys.current(Kind.dataFile, t, fileId);
+      const rec = await ctx.read<DataFileRecord>(key, ValueKind.dataFile, "data file");
+      if (!rec) throw new InvalidRequest(`staged data file ${fileId} was not registered`);
+      ctx.write(key, ValueKind.dataFile, { ...rec, mapping_id: id });
+    }
   }
 
   /** DuckLake writes a file's path relative to its table's directory when it lies inside it. */

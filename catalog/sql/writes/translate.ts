@@ -53,6 +53,7 @@ import { columnTree, parseValue } from "../../values/index.ts";
 import type { VerbContext } from "../../verbs/context.ts";
 import { dropDataFile, tableOfDroppedFile } from "../../verbs/ops/files.ts";
 import { endMacro, macroEntryKind } from "../../verbs/ops/macros.ts";
+import { checkFileMapping, type NameMapColumn, writeNameMap } from "../../verbs/ops/name-maps.ts";
 import {
   readColumnStats,
   readTableStats,
@@ -231,6 +232,8 @@ export class Translator {
   /** ducklake_file_column_stats / file_partition_value rows, by data file, attached to the file's record. */
   private readonly fileStats = new Map<number, FileColumnStats[]>();
   private readonly partitionValues = new Map<number, DataFileRecord["x_partition_values"]>();
+  /** `ducklake_name_mapping` rows by mapping id, embedded in their `ducklake_column_mapping` record (0600). */
+  private readonly nameMapColumns = new Map<number, NameMapColumn[]>();
   /** Delete files this batch removes (DuckLake rewrites a file's deletes into a new delete file), by data file. */
   private readonly replacedDeletes = new Map<number, DeleteFileRecord>();
   private readonly removedDeleteIds = new Set<number>();
@@ -286,6 +289,9 @@ export class Translator {
     const counts: number[] = [];
     for (const op of this.ops) counts.push(await this.apply(op));
     await this.checkRowIds();
+    for (const m of this.nameMapColumns.keys()) {
+      throw bad(`ducklake_name_mapping rows of mapping ${m} come without its ducklake_column_mapping row`);
+    }
     for (const [name, f] of this.flushes) {
       if (f.keys.length > 0 && !f.carried)
         throw bad(`${name}: ${f.keys.length} inlined rows are flushed without the data file that holds them`);
@@ -551,6 +557,19 @@ export class Translator {
             extra_stats: strOrNull(r.extra_stats, "extra_stats"),
           });
           this.fileStats.set(f, list);
+        }
+      } else if (op.table === "ducklake_name_mapping") {
+        for (const r of cellsOf(op, DUCKLAKE_TABLES.ducklake_name_mapping ?? [])) {
+          const m = int(r.mapping_id, "mapping_id");
+          const list = this.nameMapColumns.get(m) ?? [];
+          list.push({
+            column_id: int(r.column_id, "column_id"),
+            source_name: str(r.source_name, "source_name"),
+            target_field_id: int(r.target_field_id, "target_field_id"),
+            parent_column: intOrNull(r.parent_column, "parent_column"),
+            is_partition: bool(r.is_partition, "is_partition"),
+          });
+          this.nameMapColumns.set(m, list);
         }
       } else if (op.table === "ducklake_file_partition_value") {
         for (const r of cellsOf(op, DUCKLAKE_TABLES.ducklake_file_partition_value ?? [])) {
@@ -1119,10 +1138,14 @@ export class Translator {
         case "ducklake_macro":
           await this.insertMacro(r);
           break;
+        case "ducklake_column_mapping":
+          await this.insertNameMap(r);
+          break;
         case "ducklake_macro_impl":
         case "ducklake_macro_parameters":
         case "ducklake_partition_column":
         case "ducklake_sort_expression":
+        case "ducklake_name_mapping":
           break; // read up front, embedded in their parent
         case "ducklake_partition_info":
           await this.insertPartition(r);
@@ -1396,8 +1419,7 @@ export class Translator {
     };
     this.fileStats.delete(id);
     this.partitionValues.delete(id);
-    if (rec.mapping_id !== null)
-      throw new Unsupported("data files with a column mapping are not translated yet");
+    if (rec.mapping_id !== null) await checkFileMapping(this.ctx, t, rec.mapping_id);
     if (merged) {
       // The merged rows keep their row ids: within the range the removed files held.
       if (rec.row_id_start < merged.lo || rec.row_id_start + rec.record_count > merged.hi) {
@@ -1407,6 +1429,24 @@ export class Translator {
     // Written as is (not putVersion): a merged file keeps the first replaced file's begin.
     this.ctx.write(keys.current(Kind.dataFile, t, id), ValueKind.dataFile, rec);
     this.ctx.newFileTables.add(t);
+  }
+
+  /**
+   * A name map of `ducklake_add_data_files` (decision 0600): its id is a fresh file id (DuckLake takes it
+   * from `next_file_id` ahead of the files), its columns the batch's `ducklake_name_mapping` rows.
+   */
+  private async insertNameMap(r: Cells): Promise<void> {
+    const id = this.fileId(int(r.mapping_id, "mapping_id"), "column mapping");
+    const t = int(r.table_id, "table_id");
+    await this.liveTable(t);
+    const columns = this.nameMapColumns.get(id) ?? [];
+    this.nameMapColumns.delete(id);
+    await writeNameMap(this.ctx, {
+      mapping_id: id,
+      table_id: t,
+      type: str(r.type, "type"),
+      x_names: columns,
+    });
   }
 
   private async insertDeleteFile(r: Cells): Promise<void> {

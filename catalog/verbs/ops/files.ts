@@ -6,7 +6,13 @@
 import { ValueKind } from "../../codec.ts";
 import { InvalidRequest, NotFound, quoteName } from "../../errors.ts";
 import { checkPathNotFenced } from "../../fences.ts";
-import { dataPathPrefix, joinPath, registeredPathProblem, tableDirOf } from "../../file-paths.ts";
+import {
+  dataPathPrefix,
+  joinPath,
+  registeredPathProblem,
+  tableDirOf,
+  writerReaches,
+} from "../../file-paths.ts";
 import { Kind, keys, OptionScope } from "../../keys.ts";
 import type {
   ColumnRecord,
@@ -55,7 +61,9 @@ async function checkFilePath(
   spec: { path: string; pathIsRelative?: boolean | undefined },
 ): Promise<void> {
   const { dataPath, tableDir } = await tableDirectory(ctx, table);
-  const problem = registeredPathProblem(dataPath, tableDir, spec.path, spec.pathIsRelative ?? true);
+  const own = ctx.env.ownDataPath;
+  const external = own !== undefined && !writerReaches(dataPath, own);
+  const problem = registeredPathProblem(dataPath, tableDir, spec.path, spec.pathIsRelative ?? true, external);
   if (problem !== null) {
     throw new InvalidRequest(`the ${kind} file ${quoteName(spec.path)} cannot be registered: ${problem}`);
   }

@@ -109,7 +109,7 @@ async function expectRefused(
   expect(await allRows(lake, position)).toEqual(before);
 }
 
-type Cell = string | number | boolean | null;
+type Cell = string | number | bigint | boolean | null;
 const lit = (v: Cell | undefined): string =>
   v === null || v === undefined ? "NULL" : typeof v === "string" ? `'${v.replaceAll("'", "''")}'` : String(v);
 
@@ -172,6 +172,7 @@ function stagedDataFile(f: {
   partialMax?: number;
   begin?: number;
   compaction?: number;
+  mapping?: bigint;
 }): (Cell | undefined)[] {
   return [
     0,
@@ -186,7 +187,7 @@ function stagedDataFile(f: {
     f.rowIdStart ?? null,
     null,
     null,
-    null,
+    f.mapping ?? null,
     f.partialMax ?? null,
     f.begin ?? null,
     f.compaction ?? null,
@@ -315,6 +316,55 @@ describe("ducklake_commit: the staged batch is one commit of the core", () => {
     ]);
     const inlined = rows.ducklake_inlined_data_2_2 as { row_id: number; begin_snapshot: number }[];
     expect(inlined.filter((x) => x.begin_snapshot === 5).map((x) => x.row_id)).toEqual([3, 4]);
+  });
+
+  it("lands ducklake_add_data_files' name map: its id from next_file_id ahead of the file's, the file remapped (0600)", async () => {
+    const { lake } = await lakeAt("staged-name-map");
+    const local = 1n << 63n;
+    const r = ok(
+      await write(
+        lake,
+        staged(BASE, 1, {
+          name_map: [[local, TABLE]],
+          name_map_entry: [
+            [local, 0, null, "ident", 1, false],
+            [local, 1, null, "label", 2, false],
+          ],
+          data_file: [
+            stagedDataFile({
+              path: `${DATA}s/t/added.parquet`,
+              count: 2,
+              size: 900,
+              footer: 200,
+              mapping: local,
+            }),
+          ],
+        }),
+      ),
+    );
+    expect(r.result).toEqual({ columns: ANSWER_COLUMNS, rows: [[5n, 3n, false]] });
+    const rows = await allRows(lake, r.position);
+    expect(rows.ducklake_column_mapping).toEqual([{ mapping_id: 1, table_id: TABLE, type: "map_by_name" }]);
+    expect(rows.ducklake_name_mapping).toEqual([
+      {
+        mapping_id: 1,
+        column_id: 0,
+        source_name: "ident",
+        target_field_id: 1,
+        parent_column: null,
+        is_partition: false,
+      },
+      {
+        mapping_id: 1,
+        column_id: 1,
+        source_name: "label",
+        target_field_id: 2,
+        parent_column: null,
+        is_partition: false,
+      },
+    ]);
+    const files = rows.ducklake_data_file as { data_file_id: number; mapping_id: number | null }[];
+    expect(files.map((f) => [f.data_file_id, f.mapping_id])).toEqual([[2, 1]]);
   });
 
   it("refuses rows without their declaration in the same request (the staged tables live one request)", async () => {

@@ -176,16 +176,21 @@ interface Snapshot {
   author: string | null;
   commit_message: string | null;
   changes_made: string | null;
+  /** The table behind each id in the changes, as named at this snapshot (the API's naming). */
+  table_names: Record<string, string>;
 }
 
 /** DuckLake's `changes_made` entries: `kind:value`, the value a number (a table id) or a quoted name. */
 const CHANGE = /([a-z_]+):((?:"(?:[^"]|"")*"(?:\.)?)+|\d+)/g;
 
-/** One line per change; table ids become the table's name (the raw text stays in the tooltip). */
-function changeList(changes: string | null, names: Map<number, string> | undefined) {
+/**
+ * One line per change; a table id becomes the table's name as the snapshot named it (the API's
+ * `table_names`; the raw text stays in the tooltip). Schema, view and macro ids are other id spaces: left as ids.
+ */
+function changeList(changes: string | null, tableNames: Record<string, string>) {
   if (!changes) return "";
   const entries = [...changes.matchAll(CHANGE)].map(([, kind = "", value = ""]) => {
-    const name = /^\d+$/.test(value) ? names?.get(Number(value)) : undefined;
+    const name = /^\d+$/.test(value) && !/schema|view|macro/.test(kind) ? tableNames[value] : undefined;
     return `${kind} ${name ?? value}`;
   });
   return html`<div class="changes" title=${changes}>${entries.map((e) => html`<div><code>${e}</code></div>`)}</div>`;
@@ -288,7 +293,7 @@ function Lake({ route }: { route: Route }) {
   const checkpoints = useLoad(`checkpoints:${lake}`, () =>
     unwrap(api().GET("/v1/lakes/{lake}/checkpoints", { params: { path: { lake } } })),
   );
-  // Every table the lake ever had (dropped ones too), so the timeline can name the tables it changed.
+  // Every table the lake ever had (dropped ones too), so a maintenance run can name the table it worked on.
   const tableNames = useLoad(`table-names:${lake}`, async () => {
     const read = (table: "ducklake_table" | "ducklake_schema") =>
       unwrap(api().GET("/v1/lakes/{lake}/ducklake/{table}", { params: { path: { lake, table } } }));
@@ -349,7 +354,7 @@ function Lake({ route }: { route: Route }) {
           .map(
             (x) => html`<tr class=${x.snapshot_id === snap ? "selected" : ""}>
             <td>${x.snapshot_id}</td><td>${fmtTime(x.snapshot_time)}</td><td>${x.author ?? ""}</td>
-            <td>${x.commit_message ?? ""}</td><td>${changeList(x.changes_made, tableNames.data)}</td>
+            <td>${x.commit_message ?? ""}</td><td>${changeList(x.changes_made, x.table_names)}</td>
             <td><a href=${href({ view: "lake", lake, snapshot: x.snapshot_id })}>view</a></td>
           </tr>`,
           )}

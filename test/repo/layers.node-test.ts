@@ -36,6 +36,8 @@ const QUACK = "the Quack wire reaches catalog/sql/ directly; to move behind the 
 const DOOR_EXCEPTIONS: Readonly<Record<string, string>> = {
   // The CLI loads in Node for every command; the door would load the whole catalog for one constant.
   "cli/rows.ts -> catalog/row-log-limits.ts": "one constant; the door loads the whole catalog",
+  "cli/export.ts -> catalog/reads/plan-count.ts":
+    "one leaf module (no imports); the door loads the whole catalog into the packed CLI",
   // The Quack front door speaks to catalog/sql/ (its own door, catalog/sql/index.ts, is not yet used by
   // these files); worker/quack/ is being reworked on another branch this session, so they move later.
   "worker/quack/chunk.ts -> catalog/sql/result.ts": QUACK,

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { type CountedFile, planRowCount } from "../../catalog/index.ts";
 import { randomHistory } from "../maintenance/lake.ts";
 import { call } from "../support/http.ts";
-import { commitVia, httpHistoryOps } from "./http-lake.ts";
+import { commitVia, HISTORY_TABLE, httpHistoryOps } from "./http-lake.ts";
 
 const LAKE = "plan-count";
 
@@ -25,14 +25,7 @@ describe("user rows counted from the scan plan", () => {
       verbs: [
         // The writer's own jobs would rewrite files under the history; the history is the test's alone.
         { op: "set_option", name: "maintenance_flush_inlined", value: "false" },
-        {
-          op: "create_table",
-          name: "t",
-          columns: [
-            { name: "id", type: "int64" },
-            { name: "s", type: "varchar" },
-          ],
-        },
+        HISTORY_TABLE,
       ],
     });
     const ops = httpHistoryOps(LAKE);

@@ -360,6 +360,11 @@ describe("explorer in headless Chromium", { timeout: 600_000 }, () => {
       })
       .waitFor();
     await page.locator("[data-testid=metrics-summary]", { hasText: "4 commits ok" }).waitFor();
+    // The counters' start (ms since the epoch, kept across writer restarts), shown as a date of this year.
+    assert.match(
+      (await page.locator("[data-testid=metrics-since]").textContent()) ?? "",
+      new RegExp(`counted since ${new Date().getUTCFullYear()}-\\d\\d-\\d\\d `),
+    );
     const canvases = page.locator("[data-testid=charts] canvas");
     await canvases.first().waitFor();
     assert.equal(await canvases.count(), 2);

@@ -154,7 +154,7 @@ function Charts({ lake }: { lake: string }) {
   }, [data]);
   const m = data?.metrics;
   return html`<section>
-    <h3>Commit activity <small data-testid="metrics-since">(counted since ${m ? fmtTime(m.since) : "…"}, across writer restarts; the last hour charted)</small></h3>
+    <h3>Commit activity <small data-testid="metrics-since">(counted since ${m ? new Date(m.since).toISOString().replace("T", " ").slice(0, 19) : "…"} UTC, across writer restarts; the last hour charted)</small></h3>
     <${ErrorBox} error=${error ?? chartError} />
     ${
       m

@@ -123,8 +123,10 @@ export {
   inlinedTableNamed,
   inlinedTablesAt,
 } from "./reads/inlined-tables.ts";
+export { type CountedFile, fileRowCount, planRowCount } from "./reads/plan-count.ts";
 export { commitLookupRanges } from "./reads/plan-prefetch.ts";
 export { FILTER_OPS, type FilterOp, pruneFiles, type StatsFilter } from "./reads/prune.ts";
+export { MAX_NAMED_TABLES_PER_PAGE, type NamedSnapshot, withTableNames } from "./reads/snapshot-naming.ts";
 export { head, listSnapshots, type SnapshotInfo } from "./reads/snapshots.ts";
 export { type TableFileRows, tableFileRows } from "./reads/table-files.ts";
 export {

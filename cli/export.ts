@@ -9,6 +9,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import initSqlJs, { type Database, type SqlValue } from "sql.js";
+import { type CountedFile, planRowCount } from "../catalog/reads/plan-count.ts";
 import { type LakeClient, type paths, unwrap } from "../client/index.ts";
 import { CliError } from "./errors.ts";
 import { DUCKLAKE_FORMAT_VERSION, DUCKLAKE_SQLITE_DDL } from "./export-ddl.ts";
@@ -66,10 +67,66 @@ export interface ExportOptions {
 
 export interface ExportResult {
   snapshotId: number;
+  /** DuckLake metadata tables written (every `ducklake_*` table). */
   tables: number;
-  rows: number;
+  /** Rows of those metadata tables and of the inlined-data tables: the SQLite file's size in rows. */
+  metadataRows: number;
+  /**
+   * The lake's own rows at the snapshot, as `SELECT count(*)` answers per table (`schema.table`), or null for
+   * a table whose count needs a file's bytes (decision 0653-export-user-rows.md).
+   */
+  tableRows: Record<string, number | null>;
+  /** Their sum, or null when any table's count is null. */
+  userRows: number | null;
   inlinedTables: number;
   filesDownloaded: number;
+}
+
+/** Plan files per page the row count asks for (the plan route's own page bound). */
+const PLAN_PAGE = 1000;
+
+/** Each live table's row count at `snapshot`, from its scan plan's records (no file is read). */
+async function tableRowCounts(
+  api: LakeClient,
+  lake: string,
+  snapshot: number,
+): Promise<Record<string, number | null>> {
+  const cat = await unwrap(
+    api.GET("/v1/lakes/{lake}/catalog", {
+      params: { path: { lake }, query: { snapshot: String(snapshot) } },
+    }),
+  );
+  const tables = ((cat.catalog as { tables?: Row[] }).tables ?? []).map((t) => ({
+    schema: String(t.schema_name),
+    table: String(t.table_name),
+  }));
+  const out: Record<string, number | null> = {};
+  for (const { schema, table } of tables) {
+    const files: CountedFile[] = [];
+    let inlined = 0;
+    let after: number | null = null;
+    do {
+      const page: { files: unknown[]; inlined_rows: unknown[]; next_after_file: number | null } =
+        await unwrap(
+          api.GET("/v1/lakes/{lake}/tables/{schema}/{table}/plan", {
+            params: {
+              path: { lake, schema, table },
+              query: {
+                snapshot: String(snapshot),
+                limit: String(PLAN_PAGE),
+                ...(after !== null ? { after_file: String(after) } : {}),
+              },
+            },
+          }),
+        );
+      // Inlined rows come whole with every page: counted once.
+      if (after === null) inlined = page.inlined_rows.length;
+      files.push(...(page.files as CountedFile[]));
+      after = page.next_after_file;
+    } while (after !== null);
+    out[`${schema}.${table}`] = planRowCount(files, inlined);
+  }
+  return out;
 }
 
 type Row = Record<string, unknown>;
@@ -197,13 +254,17 @@ export async function exportLake(api: Api, opts: ExportOptions): Promise<ExportR
     );
     total += t.rows.length;
   }
+  const tableRows = await tableRowCounts(api.client, lake, snapshotId);
+  const counts = Object.values(tableRows);
   mkdirSync(dirname(resolve(opts.out)), { recursive: true });
   writeFileSync(opts.out, db.export());
   db.close();
   return {
     snapshotId,
     tables: names.length,
-    rows: total,
+    metadataRows: total,
+    tableRows,
+    userRows: counts.includes(null) ? null : counts.reduce<number>((a, n) => a + (n ?? 0), 0),
     inlinedTables: inlinedTables.length,
     filesDownloaded: downloaded,
   };

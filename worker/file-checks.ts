@@ -7,9 +7,11 @@
  * before the commit (a table created in the same commit under a name DuckLake replaces by a uuid path)
  * cannot have been uploaded, so it is refused.
  *
- * A data file registered into an existing table (a commit of file registrations only) must also fit the
- * table's columns by DuckLake's rules (catalog/file-schema.ts): its footer is read with two ranged GETs
- * (docs/decisions/0482-registered-file-schema.md).
+ * A data file registered into an existing table must also fit the table's columns by DuckLake's rules
+ * (catalog/file-schema.ts): its footer is read with two ranged GETs (docs/decisions/0482-registered-file-schema.md),
+ * whatever else the commit holds and wherever the file lies in the data prefix (relative or absolute path); a
+ * footer that cannot be read is refused, and so is a registration into a table whose columns the same commit
+ * changes (docs/decisions/0652-registered-file-checks-complete.md).
  */
 import {
   lakeDataUrl as catalogLakeDataUrl,
@@ -52,10 +54,14 @@ export async function checkRegisteredFiles(env: Env, lake: string, verbs: readon
   // Paths outside the prefix are refused by the catalog when the commit applies, except on a lake the
   // writer cannot reach, whose files the Worker never touches (decision 0601); nothing to look up.
   const targets = all.filter((t) => t.resolvedPath?.startsWith(prefix));
-  // A commit that also changes tables could register a file against columns it adds: checked only alone.
-  const onlyRegistrations = verbs.every(
-    (v) => v.op === "register_data_file" || v.op === "register_delete_file",
-  );
+  // The head's columns are not the ones a file must fit when the same commit changes them: refused, naming
+  // the remedy, before any object is read.
+  const changing = targets.find((t) => t.columnsChangeInCommit);
+  if (changing) {
+    throw invalid(
+      `verb ${changing.verb} registers data file '${changing.resolvedPath}' into a table whose columns or name another verb of the same commit changes; commit that change first, then register the file in a commit of its own`,
+    );
+  }
   // Six at a time: a Worker has six outgoing connections.
   for (let i = 0; i < targets.length; i += 6) {
     await Promise.all(
@@ -72,7 +78,7 @@ export async function checkRegisteredFiles(env: Env, lake: string, verbs: readon
             `verb ${t.verb} states ${t.kind} file '${t.resolvedPath}' is ${t.fileSizeBytes} bytes, but the stored object is ${head.size} bytes`,
           );
         }
-        if (t.tableId !== undefined && onlyRegistrations) {
+        if (t.tableId !== undefined) {
           await checkFooter(env, `lakes/${lake}/data/${rel}`, head.size, t, verbs[t.verb], view);
         }
       }),
@@ -103,9 +109,8 @@ async function checkFooter(
     fields = readParquetFooter(await suffix(len)).fields;
   } catch (e) {
     if (!(e instanceof ParquetInvalid)) throw e;
-    // Not refused (yet): only a readable footer is checked. Many suites register placeholder bytes; a
-    // file DuckDB cannot read fails its reads by name, never as a wrong answer (decision 0482).
-    return;
+    // A file whose columns cannot be read cannot be shown to fit the table (decision 0652).
+    throw invalid(`${label}, whose Parquet footer cannot be read (${e.message}); upload a Parquet file`);
   }
   const ref = verb && "table" in verb ? (verb.table as { schema?: string; name?: string }) : undefined;
   const table =

@@ -23,6 +23,55 @@ export interface FileTarget {
   fileSizeBytes: number;
   /** The table a `register_data_file` names, when it exists before the commit (its columns are checked). */
   tableId?: number;
+  /**
+   * Another verb of the same commit changes that table's columns or identity (or a table this check cannot
+   * name before the commit): the columns the file must fit are not the head's (decision 0652).
+   */
+  columnsChangeInCommit?: true;
+}
+
+/** Verbs that change a table's columns or which table a name denotes. */
+const COLUMN_CHANGING = new Set([
+  "create_table",
+  "rename_table",
+  "move_table",
+  "drop_table",
+  "add_column",
+  "rename_column",
+  "alter_column",
+  "drop_column",
+  "drop_schema",
+]);
+
+/**
+ * The ids (at the head) of the tables whose columns or names the verbs change, or "all" when a verb's table
+ * cannot be resolved before the commit (it names a table renamed or created earlier in it, or drops a schema).
+ * A create_table of a new name changes no existing table.
+ */
+async function tablesChanged(
+  view: ReadView,
+  dataPath: string,
+  verbs: readonly Verb[],
+): Promise<Set<number> | "all"> {
+  const ids = new Set<number>();
+  const none = { schemas: new Set<string>(), tables: new Map<string, string>() };
+  for (const v of verbs) {
+    if (!COLUMN_CHANGING.has(v.op)) continue;
+    if (v.op === "drop_schema") return "all";
+    const ref: RelationRef | undefined =
+      v.op === "create_table"
+        ? typeof v.schema === "object"
+          ? undefined
+          : { schema: v.schema ?? "main", name: v.name }
+        : "table" in v
+          ? (v.table as RelationRef)
+          : undefined;
+    if (ref === undefined) return "all";
+    const at = await tableDir(view, dataPath, ref, none);
+    if ("dir" in at && at.tableId !== undefined) ids.add(at.tableId);
+    else if (v.op !== "create_table") return "all";
+  }
+  return ids;
 }
 
 const join = joinPath;
@@ -133,17 +182,22 @@ export async function fileTargets(view: ReadView, verbs: readonly Verb[]): Promi
     }
     if (files.length === 0) continue;
     const table = "table" in v ? (v.table as RelationRef) : undefined;
-    const dir =
-      table && files.some((f) => f.relative) ? await tableDir(view, dataPath, table, created) : undefined;
+    // Resolved for absolute paths too: a registered data file's columns are checked wherever it lies.
+    const dir = table ? await tableDir(view, dataPath, table, created) : undefined;
+    const checked =
+      v.op === "register_data_file" && dir && "dir" in dir && dir.tableId !== undefined
+        ? { tableId: dir.tableId }
+        : {};
     for (const f of files) {
-      if (!f.relative) out.push({ verb: i, kind: f.kind, resolvedPath: f.path, fileSizeBytes: f.size });
+      if (!f.relative)
+        out.push({ verb: i, kind: f.kind, resolvedPath: f.path, fileSizeBytes: f.size, ...checked });
       else if (dir && "dir" in dir)
         out.push({
           verb: i,
           kind: f.kind,
           resolvedPath: join(dir.dir, f.path),
           fileSizeBytes: f.size,
-          ...(v.op === "register_data_file" && dir.tableId !== undefined ? { tableId: dir.tableId } : {}),
+          ...checked,
         });
       else
         out.push({
@@ -155,5 +209,11 @@ export async function fileTargets(view: ReadView, verbs: readonly Verb[]): Promi
         });
     }
   }
-  return out;
+  if (!out.some((t) => t.tableId !== undefined)) return out;
+  const changed = await tablesChanged(view, dataPath, verbs);
+  return out.map((t) =>
+    t.tableId !== undefined && (changed === "all" || changed.has(t.tableId))
+      ? { ...t, columnsChangeInCommit: true }
+      : t,
+  );
 }

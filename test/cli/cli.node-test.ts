@@ -307,14 +307,16 @@ describe("ducklake-edge CLI", { timeout: 600_000 }, () => {
     assert.doesNotMatch(quack.stdout, /<token>/);
 
     const out = join(work, "shop.sqlite");
-    const exported = ok<{ snapshotId: number; inlinedTables: number; filesDownloaded: number }>([
-      "export",
-      "cli-shop",
-      out,
-      "--data-dir",
-      join(work, "data"),
-    ]);
+    const exported = ok<{
+      snapshotId: number;
+      inlinedTables: number;
+      filesDownloaded: number;
+      userRows: number | null;
+      tableRows: Record<string, number | null>;
+    }>(["export", "cli-shop", out, "--data-dir", join(work, "data")]);
     assert.deepEqual([exported.snapshotId, exported.inlinedTables, exported.filesDownloaded], [3, 1, 1]);
+    // The lake's own rows (3 in the file, 2 inlined), not the metadata rows the file holds.
+    assert.deepEqual([exported.userRows, exported.tableRows], [5, { "main.orders": 5 }]);
     assert.ok(readFileSync(out).subarray(0, 15).toString() === "SQLite format 3");
     const parquet = "test/fixtures/orders-1.parquet";
     const inlined = [

@@ -34,6 +34,8 @@ const HOST_FREE = ["storage", "parquet", "catalog", "maintenance"];
 const DOOR_EXCEPTIONS: Readonly<Record<string, string>> = {
   // The CLI loads in Node for every command; the door would load the whole catalog for one constant.
   "cli/rows.ts -> catalog/row-log-limits.ts": "one constant; the door loads the whole catalog",
+  "cli/export.ts -> catalog/reads/plan-count.ts":
+    "one leaf module (no imports); the door loads the whole catalog into the packed CLI",
 };
 
 const graph: ImportEdge[] = importGraph(REPO, LAYERS);

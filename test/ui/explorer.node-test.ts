@@ -6,6 +6,7 @@
  * Screenshots land in test-artifacts/ (gitignored). Run: npm run test:ui.
  */
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
 import { type Browser, chromium, type Page } from "playwright-core";
@@ -23,6 +24,8 @@ const LAKE = "explorer-shop";
 let server: DevServer;
 let browser: Browser;
 let maintenanceRuns: JobRun[] = [];
+/** What stock DuckDB's `SELECT *` answered for DUCK_LAKE's table after its edits. */
+let duckAnswer: { columns: string[]; rows: string[][] } = { columns: [], rows: [] };
 
 async function api(path: string, init: RequestInit = {}): Promise<unknown> {
   const headers = new Headers(init.headers);
@@ -212,6 +215,75 @@ async function seedLongHistory(): Promise<void> {
   }
 }
 
+const DUCK_LAKE = "explorer-duck";
+/** Longest a stock DuckDB seeding or reading process may run. */
+const DUCKDB_TIMEOUT_MS = 120_000;
+
+/**
+ * Stock DuckDB 1.5.5 (Python) attached through the lake's Quack recipe: runs the SQL statements given on
+ * stdin, then prints the columns and rows of the last one as JSON, each value as the text a person reads —
+ * decimals exactly (`format(d, "f")`: never an exponent), integers in full, NULL as the explorer's `∅`.
+ */
+const DUCKDB_SESSION = `
+import duckdb, json, sys, urllib.request, decimal
+base, lake, token = sys.argv[1], sys.argv[2], sys.argv[3]
+req = urllib.request.Request(f"{base}/v1/lakes/{lake}/quack", headers={"authorization": f"Bearer {token}"})
+con = duckdb.connect()
+for stmt in json.load(urllib.request.urlopen(req))["statements"]:
+    con.sql(stmt.replace("<token>", token))
+stmts = json.load(sys.stdin)
+for stmt in stmts[:-1]:
+    con.sql(stmt)
+rel = con.sql(stmts[-1])
+show = lambda v: "∅" if v is None else format(v, "f") if isinstance(v, decimal.Decimal) else str(v)
+print(json.dumps({"columns": rel.columns, "rows": [[show(v) for v in r] for r in rel.fetchall()]}))
+`;
+
+/** Runs SQL in a stock DuckDB session attached to `lake`; answers the last statement's rows as text. */
+function duckdb(lake: string, statements: string[]): Promise<{ columns: string[]; rows: string[][] }> {
+  return new Promise((done, fail) => {
+    const child = spawn("python3", ["-c", DUCKDB_SESSION, server.url, lake, server.token], {
+      timeout: DUCKDB_TIMEOUT_MS,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (d: Buffer) => {
+      out += d.toString();
+    });
+    child.stderr.on("data", (d: Buffer) => {
+      err += d.toString();
+    });
+    child.on("close", (code) =>
+      code === 0 ? done(JSON.parse(out)) : fail(new Error(`duckdb exited ${code}: ${err}`)),
+    );
+    child.stdin.end(JSON.stringify(statements));
+  });
+}
+
+/** Rows the DuckDB-written table holds after its edits: more than two preview pages (50 each). */
+const DUCK_ROWS = 120;
+
+/**
+ * A table written by stock DuckDB alone: 120 rows into a Parquet file, an UPDATE (DuckLake: a delete and an
+ * inlined insert), a DELETE of three rows (inlined deletes) and of twenty (a delete file), and two inlined
+ * rows; decimals wider than a double and bigints beyond 2^53. Answers DuckDB's own `SELECT *` afterwards.
+ */
+async function seedWithDuckDB(): Promise<{ columns: string[]; rows: string[][] }> {
+  await api(`/v1/lakes/${DUCK_LAKE}`, { method: "PUT" });
+  // The recipe attaches the lake under its name with `-` as `_`.
+  const t = `${DUCK_LAKE.replace(/-/g, "_")}.main.sales`;
+  return duckdb(DUCK_LAKE, [
+    `CREATE TABLE ${t} (id BIGINT, amount DECIMAL(18,3), wide DECIMAL(38,10), big BIGINT, name VARCHAR)`,
+    `INSERT INTO ${t} SELECT i, i * 1.105, 12345678901234567890.0123456789 + i, 9223372036854775807 - i, 'n' || i FROM range(1, ${DUCK_ROWS + 1}) r(i)`,
+    `UPDATE ${t} SET amount = 95.740, name = 'updated' WHERE id = 4`,
+    `DELETE FROM ${t} WHERE id IN (7, 8, 9)`,
+    `DELETE FROM ${t} WHERE id BETWEEN 50 AND 69`,
+    `INSERT INTO ${t} VALUES (1000, 0.001, -1.5, -9223372036854775808, 'inlined'), (1001, NULL, NULL, 1, NULL)`,
+    `SELECT * FROM ${t}`,
+  ]);
+}
+
 async function open(page: Page, hash: string): Promise<void> {
   await page.goto(`${server.url}/ui/${hash}`);
 }
@@ -234,6 +306,7 @@ describe("explorer in headless Chromium", { timeout: 600_000 }, () => {
     // The shop lake last: its charts count this writer activation's commits, and a writer left idle
     // while other lakes are seeded may be evicted (a new activation counts from zero).
     maintenanceRuns = await seedMaintenance();
+    duckAnswer = await seedWithDuckDB();
     await seedPagedHistory();
     await seedLongHistory();
     await seed();
@@ -287,6 +360,11 @@ describe("explorer in headless Chromium", { timeout: 600_000 }, () => {
       })
       .waitFor();
     await page.locator("[data-testid=metrics-summary]", { hasText: "4 commits ok" }).waitFor();
+    // The counters' start (ms since the epoch, kept across writer restarts), shown as a date of this year.
+    assert.match(
+      (await page.locator("[data-testid=metrics-since]").textContent()) ?? "",
+      new RegExp(`counted since ${new Date().getUTCFullYear()}-\\d\\d-\\d\\d `),
+    );
     const canvases = page.locator("[data-testid=charts] canvas");
     await canvases.first().waitFor();
     assert.equal(await canvases.count(), 2);
@@ -404,6 +482,9 @@ describe("explorer in headless Chromium", { timeout: 600_000 }, () => {
     );
     assert.match(f3 ?? "", /^\d+(\.\d)? m?s$/);
     await page.locator("[data-testid=maintenance-settings]", { hasText: "jobs on:" }).waitFor();
+    // The runs charted over time (rows and bytes in → out), from the durable history.
+    await page.locator("[data-testid=maintenance-chart] canvas").first().waitFor();
+    assert.equal(await page.locator("[data-testid=maintenance-chart]").getAttribute("data-runs"), "2");
     await page.screenshot({ path: `${ARTIFACTS}/explorer-maintenance.png`, fullPage: true });
     // The minted snapshot links to the lake as of it: the table's rows now live in a file.
     await rows.nth(newestFirst.indexOf("flush_inlined")).locator("a").click();
@@ -442,6 +523,45 @@ describe("explorer in headless Chromium", { timeout: 600_000 }, () => {
     await rows.nth(total - 1).waitFor();
     assert.equal(await rows.count(), total);
     assert.equal(await page.locator("[data-testid=timeline-older]").count(), 0);
+    assert.deepEqual(pageErrors, []);
+  });
+
+  it("previews a DuckDB-written table exactly as stock DuckDB's SELECT answers it, page by page", async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1400 } });
+    const pageErrors: string[] = [];
+    page.on("pageerror", (e) => pageErrors.push(String(e)));
+    page.setDefaultTimeout(UI_WAIT_MS);
+    assert.equal(duckAnswer.rows.length, DUCK_ROWS - 3 - 20 + 2);
+    await open(page, `#token=${encodeURIComponent(server.token)}`);
+    await open(page, `#/lake/${DUCK_LAKE}/table/main/sales`);
+    const preview = page.locator("[data-testid=table-preview]");
+    const shown: string[][] = [];
+    for (let n = 0; ; n++) {
+      assert.ok(n < 10, "the preview pages end");
+      await page.locator("[data-testid=table-preview-range]", { hasText: `(rows ${n * 50 + 1}–` }).waitFor();
+      assert.deepEqual(await preview.locator("thead th").allTextContents(), duckAnswer.columns);
+      const rows = preview.locator("tbody tr");
+      const count = await rows.count();
+      assert.ok(count <= 50, `a page holds at most 50 rows, not ${count}`);
+      for (let i = 0; i < count; i++) shown.push(await rows.nth(i).locator("td").allTextContents());
+      if (n === 0) await page.screenshot({ path: `${ARTIFACTS}/explorer-table-preview.png`, fullPage: true });
+      const next = page.locator("[data-testid=table-preview-next]");
+      if ((await next.count()) === 0) break;
+      await next.click();
+    }
+    // The same rows, value for value (order aside: neither side promises one without ORDER BY).
+    const sorted = (rows: string[][]) => rows.map((r) => JSON.stringify(r)).sort();
+    assert.deepEqual(sorted(shown), sorted(duckAnswer.rows));
+    // What the issue saw go wrong: the updated row's exact decimal, deleted rows gone, big integers whole.
+    assert.ok(shown.some((r) => r[0] === "4" && r[1] === "95.740" && r[4] === "updated"));
+    assert.ok(!shown.some((r) => ["7", "50", "69"].includes(r[0] ?? "")));
+    assert.ok(shown.some((r) => r[0] === "1" && r[3] === "9223372036854775806"));
+    assert.ok(
+      shown.some((r) => r[0] === "1000" && r[2] === "-1.5000000000" && r[3] === "-9223372036854775808"),
+    );
+    // Back from the last page (rows 51–99) to the first.
+    await page.locator("[data-testid=table-preview-previous]").click();
+    await page.locator("[data-testid=table-preview-range]", { hasText: "(rows 1–50)" }).waitFor();
     assert.deepEqual(pageErrors, []);
   });
 });

@@ -17,7 +17,16 @@ import { seeded } from "../../storage/fault-bucket.ts";
 import { openCheckpoint } from "../../storage/index.ts";
 import { everySnapshot, type Rows, randomHistory } from "../maintenance/lake.ts";
 import { call } from "../support/http.ts";
-import { b, commitVia, dumpLake, expectedOf, httpHistoryOps, latest, latestView } from "./http-lake.ts";
+import {
+  b,
+  commitVia,
+  dumpLake,
+  expectedOf,
+  HISTORY_TABLE,
+  httpHistoryOps,
+  latest,
+  latestView,
+} from "./http-lake.ts";
 
 /** The writer's clock for these lakes: one second per history step, so a cutoff is exact. */
 const clock = { at: Date.now() };
@@ -55,14 +64,7 @@ describe("expiry read back by stock DuckDB across random histories", () => {
             { op: "set_option", name: "maintenance_expire_snapshots", value: "false" },
             { op: "set_option", name: "maintenance_delete_files", value: "false" },
             { op: "set_option", name: "delete_older_than", value: "0 seconds" },
-            {
-              op: "create_table",
-              name: "t",
-              columns: [
-                { name: "id", type: "int64" },
-                { name: "s", type: "varchar" },
-              ],
-            },
+            HISTORY_TABLE,
           ],
         });
         let pinned: number | null = null;

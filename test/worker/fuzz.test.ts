@@ -15,6 +15,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { VerbSchema } from "../../catalog/index.ts";
 import { setWriterSetup } from "../../durable-objects/setup.ts";
+import { type ParquetType, writeParquet } from "../../parquet/index.ts";
 import { FaultBucket } from "../../storage/fault-bucket.ts";
 import { createApp } from "../../worker/app.ts";
 import { statusForCode } from "../../worker/errors.ts";
@@ -637,16 +638,75 @@ const blindVerb = fc.constantFrom<unknown>(
 interface LakeShape {
   lake: string;
   schemas: string[];
-  tables: { schema: string; name: string; columns: string[] }[];
+  tables: { schema: string; name: string; columns: string[]; types: string[] }[];
   views: { schema: string; name: string }[];
   fileIds: number[];
+}
+
+/** The Parquet type a fitting file gives each DuckLake type the generator uses (others: no fitting file). */
+const PARQUET_OF: Record<string, ParquetType> = {
+  int32: { kind: "int", bits: 32, signed: true },
+  int64: { kind: "int", bits: 64, signed: true },
+  varchar: { kind: "string" },
+  double: { kind: "double" },
+  boolean: { kind: "boolean" },
+};
+let fittingFiles = 0;
+
+/**
+ * Points each register_data_file at a real Parquet file of its table's columns at the head, written into
+ * the lake's data path first: a registered file's footer is checked against its table (decision 0652), so
+ * the placeholder pool bytes would refuse every registration. A table with a column type outside
+ * PARQUET_OF keeps the pool file, and that commit is refused (a 4xx, as for any refused list).
+ */
+async function withFittingFiles(shape: LakeShape, verbs: unknown[]): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for (const v of verbs) {
+    const r = v as {
+      op?: string;
+      table?: { schema?: string; name?: string };
+      file?: Record<string, unknown>;
+    };
+    const t =
+      r.op === "register_data_file"
+        ? shape.tables.find(
+            (x) =>
+              x.schema.toLowerCase() === (r.table?.schema ?? "main").toLowerCase() &&
+              x.name.toLowerCase() === (r.table?.name ?? "").toLowerCase(),
+          )
+        : undefined;
+    const types = t?.types.map((ty) => PARQUET_OF[ty]);
+    if (!t || !types || types.some((ty) => ty === undefined)) {
+      out.push(v);
+      continue;
+    }
+    const bytes = writeParquet(
+      t.columns.map((name, i) => ({ name, type: types[i] as ParquetType, nullable: true })),
+      [],
+    ).bytes;
+    const key = `lakes/${shape.lake}/data/pool/fit-${fittingFiles++}.parquet`;
+    await env.BUCKET.put(key, bytes);
+    out.push({
+      ...r,
+      file: {
+        ...r.file,
+        path: `r2://${env.BUCKET_NAME ?? "ducklake-edge"}/${key}`,
+        fileSizeBytes: bytes.length,
+      },
+    });
+  }
+  return out;
 }
 
 async function shapeOf(lake: string): Promise<LakeShape> {
   const { catalog } = await json<{
     catalog: {
       schemas: { schema_name: string }[];
-      tables: { schema_name: string; table_name: string; columns: { column_name: string }[] }[];
+      tables: {
+        schema_name: string;
+        table_name: string;
+        columns: { column_name: string; column_type: string }[];
+      }[];
       views: { schema_name: string; view_name: string }[];
     };
   }>(`/v1/lakes/${lake}/catalog`);
@@ -660,6 +720,7 @@ async function shapeOf(lake: string): Promise<LakeShape> {
       schema: t.schema_name,
       name: t.table_name,
       columns: t.columns.map((c) => c.column_name),
+      types: t.columns.map((c) => c.column_type),
     })),
     views: catalog.views.map((v) => ({ schema: v.schema_name, name: v.view_name })),
     fileIds: files.rows.filter((f) => f.end_snapshot === null).map((f) => f.data_file_id),
@@ -965,7 +1026,11 @@ describe("fuzzing the HTTP API", () => {
       { "idempotency-key": SEEN_KEY },
     );
     expect(seed.status).toBe(200);
-    const bytes = new TextEncoder().encode("PAR1 uploaded PAR1");
+    // A real Parquet file of t1's columns: a registered file's footer is checked (decision 0652).
+    const bytes = writeParquet(
+      [{ name: "id", type: { kind: "int", bits: 64, signed: true }, nullable: true }],
+      [{ id: 1n }, { id: 2n }, { id: 3n }],
+    ).bytes;
     const up = await request(`/v1/lakes/${LAKE}/data/${UPLOADED}`, { method: "PUT", body: bytes });
     expect(up.status).toBe(201);
     const reg = await commit(LAKE, [
@@ -1034,7 +1099,8 @@ describe("fuzzing the HTTP API", () => {
           for (let i = 0; i < POOL_FILES; i++) await env.BUCKET.put(poolKey(lake, i), POOL_FILE);
           let head = 0;
           for (let step = 0; step < steps; step++) {
-            const verbs = g(verbListFor, await shapeOf(lake));
+            const shape = await shapeOf(lake);
+            const verbs = await withFittingFiles(shape, g(verbListFor, shape) as unknown[]);
             const res = await commit(lake, verbs);
             const text = await res.text();
             expect(res.status, `${JSON.stringify(verbs)} → ${text}`).toBeLessThan(500);

@@ -40,6 +40,16 @@ export async function latest(lake: string): Promise<Lake> {
   };
 }
 
+/** The table `randomHistory` works on: t (id int64, s varchar). */
+export const HISTORY_TABLE = {
+  op: "create_table",
+  name: "t",
+  columns: [
+    { name: "id", type: "int64" },
+    { name: "s", type: "varchar" },
+  ],
+} as const;
+
 let n = 0;
 export async function appendVia(lake: string, rows: Record<string, StoredValue>[]): Promise<number> {
   const plan = await tableFilesAt(await latestView(lake), { name: "t" });

@@ -1,5 +1,6 @@
 /** The scan-plan route prunes with the catalog's type-aware comparison (catalog/reads/prune.ts). */
 import { beforeAll, describe, expect, it } from "vitest";
+import { writeParquet } from "../../parquet/index.ts";
 import { call, expectError } from "../support/http.ts";
 
 const LAKE = "prune-route";
@@ -15,7 +16,15 @@ async function commit(verbs: unknown[]): Promise<void> {
 }
 
 async function register(name: string, stats: { column: string; min: string; max: string }[]): Promise<void> {
-  const bytes = new TextEncoder().encode(`PAR1 ${name} PAR1`);
+  // A real Parquet file of the table's columns (its footer is checked at registration: decision 0652); the
+  // stats the verb states are what pruning reads, not the file's own.
+  const bytes = writeParquet(
+    [
+      { name: "code", type: { kind: "string" }, nullable: true },
+      { name: "big", type: { kind: "int", bits: 64, signed: true }, nullable: true },
+    ],
+    [{ code: "10", big: 0n }],
+  ).bytes;
   const put = await call(`/v1/lakes/${LAKE}/data/main/t/${name}`, {
     method: "PUT",
     rawBody: bytes,

@@ -27,18 +27,25 @@ async function table(name: string, columns: { name: string; type: string }[]): P
   expect(up.status).toBe(201);
 }
 
-function register(name: string): Promise<Response> {
+/** Registers the table's `f.parquet` (or `path`, absolute when it has a scheme), with `others` in the same commit. */
+function register(
+  name: string,
+  opts: { others?: unknown[]; path?: string; size?: number } = {},
+): Promise<Response> {
+  const absolute = opts.path?.includes("://") === true;
   return call(`/v1/lakes/${LAKE}/commits`, {
     method: "POST",
     body: {
       verbs: [
+        ...(opts.others ?? []),
         {
           op: "register_data_file",
           table: { name },
           file: {
-            path: "f.parquet",
+            path: opts.path ?? "f.parquet",
+            ...(absolute ? { pathIsRelative: false } : {}),
             recordCount: stats.recordCount,
-            fileSizeBytes: parquet.length,
+            fileSizeBytes: opts.size ?? parquet.length,
             footerSize: stats.footerSize,
           },
         },
@@ -135,5 +142,58 @@ describe("a registered data file must fit its table", () => {
       ["timestamptz", "TIMESTAMP"],
     ] as const)
       expect(ok(type, file), `${type} <- ${file}`).toThrow(/column "c" is /);
+  });
+
+  it("checks files in commits that also change other things, and refuses one whose table the commit alters", async () => {
+    await table("mixed", [
+      { name: "id", type: "int32" },
+      { name: "amount", type: "decimal(3,2)" },
+      { name: "region", type: "varchar" },
+    ]);
+    // An unrelated change beside the registration no longer skips the check (it did before: decision 0652).
+    const other = [{ op: "set_option", name: "data_inlining_row_limit", value: "5" }];
+    expect(
+      (await expectError(await register("mixed", { others: other }), 400, "InvalidRequest")).error.message,
+    ).toContain('column "amount" is DECIMAL(3,2) in the table and DECIMAL(4,2) in the file');
+    // The same commit changing the table's columns: the head's columns are not the ones to check against.
+    const alter = [{ op: "add_column", table: { name: "fits" }, column: { name: "note", type: "varchar" } }];
+    expect(
+      (await expectError(await register("fits", { others: alter }), 400, "InvalidRequest")).error.message,
+    ).toContain("whose columns or name another verb of the same commit changes");
+    // A fitting file beside an unrelated change is accepted.
+    await table("mixed-ok", ORDERS);
+    expect((await register("mixed-ok", { others: other })).status).toBe(200);
+  });
+
+  it("checks a file registered by its absolute path in the lake's data prefix", async () => {
+    await table("absolute", [
+      { name: "id", type: "int32" },
+      { name: "amount", type: "decimal(3,2)" },
+      { name: "region", type: "varchar" },
+    ]);
+    const summary = (await (await call(`/v1/lakes/${LAKE}`)).json()) as { dataPath: string };
+    const path = `${summary.dataPath}main/absolute/f.parquet`;
+    expect(path).toMatch(/^r2:\/\//);
+    expect(
+      (await expectError(await register("absolute", { path }), 400, "InvalidRequest")).error.message,
+    ).toContain('column "amount" is DECIMAL(3,2) in the table and DECIMAL(4,2) in the file');
+  });
+
+  it("refuses a file whose footer cannot be read, naming it", async () => {
+    await table("garbage", ORDERS);
+    const bytes = new TextEncoder().encode("not a parquet file, only placeholder bytes");
+    const up = await call(`/v1/lakes/${LAKE}/data/main/garbage/g.parquet`, {
+      method: "PUT",
+      rawBody: bytes,
+      headers: { "content-length": String(bytes.length) },
+    });
+    expect(up.status).toBe(201);
+    const e = await expectError(
+      await register("garbage", { path: "g.parquet", size: bytes.length }),
+      400,
+      "InvalidRequest",
+    );
+    expect(e.error.message).toContain("whose Parquet footer cannot be read");
+    expect(e.error.message).toContain("g.parquet");
   });
 });

@@ -154,7 +154,7 @@ function Charts({ lake }: { lake: string }) {
   }, [data]);
   const m = data?.metrics;
   return html`<section>
-    <h3>Commit activity <small>(this writer activation, since ${data?.instanceStartedAt ?? "…"})</small></h3>
+    <h3>Commit activity <small data-testid="metrics-since">(counted since ${m ? new Date(m.since).toISOString().replace("T", " ").slice(0, 19) : "…"} UTC, across writer restarts; the last hour charted)</small></h3>
     <${ErrorBox} error=${error ?? chartError} />
     ${
       m
@@ -176,16 +176,21 @@ interface Snapshot {
   author: string | null;
   commit_message: string | null;
   changes_made: string | null;
+  /** The table behind each id in the changes, as named at this snapshot (the API's naming). */
+  table_names: Record<string, string>;
 }
 
 /** DuckLake's `changes_made` entries: `kind:value`, the value a number (a table id) or a quoted name. */
 const CHANGE = /([a-z_]+):((?:"(?:[^"]|"")*"(?:\.)?)+|\d+)/g;
 
-/** One line per change; table ids become the table's name (the raw text stays in the tooltip). */
-function changeList(changes: string | null, names: Map<number, string> | undefined) {
+/**
+ * One line per change; a table id becomes the table's name as the snapshot named it (the API's
+ * `table_names`; the raw text stays in the tooltip). Schema, view and macro ids are other id spaces: left as ids.
+ */
+function changeList(changes: string | null, tableNames: Record<string, string>) {
   if (!changes) return "";
   const entries = [...changes.matchAll(CHANGE)].map(([, kind = "", value = ""]) => {
-    const name = /^\d+$/.test(value) ? names?.get(Number(value)) : undefined;
+    const name = /^\d+$/.test(value) && !/schema|view|macro/.test(kind) ? tableNames[value] : undefined;
     return `${kind} ${name ?? value}`;
   });
   return html`<div class="changes" title=${changes}>${entries.map((e) => html`<div><code>${e}</code></div>`)}</div>`;
@@ -288,7 +293,7 @@ function Lake({ route }: { route: Route }) {
   const checkpoints = useLoad(`checkpoints:${lake}`, () =>
     unwrap(api().GET("/v1/lakes/{lake}/checkpoints", { params: { path: { lake } } })),
   );
-  // Every table the lake ever had (dropped ones too), so the timeline can name the tables it changed.
+  // Every table the lake ever had (dropped ones too), so a maintenance run can name the table it worked on.
   const tableNames = useLoad(`table-names:${lake}`, async () => {
     const read = (table: "ducklake_table" | "ducklake_schema") =>
       unwrap(api().GET("/v1/lakes/{lake}/ducklake/{table}", { params: { path: { lake, table } } }));
@@ -349,7 +354,7 @@ function Lake({ route }: { route: Route }) {
           .map(
             (x) => html`<tr class=${x.snapshot_id === snap ? "selected" : ""}>
             <td>${x.snapshot_id}</td><td>${fmtTime(x.snapshot_time)}</td><td>${x.author ?? ""}</td>
-            <td>${x.commit_message ?? ""}</td><td>${changeList(x.changes_made, tableNames.data)}</td>
+            <td>${x.commit_message ?? ""}</td><td>${changeList(x.changes_made, x.table_names)}</td>
             <td><a href=${href({ view: "lake", lake, snapshot: x.snapshot_id })}>view</a></td>
           </tr>`,
           )}
@@ -418,9 +423,28 @@ function Maintenance({ lake, names }: { lake: string; names: Map<number, string>
   };
   const runs = [...(first.data?.runs ?? []), ...older.runs];
   const enabled = Object.entries(first.data?.settings.enabled ?? {});
+  const chart = useRef<HTMLDivElement>(null);
+  const [chartError, setChartError] = useState<string | undefined>();
+  useEffect(() => {
+    const el = chart.current;
+    if (!el || runs.length === 0) return;
+    let live = true;
+    let plots: { destroy(): void }[] = [];
+    // The charts chunk (uPlot), as for the activity charts (decision 0343-explorer-lazy-chunks.md).
+    import("./charts.ts").then(
+      (m) => {
+        if (live) plots = m.drawMaintenance(el, runs);
+      },
+      (e: unknown) => live && setChartError(`charts failed to load: ${String(e)}`),
+    );
+    return () => {
+      live = false;
+      for (const p of plots) p.destroy();
+    };
+  }, [first.data, older.runs]);
   return html`<section>
     <h3>Maintenance</h3>
-    <${ErrorBox} error=${first.error ?? older.error} />
+    <${ErrorBox} error=${first.error ?? older.error ?? chartError} />
     ${
       first.data
         ? html`<p class="hint" data-testid="maintenance-settings">
@@ -437,6 +461,7 @@ function Maintenance({ lake, names }: { lake: string; names: Map<number, string>
         : null
     }
     ${first.data && runs.length === 0 ? html`<p class="hint" data-testid="maintenance-empty">No maintenance has run.</p>` : null}
+    <div ref=${chart} class="charts" data-testid="maintenance-chart"></div>
     <table data-testid="maintenance">
       <thead><tr><th>job</th><th>table</th><th>started</th><th>duration</th><th>files in → out</th><th>rows in → out</th><th>snapshot</th><th>error</th></tr></thead>
       <tbody>
@@ -458,7 +483,68 @@ function Maintenance({ lake, names }: { lake: string; names: Map<number, string>
   </section>`;
 }
 
-/** The first rows of a table's first data file, read with ranged requests. */
+/**
+ * Rows per page of the table preview: small enough to render at once, and the rows route's own bound
+ * (MAX_ROWS_PAGE) is far above it.
+ */
+const PREVIEW_PAGE = 50;
+
+/**
+ * The table as DuckDB's `SELECT *` answers it at one snapshot: the rows route read at that snapshot (the
+ * Worker's one read of a table's rows: data files with their delete files and inlined deletes applied, and
+ * inlined rows), paged with its cursor. Values are shown as the API answers them: decimals and integers
+ * beyond 2^53 as exact text, never through a float (decision 0650-explorer-preview-and-charts.md).
+ */
+function TablePreview({
+  lake,
+  schema,
+  table,
+  snapshot,
+}: {
+  lake: string;
+  schema: string;
+  table: string;
+  snapshot: number;
+}) {
+  // Cursors of the pages before the one shown ("" is the first page), so "previous" needs no re-read.
+  const [cursors, setCursors] = useState<string[]>([""]);
+  useEffect(() => setCursors([""]), [lake, schema, table, snapshot]);
+  const cursor = cursors[cursors.length - 1] ?? "";
+  const page = useLoad(`rows:${lake}/${schema}/${table}@${snapshot}:${cursor}`, () =>
+    unwrap(
+      api().GET("/v1/lakes/{lake}/tables/{schema}/{table}/rows", {
+        params: {
+          path: { lake, schema, table },
+          query: {
+            snapshot: String(snapshot),
+            limit: String(PREVIEW_PAGE),
+            ...(cursor !== "" ? { cursor } : {}),
+          },
+        },
+      }),
+    ),
+  );
+  const rows = (page.data?.rows ?? []) as Row[];
+  const names = rows[0] ? Object.keys(rows[0]) : [];
+  const first = (cursors.length - 1) * PREVIEW_PAGE;
+  return html`<section>
+    <h3>Rows at snapshot ${snapshot} <small data-testid="table-preview-range">${page.data ? (rows.length === 0 ? "(no rows)" : `(rows ${first + 1}–${first + rows.length}${page.data.next === null ? ", the last" : ""})`) : "…"}</small></h3>
+    <p class="hint">What <code>SELECT * FROM ${schema}.${table}</code> answers at this snapshot: deletes and inlined rows applied; decimals exact.</p>
+    <${ErrorBox} error=${page.error} />
+    <table data-testid="table-preview">
+      <thead><tr>${names.map((c) => html`<th>${c}</th>`)}</tr></thead>
+      <tbody>${rows.map((r) => html`<tr>${names.map((c) => html`<td class=${r[c] === null ? "null" : ""}>${text(r[c])}</td>`)}</tr>`)}</tbody>
+    </table>
+    ${cursors.length > 1 ? html`<button type="button" data-testid="table-preview-previous" onClick=${() => setCursors(cursors.slice(0, -1))}>previous ${PREVIEW_PAGE}</button>` : null}
+    ${
+      page.data?.next
+        ? html`<button type="button" data-testid="table-preview-next" onClick=${() => setCursors([...cursors, page.data?.next ?? ""])}>next ${PREVIEW_PAGE}</button>`
+        : null
+    }
+  </section>`;
+}
+
+/** The first rows of one data file as stored (deletes not applied), read with ranged requests. */
 function FilePreview({
   lake,
   file,
@@ -477,7 +563,7 @@ function FilePreview({
   );
   const p = preview.data;
   return html`<section>
-    <h3>Preview of <code>${file.path}</code> <small>${p ? `(first ${p.rows.length} of ${p.totalRows} rows)` : ""}</small></h3>
+    <h3>File contents of <code>${file.path}</code> <small>${p ? `(first ${p.rows.length} of ${p.totalRows} rows as stored: deletes not applied)` : ""}</small></h3>
     <${ErrorBox} error=${preview.error} />
     <table data-testid="preview">
       <thead><tr>${(p?.columns ?? []).map((c) => html`<th>${c}</th>`)}</tr></thead>
@@ -528,6 +614,7 @@ function Table({ route }: { route: Route }) {
     <${Travel} route=${route} snapshots=${snapshots.data ?? []} />
     <${ErrorBox} error=${plan.error} />
     ${p ? html`<p>snapshot ${p.snapshot_id}, schema version ${p.schema_version}</p>` : null}
+    ${p ? html`<${TablePreview} lake=${lake} schema=${schema} table=${table} snapshot=${p.snapshot_id} />` : null}
     <h3>Columns</h3>
     <table data-testid="columns">
       <thead><tr><th>id</th><th>name</th><th>type</th><th>nullable</th><th>default</th></tr></thead>

@@ -31,6 +31,11 @@ const JobRunSchema = z
     filesOut: z.number().int(),
     rowsIn: z.number().int(),
     rowsOut: z.number().int(),
+    bytesIn: z.number().int().optional().openapi({
+      description:
+        "bytes of the files the run read (compaction jobs; absent for jobs that read no data files)",
+    }),
+    bytesOut: z.number().int().optional().openapi({ description: "bytes of the files the run wrote" }),
     snapshotsExpired: z.number().int().optional().openapi({
       description: "expire_snapshots: snapshots expired (its filesOut: files scheduled for deletion)",
     }),

@@ -17,12 +17,13 @@ import {
   lakeDataPathExternal,
   listSnapshots,
   MAX_DUCKLAKE_PAGE_ROWS,
+  type NamedSnapshot,
   plannedRowIds,
   pruneFiles,
   type ScanPlan,
-  type SnapshotInfo,
   tableFilesAt,
   timestamptzFromEpochMicros,
+  withTableNames,
 } from "../../catalog/index.ts";
 import type { AppEnv } from "../app-env.ts";
 import { csvHeader, csvLine } from "../csv.ts";
@@ -63,6 +64,11 @@ const SnapshotSchema = z
     commit_message: z.string().nullable(),
     commit_extra_info: z.string().nullable(),
     changes: z.record(z.string(), z.array(z.string())),
+    table_names: z.record(z.string(), z.string()).openapi({
+      description:
+        "the table behind each table id in `changes` (DuckLake names a table by id once it exists): `schema.table` as of this snapshot (a table dropped by it: its name before the drop)",
+      example: { "1": "main.orders" },
+    }),
   })
   .openapi("Snapshot");
 
@@ -160,7 +166,7 @@ const catalogRoute = createRoute({
   method: "get",
   path: "/v1/lakes/{lake}/catalog",
   summary:
-    "The catalog at a snapshot: schemas, tables with nested columns, views, macros, partitioning, sorting, tags, options.",
+    "The catalog at a snapshot (its snapshot's `snapshot_time` as DuckDB writes a TIMESTAMPTZ, like every route): schemas, tables with nested columns, views, macros, partitioning, sorting, tags, options.",
   security: bearerSecurity,
   middleware: [requireScope("read")] as const,
   request: { params: LakeParamSchema, query: SelectorQuerySchema },
@@ -342,8 +348,19 @@ function planFile(f: ScanPlan["files"][number]) {
 }
 
 /** A snapshot as the API shows it: snapshot_time (epoch microseconds) as DuckDB writes a TIMESTAMPTZ. */
-function snapshotJson(s: SnapshotInfo) {
+function snapshotJson(s: NamedSnapshot) {
   return { ...s, snapshot_time: timestamptzFromEpochMicros(s.snapshot_time) };
+}
+
+/**
+ * The catalog as the API shows it: its snapshot's time in the API's one form, DuckDB's TIMESTAMPTZ text
+ * (docs/decisions/0651-api-snapshot-time-and-names.md), never the stored epoch microseconds.
+ */
+function catalogJson(cat: CatalogState) {
+  return {
+    ...cat,
+    snapshot: { ...cat.snapshot, snapshot_time: timestamptzFromEpochMicros(cat.snapshot.snapshot_time) },
+  };
 }
 
 function summarise(cat: CatalogState) {
@@ -388,7 +405,7 @@ export function registerReadRoutes(app: OpenAPIHono<AppEnv>): void {
     const headId = until === undefined ? h.snapshot_id : Math.min(until, h.snapshot_id);
     const next = nextAfter(snapshots, (s) => s.snapshot_id, { through: headId });
     return respondRead(c as Context<AppEnv>, opened, {
-      snapshots: snapshots.map(snapshotJson),
+      snapshots: (await withTableNames(opened.view, snapshots)).map(snapshotJson),
       next,
       cut: opened.cut,
     });
@@ -400,7 +417,12 @@ export function registerReadRoutes(app: OpenAPIHono<AppEnv>): void {
     const [snapshot] = await listSnapshots(opened.view, { after: id - 1, limit: 1 });
     if (!snapshot || snapshot.snapshot_id !== id)
       throw notFound(`snapshot ${id} does not exist in lake '${lake}'`);
-    return respondRead(c as Context<AppEnv>, opened, { snapshot: snapshotJson(snapshot), cut: opened.cut });
+    return respondRead(c as Context<AppEnv>, opened, {
+      snapshot: snapshotJson(
+        (await withTableNames(opened.view, [snapshot]))[0] ?? { ...snapshot, table_names: {} },
+      ),
+      cut: opened.cut,
+    });
   });
 
   app.openapi(catalogRoute, async (c) => {
@@ -408,7 +430,7 @@ export function registerReadRoutes(app: OpenAPIHono<AppEnv>): void {
     const q = c.req.valid("query");
     const opened = await openCut(c.env, lake, q);
     const catalog = await catalogAt(opened.view, q.snapshot);
-    return respondRead(c as Context<AppEnv>, opened, { catalog, cut: opened.cut });
+    return respondRead(c as Context<AppEnv>, opened, { catalog: catalogJson(catalog), cut: opened.cut });
   });
 
   app.openapi(planRoute, async (c) => {

@@ -21,6 +21,7 @@ import type { Env } from "../env.ts";
 import { callWriter } from "../lake-rpc.ts";
 import { clientMessage } from "../lakes.ts";
 import { log } from "../log.ts";
+import { type RequestTimer, timed, timedSync } from "../request-timing.ts";
 import { type DataChunk, toChunks } from "./chunk.ts";
 import { QuackForbidden, QuackLimit, QuackProtocolError } from "./errors.ts";
 import {
@@ -48,6 +49,8 @@ export interface QuackRequest {
   requestId: string;
   now: number;
   results: ResultStore;
+  /** Phase timing (worker/request-timing.ts), null when off: docs/decisions/0640-quack-request-timing.md. */
+  timer?: RequestTimer | null;
 }
 
 /**
@@ -91,9 +94,12 @@ export async function handleQuack(
           lake,
         };
       }
-      const { connectionId, session } = await openSession(req.env, message.authString, req.now);
+      const timer = req.timer ?? null;
+      const { connectionId, session } = await timed(timer, "auth", () =>
+        openSession(req.env, message.authString, req.now),
+      );
       lake = session.lake;
-      await checkLakeOnConnect(req.env, session);
+      await timed(timer, "cut", () => checkLakeOnConnect(req.env, session));
       const ok: Message = {
         type: MessageType.CONNECTION_RESPONSE,
         serverVersion: SERVER_DUCKDB_VERSION,
@@ -102,7 +108,9 @@ export async function handleQuack(
       };
       return { body: reply(ok, connectionId), lake };
     }
-    const session = await resumeSession(req.env, header.connectionId, req.now);
+    const session = await timed(req.timer ?? null, "auth", () =>
+      resumeSession(req.env, header.connectionId, req.now),
+    );
     lake = session.lake;
     const message = opened.message();
     switch (message.type) {
@@ -164,13 +172,19 @@ async function prepare(
 ): Promise<Uint8Array> {
   // Like stock, a new query closes the connection's open result.
   req.results.close(connectionId);
-  const statements = splitStatements(sql);
+  const timer = req.timer ?? null;
+  const { statements, reads } = timedSync(timer, "parse", () => {
+    const split = splitStatements(sql);
+    return { statements: split, reads: split.every((s) => statementKind(s) === "read") };
+  });
   if (statements.length === 0) return errorReply("No statement to prepare");
   const connection = await connectionHash(connectionId);
-  const result = statements.every((s) => statementKind(s) === "read")
+  const result = reads
     ? await answerReads(req, session, statements, connection)
     : await forwardWrite(req, session, sql, statements, connection);
-  return prepareResponse(req.results, { connectionId, owner: session.owner }, result, req.now);
+  return timedSync(timer, "encode", () =>
+    prepareResponse(req.results, { connectionId, owner: session.owner }, result, req.now),
+  );
 }
 
 /** The deployment's `QUACK_SERVER_COMMIT` switch (docs/decisions/0262-server-commit-switch.md): off unless "enabled". */
@@ -194,7 +208,7 @@ async function answerReads(
 ): Promise<SqlResult> {
   let ctx: SqlReadContext;
   try {
-    const opened = await openCut(req.env, session.lake, {});
+    const opened = await timed(req.timer ?? null, "cut", () => openCut(req.env, session.lake, {}));
     let hidden: Promise<ReadonlyMap<string, number>> | undefined;
     ctx = {
       view: opened.view,
@@ -215,7 +229,7 @@ async function answerReads(
   let last: SqlResult | null = null;
   for (const stmt of statements) {
     try {
-      last = await answerRead(ctx, stmt);
+      last = await timed(req.timer ?? null, "eval", () => answerRead(ctx, stmt));
     } catch (err) {
       logStatementError(req, session, stmt, err);
       throw err;
@@ -242,8 +256,10 @@ async function forwardWrite(
       mayCreateLake: scopeAtLeast(session.grant, "admin"),
       connection,
     };
-    const answer = await callWriter<SqlWriteAnswer>(req.env, session.lake, (stub) =>
-      (stub as unknown as SqlWriterStub).sqlWrite(session.lake, request),
+    const answer = await timed(req.timer ?? null, "writer", () =>
+      callWriter<SqlWriteAnswer>(req.env, session.lake, (stub) =>
+        (stub as unknown as SqlWriterStub).sqlWrite(session.lake, request),
+      ),
     );
     return answer.result;
   } catch (err) {

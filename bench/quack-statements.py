@@ -9,7 +9,8 @@ run with REQUEST_TIMING=enabled, so every answer's `Server-Timing` splits its ti
 Statements, on a table of ROWS rows (one data file), every rep on every side in rotating order: a single-row
 INSERT, `SELECT count(*)`, a point filter, `count(*) FROM lake.snapshots()`, time travel `AT (VERSION => 2)`
 and an ATTACH of the existing lake on a new connection. Per statement and side: Quack requests, median and
-p99 ms, and (edge) the median per-phase ms summed over the statement's requests. `GET /` (a route that does
+p99 ms, the server process CPU per statement (mean; edge: its whole process group) and (edge) the
+median per-phase ms summed over the statement's requests. `GET /` (a route that does
 nothing) gives each server's own request overhead. Prints one JSON object ({"rows": [...]}) on stdout.
 
     python3 bench/quack-statements.py [--quick]
@@ -63,6 +64,11 @@ def start_stock(port):
     return p
 
 
+def process_cpu_s(pid):
+    """CPU seconds (user + system) of one process and its children's live processes in its group."""
+    return commit_bench.group_cpu_s(os.getpgid(pid))
+
+
 def noop_ms(port):
     xs = []
     for _ in range(NOOP_REPS):
@@ -88,9 +94,13 @@ def main():
     rows = []
     load_before = loadavg()
     try:
-        commit_bench.start_edge(edge_port, work, ("REQUEST_TIMING=enabled", "LOG_LEVEL=warn",
-                                                  "--node-port", str(node_port)))
-        start_stock(stock_port)
+        edge_proc = commit_bench.start_edge(edge_port, work, ("REQUEST_TIMING=enabled", "LOG_LEVEL=warn",
+                                                              "--node-port", str(node_port)))
+        stock_proc = start_stock(stock_port)
+        # Server CPU per statement: the edge's process group (workerd, Miniflare's R2 and the Node door),
+        # the stock server's process.
+        cpu_of = {"edge": lambda: process_cpu_s(edge_proc.pid), "node": lambda: process_cpu_s(edge_proc.pid),
+                  "stock": lambda: process_cpu_s(stock_proc.pid)}
         targets = {"edge": edge_port, "node": node_port, "stock": stock_port}
         for side, port in targets.items():
             servers.append(wire.proxy(proxies[side], port, counters[side]))
@@ -138,15 +148,17 @@ def main():
                         run_op = lambda con=con, fn=fn, rep=rep: fn(con, rep)  # noqa: E731
                     ph0, req_ms0 = counter.timing()
                     r0 = counter.snapshot()[0]
+                    c0 = cpu_of[side]()
                     t0 = time.perf_counter()
                     run_op()
                     ms = (time.perf_counter() - t0) * 1000
+                    cpu_ms = (cpu_of[side]() - c0) * 1000
                     ph1, req_ms1 = counter.timing()
                     r1 = counter.snapshot()[0]
                     if fn is None:
                         con.close()
                     samples[side][name].append({
-                        "ms": ms, "requests": r1 - r0, "request_ms": req_ms1 - req_ms0,
+                        "ms": ms, "requests": r1 - r0, "request_ms": req_ms1 - req_ms0, "cpu_ms": cpu_ms,
                         "phases": {k: ph1.get(k, 0.0) - ph0.get(k, 0.0) for k in PHASES}})
         for con in sessions.values():
             con.close()
@@ -166,7 +178,9 @@ def main():
                        "median ms": round(med(x["ms"] for x in xs), 1),
                        "p99 ms": round(pct([x["ms"] for x in xs], 99), 1),
                        "/stock": round(med(x["ms"] for x in xs) / stock_med, 2),
-                       "server ms (proxy)": round(med(x["request_ms"] for x in xs), 1)}
+                       "server ms (proxy)": round(med(x["request_ms"] for x in xs), 1),
+                       # Clock ticks are 10 ms: the mean over every rep, not a median.
+                       "server CPU ms": round(statistics.fmean(x["cpu_ms"] for x in xs), 1)}
                 if side != "stock":
                     for k in PHASES:
                         row[k] = round(med(x["phases"][k] for x in xs), 2)

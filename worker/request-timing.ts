@@ -118,13 +118,31 @@ const BODY_READERS = new Set(["arrayBuffer", "text", "json", "bytes", "blob"]);
  * timing is on; the answer is the same bucket's.
  */
 export function timedBucket(bucket: R2Bucket, timer: RequestTimer): R2Bucket {
-  const track = async <T>(call: () => Promise<T>): Promise<T> => {
+  // The call's synchronous part counts too (a binding may do real work before its promise exists).
+  const track = <T>(call: () => T): T => {
     timer.storeStart();
+    let out: T;
     try {
-      return await call();
-    } finally {
+      out = call();
+    } catch (err) {
       timer.storeEnd();
+      throw err;
     }
+    const then = (out as { then?: unknown } | null)?.then;
+    if (typeof then !== "function") {
+      timer.storeEnd();
+      return out;
+    }
+    return (out as unknown as Promise<unknown>).then(
+      (v) => {
+        timer.storeEnd();
+        return v;
+      },
+      (err: unknown) => {
+        timer.storeEnd();
+        throw err;
+      },
+    ) as T;
   };
   const wrapBody = <T>(value: T): T => {
     if (value === null || typeof value !== "object") return value;
@@ -134,7 +152,7 @@ export function timedBucket(bucket: R2Bucket, timer: RequestTimer): R2Bucket {
         if (typeof v !== "function") return v;
         const fn = v as (...args: unknown[]) => unknown;
         if (typeof prop === "string" && BODY_READERS.has(prop)) {
-          return (...args: unknown[]) => track(() => fn.apply(target, args) as Promise<unknown>);
+          return (...args: unknown[]) => track(() => fn.apply(target, args));
         }
         return fn.bind(target);
       },
@@ -146,9 +164,9 @@ export function timedBucket(bucket: R2Bucket, timer: RequestTimer): R2Bucket {
       if (typeof v !== "function") return v;
       const fn = v as (...args: unknown[]) => unknown;
       return (...args: unknown[]) => {
-        const out = fn.apply(target, args);
+        const out = track(() => fn.apply(target, args));
         if (typeof (out as { then?: unknown } | null)?.then !== "function") return out;
-        return track(() => out as Promise<unknown>).then(wrapBody);
+        return (out as Promise<unknown>).then(wrapBody);
       };
     },
   });

@@ -6,7 +6,8 @@
  */
 
 import { flushMarksOf, sha256Hex } from "../../catalog/index.ts";
-import { CutMemos } from "../../catalog/sql/cut-memo.ts";
+import { AnswerCache } from "../../catalog/sql/answer-cache.ts";
+import { type CutIdentity, CutMemos } from "../../catalog/sql/cut-memo.ts";
 import { statementKind } from "../../catalog/sql/kind.ts";
 import { type Statement, shapeOf, splitStatements } from "../../catalog/sql/lexer.ts";
 import { answerRead, type SqlReadContext } from "../../catalog/sql/reads.ts";
@@ -58,6 +59,8 @@ export interface QuackRequest {
  * the same cut (a catalog load's dozen requests read each kind once). Rebuildable: docs/decisions/0250.
  */
 const cutMemos = new CutMemos();
+/** Whole answers of read statements per published cut (docs/decisions/0641-warm-cut-answers.md). */
+const answers = new AnswerCache();
 
 function reply(message: Message, connectionId = ""): Uint8Array {
   return encodeEnvelope({ header: { type: message.type, connectionId, clientQueryId: null }, message });
@@ -207,9 +210,11 @@ async function answerReads(
   connection: string,
 ): Promise<SqlResult> {
   let ctx: SqlReadContext;
+  let cut: CutIdentity | null = null;
   try {
     const opened = await timed(req.timer ?? null, "cut", () => openCut(req.env, session.lake, {}));
     let hidden: Promise<ReadonlyMap<string, number>> | undefined;
+    cut = opened.cut;
     ctx = {
       view: opened.view,
       memo: new Map(),
@@ -229,7 +234,12 @@ async function answerReads(
   let last: SqlResult | null = null;
   for (const stmt of statements) {
     try {
-      last = await timed(req.timer ?? null, "eval", () => answerRead(ctx, stmt));
+      const at = cut;
+      last = await timed(req.timer ?? null, "eval", () =>
+        at === null
+          ? answerRead(ctx, stmt)
+          : answers.answer(ctx, at, ctx.serverCommit ? "commit" : "no-commit", stmt, req.now),
+      );
     } catch (err) {
       logStatementError(req, session, stmt, err);
       throw err;

@@ -18,6 +18,12 @@ export function timingEnabled(env: { REQUEST_TIMING?: string }): boolean {
   return env.REQUEST_TIMING === "enabled";
 }
 
+interface Entered {
+  outer: TimingPhase | null;
+  outerExcluded: number;
+  t0: number;
+}
+
 export class RequestTimer {
   private readonly totals = new Map<TimingPhase, number>();
   private current: TimingPhase | null = null;
@@ -36,37 +42,38 @@ export class RequestTimer {
 
   /** Runs `fn` as `phase` (nested phases count under the innermost one). */
   async run<T>(phase: TimingPhase, fn: () => Promise<T> | T): Promise<T> {
-    const outer = this.current;
-    const outerStore = this.excluded;
-    this.current = phase;
-    this.excluded = 0;
-    const t0 = this.clock();
+    const entered = this.enter(phase);
     try {
       return await fn();
     } finally {
-      const spent = this.clock() - t0;
-      this.add(phase, spent - this.excluded);
-      // The outer phase's own time excludes this whole span: charge it back as "already counted".
-      this.current = outer;
-      this.excluded = outerStore + spent;
+      this.leave(phase, entered);
     }
   }
 
   /** Synchronous form of `run`. */
   runSync<T>(phase: TimingPhase, fn: () => T): T {
-    const outer = this.current;
-    const outerStore = this.excluded;
-    this.current = phase;
-    this.excluded = 0;
-    const t0 = this.clock();
+    const entered = this.enter(phase);
     try {
       return fn();
     } finally {
-      const spent = this.clock() - t0;
-      this.add(phase, spent - this.excluded);
-      this.current = outer;
-      this.excluded = outerStore + spent;
+      this.leave(phase, entered);
     }
+  }
+
+  private enter(phase: TimingPhase): Entered {
+    const entered = { outer: this.current, outerExcluded: this.excluded, t0: 0 };
+    this.current = phase;
+    this.excluded = 0;
+    entered.t0 = this.clock();
+    return entered;
+  }
+
+  private leave(phase: TimingPhase, entered: Entered): void {
+    const spent = this.clock() - entered.t0;
+    this.add(phase, spent - this.excluded);
+    // The outer phase's own time excludes this whole span: charge it back as "already counted".
+    this.current = entered.outer;
+    this.excluded = entered.outerExcluded + spent;
   }
 
   /** An R2 call began. */

@@ -6,7 +6,7 @@
  * one (read-your-writes unchanged: the answer is the cut's, as it would have been evaluated).
  *
  * Not cached: an answer that consulted the connection's own pending flushes (`flushHidden`: it differs per
- * connection), an answer without a cut (a missing lake), a failed statement, and an answer larger than
+ * connection) and every later answer of that request (its memo may carry what was loaded), an answer without a cut (a missing lake), a failed statement, and an answer larger than
  * MAX_CACHED_ANSWER_BYTES. Bounded in entries and in (estimated) bytes, least recently used dropped first,
  * and in age like the cut memo (a deleted lake's name can be created again with the same positions).
  * docs/decisions/0641-warm-cut-answers.md.
@@ -77,27 +77,17 @@ export class AnswerCache {
   }
 
   /**
-   * The statement's answer at `ctx`'s cut: kept, or evaluated by `answerRead` (and kept when it may be).
-   * `variant` names whatever else the answer depends on (the server-commit switch).
+   * Answers one request's statements at `ctx`'s cut: kept answers, or evaluated by `answerRead` (and kept
+   * when they may be). `variant` names whatever else an answer depends on (the server-commit switch). Once
+   * any statement of the request consults the connection's pending flushes, no later statement of it is
+   * kept either: the request's memo (`ctx.memo`) may carry what that statement loaded.
    */
-  async answer(
+  forRequest(
     ctx: SqlReadContext,
     cut: CutIdentity & { checkpointId?: string },
     variant: string,
-    stmt: Statement,
-    now: number,
-  ): Promise<SqlResult> {
-    if (ctx.view === null) return answerRead(ctx, stmt);
-    const key = `${cutKey(cut)}\u0000${variant}\u0000${stmt.text}`;
-    const hit = this.entries.get(key);
-    if (hit) {
-      this.entries.delete(key);
-      if (now - hit.createdAt < this.lifetimeMs && now >= hit.createdAt) {
-        this.entries.set(key, hit);
-        return hit.result;
-      }
-      this.total -= hit.bytes;
-    }
+  ): (stmt: Statement, now: number) => Promise<SqlResult> {
+    if (ctx.view === null) return (stmt) => answerRead(ctx, stmt);
     let personal = false;
     const flushHidden = ctx.flushHidden;
     const watched: SqlReadContext =
@@ -110,9 +100,22 @@ export class AnswerCache {
               return flushHidden();
             },
           };
-    const result = await answerRead(watched, stmt);
-    if (!personal) this.keep(key, result, now);
-    return result;
+    const prefix = `${cutKey(cut)}\u0000${variant}\u0000`;
+    return async (stmt, now) => {
+      const key = prefix + stmt.text;
+      const hit = personal ? undefined : this.entries.get(key);
+      if (hit) {
+        this.entries.delete(key);
+        if (now - hit.createdAt < this.lifetimeMs && now >= hit.createdAt) {
+          this.entries.set(key, hit);
+          return hit.result;
+        }
+        this.total -= hit.bytes;
+      }
+      const result = await answerRead(watched, stmt);
+      if (!personal) this.keep(key, result, now);
+      return result;
+    };
   }
 
   private keep(key: string, result: SqlResult, now: number): void {

@@ -231,15 +231,14 @@ async function answerReads(
     if (!scopeAtLeast(session.grant, "admin")) throw lakeMissing(session.lake);
     ctx = { view: null, memo: new Map(), serverCommit: serverCommitEnabled(req.env) };
   }
+  const answer =
+    cut === null
+      ? (stmt: Statement) => answerRead(ctx, stmt)
+      : answers.forRequest(ctx, cut, ctx.serverCommit ? "commit" : "no-commit");
   let last: SqlResult | null = null;
   for (const stmt of statements) {
     try {
-      const at = cut;
-      last = await timed(req.timer ?? null, "eval", () =>
-        at === null
-          ? answerRead(ctx, stmt)
-          : answers.answer(ctx, at, ctx.serverCommit ? "commit" : "no-commit", stmt, req.now),
-      );
+      last = await timed(req.timer ?? null, "eval", () => answer(stmt, req.now));
     } catch (err) {
       logStatementError(req, session, stmt, err);
       throw err;

@@ -72,7 +72,7 @@ describe("bounds", () => {
     const { ctx, cut } = await context();
     const cache = new AnswerCache(2);
     for (let p = 0; p < 5; p++) {
-      await cache.answer({ ...ctx, memo: new Map() }, { ...cut, position: p }, "v", stmt(LATEST), 0);
+      await cache.forRequest({ ...ctx, memo: new Map() }, { ...cut, position: p }, "v")(stmt(LATEST), 0);
       expect(cache.size).toBeLessThanOrEqual(2);
     }
     expect(cache.size).toBe(2);
@@ -80,36 +80,64 @@ describe("bounds", () => {
 
   it("keeps at most maxBytes, and no answer above maxAnswerBytes", async () => {
     const { ctx, cut } = await context();
-    const one = await new AnswerCache().answer(ctx, cut, "v", stmt(SCHEMAS), 0);
+    const one = await new AnswerCache().forRequest(ctx, cut, "v")(stmt(SCHEMAS), 0);
     const size = answerBytes(one) + 2 * 400; // the key's text is counted too
     const cache = new AnswerCache(100, size * 2);
     for (let p = 0; p < 6; p++) {
-      await cache.answer({ ...ctx, memo: new Map() }, { ...cut, position: p }, "v", stmt(SCHEMAS), 0);
+      await cache.forRequest({ ...ctx, memo: new Map() }, { ...cut, position: p }, "v")(stmt(SCHEMAS), 0);
       expect(cache.bytes).toBeLessThanOrEqual(size * 2);
     }
     expect(cache.size).toBeGreaterThan(0);
     const tiny = new AnswerCache(100, MAX_ANSWER_CACHE_BYTES, 16);
-    await tiny.answer(ctx, cut, "v", stmt(SCHEMAS), 0);
+    await tiny.forRequest(ctx, cut, "v")(stmt(SCHEMAS), 0);
     expect(tiny.size).toBe(0);
   });
 
   it("re-evaluates an entry past its lifetime, and keys by variant", async () => {
     const { ctx, cut } = await context();
     const cache = new AnswerCache(10, MAX_ANSWER_CACHE_BYTES, MAX_CACHED_ANSWER_BYTES, 1000);
-    const a = await cache.answer(ctx, cut, "v", stmt(LATEST), 0);
-    expect(await cache.answer(ctx, cut, "v", stmt(LATEST), 500)).toBe(a);
-    expect(await cache.answer(ctx, cut, "v", stmt(LATEST), 2000)).not.toBe(a);
-    expect(await cache.answer(ctx, cut, "w", stmt(LATEST), 2000)).not.toBe(a);
+    const a = await cache.forRequest(ctx, cut, "v")(stmt(LATEST), 0);
+    expect(await cache.forRequest(ctx, cut, "v")(stmt(LATEST), 500)).toBe(a);
+    expect(await cache.forRequest(ctx, cut, "v")(stmt(LATEST), 2000)).not.toBe(a);
+    expect(await cache.forRequest(ctx, cut, "w")(stmt(LATEST), 2000)).not.toBe(a);
     expect(cache.size).toBe(2);
   });
 
-  it("does not keep an answer that read the connection's own pending flushes", async () => {
-    const { ctx, cut } = await context();
+  it("keeps nothing of a request once a statement read the connection's own pending flushes", async () => {
+    const made = await call("/v1/lakes/answers-inlined", { method: "PUT" });
+    expect(made.status).toBe(201);
+    const res = await call("/v1/lakes/answers-inlined/commits", {
+      method: "POST",
+      body: { verbs: [{ op: "create_table", name: "inl", columns: [{ name: "id", type: "int64" }] }] },
+    });
+    expect(res.status, await res.text()).toBe(200);
+    const view = await openLatest(env.BUCKET, "answers-inlined");
+    // The first table (id 1) at schema version 1: its inlined rows are filtered by this connection's
+    // flushes (catalog/sql/files/common.ts), so its answer is the connection's own.
+    const inlined = stmt(
+      'SELECT id AS col1\nFROM "main".ducklake_inlined_data_1_1 inlined_data\nWHERE 1 >= begin_snapshot AND (1 < end_snapshot OR end_snapshot IS NULL)\nORDER BY row_id',
+    );
+    let consulted = 0;
+    const ctx: SqlReadContext = {
+      view,
+      memo: new Map(),
+      serverCommit: true,
+      flushHidden: async () => {
+        consulted++;
+        return new Map();
+      },
+    };
     const cache = new AnswerCache();
-    // The hook stands for a template that consults it (inlined-data reads, catalog/sql/files/common.ts).
-    const personal: SqlReadContext = { ...ctx, flushHidden: async () => new Map() };
-    await cache.answer(personal, cut, "v", stmt(LATEST), 0);
-    expect(cache.size).toBe(1); // this template never consults the hook: kept
+    const answer = cache.forRequest(ctx, view.cut, "v");
+    await answer(inlined, 0);
+    expect(consulted).toBeGreaterThan(0);
+    await answer(stmt(LATEST), 0); // after it in the same request: not kept either
+    expect(cache.size).toBe(0);
+    // Without the connection's flushes in play, the same statements are kept.
+    const plain = cache.forRequest({ view, memo: new Map(), serverCommit: true }, view.cut, "v");
+    await plain(inlined, 0);
+    await plain(stmt(LATEST), 0);
+    expect(cache.size).toBe(2);
   });
 
   it("names its bounds", () => {

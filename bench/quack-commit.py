@@ -220,15 +220,16 @@ def run_clients(n, secret, attach, data, on_open, warmup, duration):
     return ok, failed, lat, errors, window
 
 
-def start_edge(port, work):
+def start_edge(port, work, extra=()):
     """The Worker under Miniflare directly (bench/quack-serve.ts: wrangler dev's ProxyWorker answers POSTs
-    503 under 64 concurrent clients), the bundle `wrangler deploy` builds; ready when it answers GET /."""
+    503 under 64 concurrent clients), the bundle `wrangler deploy` builds; ready when it answers GET /.
+    `extra`: more arguments for quack-serve.ts (NAME=value vars, `--node-port N`)."""
     bundle = f"{work}/bundle"
     subprocess.run(["timeout", "300", "npx", "wrangler", "deploy", "--dry-run", "--outdir", bundle], cwd=suite.ROOT,
                    check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
     log_path = f"{work}/wrangler.log"
     cmd = ["timeout", str(suite.RUN_TIMEOUT_S * 4), "npx", "tsx", "bench/quack-serve.ts", bundle, str(port),
-           f"{work}/state", "DEV_AUTH=enabled", f"DEV_TOKEN={suite.DEV_TOKEN}", "QUACK_SERVER_COMMIT=enabled"]
+           f"{work}/state", "DEV_AUTH=enabled", f"DEV_TOKEN={suite.DEV_TOKEN}", "QUACK_SERVER_COMMIT=enabled", *extra]
     p = subprocess.Popen(cmd, cwd=suite.ROOT, stdout=open(log_path, "w"), stderr=subprocess.STDOUT,
                          stdin=subprocess.DEVNULL, start_new_session=True)
     suite.STARTED.append(p)

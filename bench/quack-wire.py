@@ -35,10 +35,27 @@ class Counter:
     def __init__(self):
         self.lock = threading.Lock()
         self.requests = self.req_bytes = self.resp_bytes = 0
+        # Per phase, the sum of the Worker's `Server-Timing` durations (REQUEST_TIMING=enabled; see
+        # bench/quack-statements.py), and the proxy's own view of each request's time.
+        self.phases = {}
+        self.request_ms = 0.0
 
     def snapshot(self):
         with self.lock:
             return (self.requests, self.req_bytes, self.resp_bytes)
+
+    def timing(self):
+        with self.lock:
+            return dict(self.phases), self.request_ms
+
+
+def parse_server_timing(value):
+    out = {}
+    for part in (value or "").split(","):
+        name, _, rest = part.strip().partition(";dur=")
+        if name and rest:
+            out[name] = out.get(name, 0.0) + float(rest)
+    return out
 
 
 def proxy(listen, target, counter):
@@ -51,13 +68,18 @@ def proxy(listen, target, counter):
         def do_POST(self):
             body = self.rfile.read(int(self.headers.get("content-length", 0) or 0))
             c = http.client.HTTPConnection("127.0.0.1", target, timeout=120)
+            t0 = time.perf_counter()
             c.request("POST", self.path, body=body, headers={"content-type": "application/octet-stream"})
             r = c.getresponse()
             rb = r.read()
+            ms = (time.perf_counter() - t0) * 1000
             with counter.lock:
                 counter.requests += 1
                 counter.req_bytes += len(body)
                 counter.resp_bytes += len(rb)
+                counter.request_ms += ms
+                for k, v in parse_server_timing(r.getheader("server-timing")).items():
+                    counter.phases[k] = counter.phases.get(k, 0.0) + v
             self.send_response(r.status)
             self.send_header("content-type", r.getheader("content-type") or "application/octet-stream")
             self.send_header("content-length", str(len(rb)))

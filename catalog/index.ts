@@ -139,7 +139,8 @@ export {
   MAX_UNFLUSHED_RECORDS,
 } from "./row-log-limits.ts";
 // The Quack wire's reads of catalog/sql/ (worker/quack/): statements, read answers, result types.
-export { CutMemos } from "./sql/cut-memo.ts";
+export { AnswerCache } from "./sql/answer-cache.ts";
+export { type CutIdentity, CutMemos } from "./sql/cut-memo.ts";
 export { type StatementKind, statementKind } from "./sql/kind.ts";
 export { MAX_SQL_TOKENS, type Statement, shapeOf, splitStatements } from "./sql/lexer.ts";
 export { answerRead, type DataObjects, type SqlReadContext } from "./sql/reads.ts";

@@ -27,6 +27,12 @@ export interface Env extends WriterBindings {
    * anything else: the jobs run as their lake options say (decision 0323).
    */
   SCHEDULED_MAINTENANCE?: string;
+  /**
+   * "enabled": each Quack response carries a `Server-Timing` header, its time split by phase (body, auth,
+   * parse, cut, store, eval, encode, writer); anything else: off, at no cost
+   * (docs/decisions/0640-quack-request-timing.md).
+   */
+  REQUEST_TIMING?: string;
   MAX_BODY_BYTES?: string;
   /** Largest data-file upload accepted, in bytes. */
   MAX_DATA_FILE_BYTES?: string;

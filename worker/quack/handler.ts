@@ -6,7 +6,9 @@
  */
 
 import {
+  AnswerCache,
   answerRead,
+  type CutIdentity,
   CutMemos,
   flushMarksOf,
   type SqlReadContext,
@@ -28,6 +30,7 @@ import type { Env } from "../env.ts";
 import { callWriter } from "../lake-rpc.ts";
 import { clientMessage } from "../lakes.ts";
 import { log } from "../log.ts";
+import { type RequestTimer, timed, timedSync } from "../request-timing.ts";
 import { type DataChunk, toChunks } from "./chunk.ts";
 import { listDataObjects } from "./data-objects.ts";
 import { QuackForbidden, QuackLimit, QuackProtocolError } from "./errors.ts";
@@ -56,6 +59,8 @@ export interface QuackRequest {
   requestId: string;
   now: number;
   results: ResultStore;
+  /** Phase timing (worker/request-timing.ts), null when off: docs/decisions/0640-quack-request-timing.md. */
+  timer?: RequestTimer | null;
 }
 
 /**
@@ -63,6 +68,8 @@ export interface QuackRequest {
  * the same cut (a catalog load's dozen requests read each kind once). Rebuildable: docs/decisions/0250.
  */
 const cutMemos = new CutMemos();
+/** Whole answers of read statements per published cut (docs/decisions/0641-warm-cut-answers.md). */
+const answers = new AnswerCache();
 
 function reply(message: Message, connectionId = ""): Uint8Array {
   return encodeEnvelope({ header: { type: message.type, connectionId, clientQueryId: null }, message });
@@ -99,9 +106,12 @@ export async function handleQuack(
           lake,
         };
       }
-      const { connectionId, session } = await openSession(req.env, message.authString, req.now);
+      const timer = req.timer ?? null;
+      const { connectionId, session } = await timed(timer, "auth", () =>
+        openSession(req.env, message.authString, req.now),
+      );
       lake = session.lake;
-      await checkLakeOnConnect(req.env, session);
+      await timed(timer, "cut", () => checkLakeOnConnect(req.env, session));
       const ok: Message = {
         type: MessageType.CONNECTION_RESPONSE,
         serverVersion: SERVER_DUCKDB_VERSION,
@@ -110,7 +120,9 @@ export async function handleQuack(
       };
       return { body: reply(ok, connectionId), lake };
     }
-    const session = await resumeSession(req.env, header.connectionId, req.now);
+    const session = await timed(req.timer ?? null, "auth", () =>
+      resumeSession(req.env, header.connectionId, req.now),
+    );
     lake = session.lake;
     const message = opened.message();
     switch (message.type) {
@@ -172,13 +184,19 @@ async function prepare(
 ): Promise<Uint8Array> {
   // Like stock, a new query closes the connection's open result.
   req.results.close(connectionId);
-  const statements = splitStatements(sql);
+  const timer = req.timer ?? null;
+  const { statements, reads } = timedSync(timer, "parse", () => {
+    const split = splitStatements(sql);
+    return { statements: split, reads: split.every((s) => statementKind(s) === "read") };
+  });
   if (statements.length === 0) return errorReply("No statement to prepare");
   const connection = await connectionHash(connectionId);
-  const result = statements.every((s) => statementKind(s) === "read")
+  const result = reads
     ? await answerReads(req, session, statements, connection)
     : await forwardWrite(req, session, sql, statements, connection);
-  return prepareResponse(req.results, { connectionId, owner: session.owner }, result, req.now);
+  return timedSync(timer, "encode", () =>
+    prepareResponse(req.results, { connectionId, owner: session.owner }, result, req.now),
+  );
 }
 
 /** The deployment's `QUACK_SERVER_COMMIT` switch (docs/decisions/0262-server-commit-switch.md): off unless "enabled". */
@@ -201,9 +219,11 @@ async function answerReads(
   connection: string,
 ): Promise<SqlResult> {
   let ctx: SqlReadContext;
+  let cut: CutIdentity | null = null;
   try {
-    const opened = await openCut(req.env, session.lake, {});
+    const opened = await timed(req.timer ?? null, "cut", () => openCut(req.env, session.lake, {}));
     let hidden: Promise<ReadonlyMap<string, number>> | undefined;
+    cut = opened.cut;
     ctx = {
       view: opened.view,
       memo: new Map(),
@@ -221,10 +241,14 @@ async function answerReads(
     if (!scopeAtLeast(session.grant, "admin")) throw lakeMissing(session.lake);
     ctx = { view: null, memo: new Map(), serverCommit: serverCommitEnabled(req.env) };
   }
+  const answer =
+    cut === null
+      ? (stmt: Statement) => answerRead(ctx, stmt)
+      : answers.forRequest(ctx, cut, ctx.serverCommit ? "commit" : "no-commit");
   let last: SqlResult | null = null;
   for (const stmt of statements) {
     try {
-      last = await answerRead(ctx, stmt);
+      last = await timed(req.timer ?? null, "eval", () => answer(stmt, req.now));
     } catch (err) {
       logStatementError(req, session, stmt, err);
       throw err;
@@ -251,8 +275,10 @@ async function forwardWrite(
       mayCreateLake: scopeAtLeast(session.grant, "admin"),
       connection,
     };
-    const answer = await callWriter<SqlWriteAnswer>(req.env, session.lake, (stub) =>
-      (stub as unknown as SqlWriterStub).sqlWrite(session.lake, request),
+    const answer = await timed(req.timer ?? null, "writer", () =>
+      callWriter<SqlWriteAnswer>(req.env, session.lake, (stub) =>
+        (stub as unknown as SqlWriterStub).sqlWrite(session.lake, request),
+      ),
     );
     return answer.result;
   } catch (err) {

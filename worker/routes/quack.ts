@@ -17,6 +17,7 @@ import { handleQuack, oversized } from "../quack/handler.ts";
 import { MAX_MESSAGE_BYTES } from "../quack/messages.ts";
 import { lakeRecipe } from "../quack/recipe.ts";
 import { isolateResults } from "../quack/results.ts";
+import { RequestTimer, timed, timedBucket, timingEnabled } from "../request-timing.ts";
 import { bearerSecurity, LakeParamSchema, lakeRouteErrors } from "../schemas/common.ts";
 
 const QUACK_CONTENT_TYPE = "application/vnd.duckdb";
@@ -90,8 +91,11 @@ const recipe = createRoute({
 
 export function registerQuackRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(postQuack, async (c) => {
+    // Off by default: no timer, the bindings as they are (docs/decisions/0640-quack-request-timing.md).
+    const timer = timingEnabled(c.env) ? new RequestTimer() : null;
+    const env = timer === null ? c.env : { ...c.env, BUCKET: timedBucket(c.env.BUCKET, timer) };
     // Cut at the limit while it streams, declared length or chunked (decision 0400).
-    const read = await readBodyWithin(c.req.raw, MAX_MESSAGE_BYTES);
+    const read = await timed(timer, "body", () => readBodyWithin(c.req.raw, MAX_MESSAGE_BYTES));
     if (read === null) {
       c.set("errorCode", "QuackLimit");
       return new Response(oversized(), {
@@ -101,16 +105,19 @@ export function registerQuackRoutes(app: OpenAPIHono<AppEnv>): void {
     }
     const bytes = read;
     const out = await handleQuack({
-      env: c.env,
+      env,
       body: bytes,
       requestId: c.get("requestId"),
       now: Date.now(),
       results: isolateResults,
+      timer,
     });
     if (out.lake) c.set("lake", out.lake);
     // The access line (worker/middleware.ts) carries the code: one line per request.
     if (out.error) c.set("errorCode", out.error);
-    return new Response(out.body, { status: 200, headers: { "content-type": QUACK_CONTENT_TYPE, ...CORS } });
+    const headers: Record<string, string> = { "content-type": QUACK_CONTENT_TYPE, ...CORS };
+    if (timer !== null) headers["server-timing"] = timer.header();
+    return new Response(out.body, { status: 200, headers });
   });
 
   app.openapi(optionsQuack, () => {

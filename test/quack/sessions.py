@@ -232,6 +232,34 @@ SESSIONS = {
         "SELECT k, count(*), sum(i) FROM lake.p AT (VERSION => 4) GROUP BY k ORDER BY k",
         "SELECT count(*) FROM lake.p WHERE k = 1 AND i > 3000",
     ],
+    # Merges of several runs in one table (docs/decisions/0610-merge-output-per-compaction.md): one
+    # compaction per partition, each of files whose row ids interleave with the other partition's (the
+    # output carries its row ids, row_id_start NULL), each back-dated to its own first file; time travel
+    # before the merge reads each partition's part of the merged files.
+    "merge-adjacent-partitioned": [
+        ATTACH,
+        "CREATE TABLE lake.p (k INTEGER, i BIGINT)",
+        "ALTER TABLE lake.p SET PARTITIONED BY (k)",
+        "INSERT INTO lake.p SELECT i % 2, i FROM range(3000) t(i)",
+        "INSERT INTO lake.p SELECT i % 2, i FROM range(3000, 5000) t(i)",
+        "INSERT INTO lake.p SELECT i % 2, i FROM range(5000, 6000) t(i)",
+        "SELECT table_name, files_processed, files_created FROM ducklake_merge_adjacent_files('lake')",
+        "SELECT k, count(*), sum(i) FROM lake.p GROUP BY k ORDER BY k",
+        "SELECT k, count(*), sum(i) FROM lake.p AT (VERSION => 4) GROUP BY k ORDER BY k",
+        "SELECT i, rowid FROM lake.p WHERE i IN (1, 2999, 3001, 5999) ORDER BY i",
+    ],
+    # A merge of files without rows writes no output file (DuckLake's merge of empty files, decision 0610).
+    "merge-adjacent-empty": [
+        ATTACH,
+        "CALL lake.set_option('data_inlining_row_limit', 0)",
+        "CALL lake.set_option('per_thread_output', 'true')",
+        "CREATE TABLE lake.t (id INTEGER, s VARCHAR)",
+        "INSERT INTO lake.t SELECT range, 'x' FROM range(100) WHERE range < 0",
+        "INSERT INTO lake.t SELECT range, 'x' FROM range(100) WHERE range < 0",
+        "INSERT INTO lake.t SELECT range, 'x' FROM range(100) WHERE range < 0",
+        "SELECT table_name, files_processed, files_created FROM ducklake_merge_adjacent_files('lake')",
+        "SELECT count(*) FROM lake.t",
+    ],
     # A DELETE covering every live row of a file drops the file whole (docs/decisions/0248-quack-dropped-files.md):
     # one without deletes, one with a delete file, in the same commit as a delete file of another file; then
     # one in the same commit as inlined deletes.
@@ -669,7 +697,7 @@ SESSIONS |= {
 # inlined under two schema versions writes one file per version, and the client assigns their data_file_ids
 # in whichever order its flush tasks finish (measured against stock alone: 2 runs of 6 swap them). For these
 # the catalogs are compared with each side's data_file_ids renumbered by the files' content.
-FILE_IDS_BY_CONTENT = ("flush-after-alter", "rewrite-partitioned")
+FILE_IDS_BY_CONTENT = ("flush-after-alter", "rewrite-partitioned", "merge-adjacent-partitioned")
 
 # Sessions in which stock's server-side commit (`run.py --server-commit`) numbers one DELETE's delete files in
 # no fixed order: a DELETE writing a new delete file for one data file and a replacing one for another got

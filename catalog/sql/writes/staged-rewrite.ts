@@ -16,8 +16,8 @@ import type { VerbContext } from "../../verbs/context.ts";
 import { readTableStats } from "../../verbs/ops/stats-support.ts";
 import type { Literal, RowOp } from "./parse.ts";
 import { compactionParts, compactsAlone, type Relativize } from "./staged-compaction.ts";
-import { dataFileRow, stagedFileStats } from "./staged-file-rows.ts";
-import { flag, isNull, NULL, num, orNull, stagedReader, text } from "./staged-literals.ts";
+import { dataFileRow, stagedFileStats, stagedPartitionValues } from "./staged-file-rows.ts";
+import { flag, isNull, NULL, num, stagedReader, text } from "./staged-literals.ts";
 import type { StagedBatch, StagedRow } from "./staged-parse.ts";
 import { type CommitText, changesRow, snapshotRow } from "./staged-snapshot.ts";
 
@@ -89,16 +89,7 @@ export async function rewriteOps(input: RewriteInput): Promise<RowOp[]> {
         }),
       );
       stats.push(...stagedFileStats(rows.data_file_column_stats, local, fileId, t, reader).rows);
-      for (const p of rows.data_file_partition.filter(
-        (x) => int(x.local_file_id, "local_file_id") === local,
-      )) {
-        partitions.push([
-          num(fileId),
-          num(t),
-          num(int(p.partition_column_idx, "partition_column_idx")),
-          orNull(p.partition_value),
-        ]);
-      }
+      partitions.push(...stagedPartitionValues(rows.data_file_partition, local, fileId, t, reader));
       outputs.push(out);
       // DuckLake's client-side batch, per source: its delete file ended, the source ended, the output begun.
       for (const s of sources) {

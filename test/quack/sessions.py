@@ -260,6 +260,25 @@ SESSIONS = {
         "SELECT table_name, files_processed, files_created FROM ducklake_merge_adjacent_files('lake')",
         "SELECT count(*) FROM lake.t",
     ],
+    # Rewrites of files whose deletes are kept inlined (ducklake_inlined_delete_<t>, decision 0611): the
+    # file ends, its inlined deletes stay with it, time travel before the rewrite still applies them; then
+    # a file all of whose rows are deleted is rewritten to no file at all.
+    "rewrite-inlined-deletes": [
+        "ATTACH '{attach}' AS lake (DATA_PATH '{data}', DATA_INLINING_ROW_LIMIT 10)",
+        "CREATE TABLE lake.t AS SELECT i AS a, 'v' || i AS s FROM range(50) t(i)",
+        "DELETE FROM lake.t WHERE a = 25 OR a = 3",
+        "SELECT table_name, files_processed, files_created FROM ducklake_rewrite_data_files('lake', 't', delete_threshold => 0)",
+        "SELECT count(*), sum(a), min(a), max(a) FROM lake.t",
+        "SELECT count(*), sum(a) FROM lake.t AT (VERSION => 2)",
+        "UPDATE lake.t SET s = 'u' WHERE a = 7",
+        "SELECT a, s, rowid FROM lake.t WHERE a IN (6, 7, 8) ORDER BY a",
+        "CREATE TABLE lake.g AS SELECT i AS a FROM range(30) t(i)",
+        "DELETE FROM lake.g WHERE a < 5",
+        "DELETE FROM lake.g",
+        "SELECT table_name, files_processed, files_created FROM ducklake_rewrite_data_files('lake', 'g', delete_threshold => 0)",
+        "SELECT count(*) FROM lake.g",
+        "SELECT count(*) FROM lake.g AT (VERSION => 7)",
+    ],
     # A DELETE covering every live row of a file drops the file whole (docs/decisions/0248-quack-dropped-files.md):
     # one without deletes, one with a delete file, in the same commit as a delete file of another file; then
     # one in the same commit as inlined deletes.

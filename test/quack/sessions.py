@@ -327,6 +327,10 @@ SESSIONS = {
         "CREATE TABLE lake.t (id INTEGER)",
         "INSERT INTO lake.t SELECT * FROM range(25)",
         "SELECT count(*) FROM lake.t",
+        # A double option in DuckLake's stored form (six decimals, decision 0612).
+        "CALL lake.set_option('rewrite_delete_threshold', 0.1)",
+        "CALL lake.set_option('rewrite_delete_threshold', 1)",
+        "SELECT option_name, value FROM lake.options() WHERE option_name = 'rewrite_delete_threshold'",
     ],
     # Expiring snapshots by version and by time (docs/decisions/0241).
     "expire-snapshots": [

@@ -279,6 +279,19 @@ SESSIONS = {
         "SELECT count(*) FROM lake.g",
         "SELECT count(*) FROM lake.g AT (VERSION => 7)",
     ],
+    # A comment on a column added in the same transaction: DuckLake's batch writes the column tag before
+    # the new column (translate.ts insertsColumn).
+    "comment-new-column": [
+        ATTACH,
+        "CREATE TABLE lake.t (a INTEGER, b VARCHAR)",
+        "BEGIN",
+        "COMMENT ON TABLE lake.t IS 'my table'",
+        "ALTER TABLE lake.t ADD COLUMN c BIGINT",
+        "COMMENT ON COLUMN lake.t.c IS 'new column'",
+        "COMMIT",
+        "SELECT column_name, comment FROM duckdb_columns() WHERE database_name = 'lake' ORDER BY column_index",
+        "SELECT comment FROM duckdb_tables() WHERE database_name = 'lake'",
+    ],
     # A DELETE covering every live row of a file drops the file whole (docs/decisions/0248-quack-dropped-files.md):
     # one without deletes, one with a delete file, in the same commit as a delete file of another file; then
     # one in the same commit as inlined deletes.

@@ -2093,10 +2093,27 @@ export class Translator {
     const t = int(r.table_id, "table_id");
     const c = int(r.column_id, "column_id");
     await this.liveTable(t);
-    if (!(await this.ctx.read<ColumnRecord>(keys.current(Kind.column, t, c), ValueKind.column, "column"))) {
+    // DuckLake's batch writes column tags before new columns (COMMENT ON COLUMN of a column added in the
+    // same transaction): a column this batch inserts is one the tag may name (decision 0613).
+    if (
+      !(await this.ctx.read<ColumnRecord>(keys.current(Kind.column, t, c), ValueKind.column, "column")) &&
+      !this.insertsColumn(t, c)
+    ) {
       throw new NotFound(`column ${c} of table ${t} does not exist`);
     }
     await this.insertTag(keys.current(Kind.columnTag, t, c), r, t);
+  }
+
+  /** True when this batch inserts column `c` of table `t` (a later statement of it). */
+  private insertsColumn(t: number, c: number): boolean {
+    return this.ops.some(
+      (op) =>
+        op.op === "insert" &&
+        op.table === "ducklake_column" &&
+        cellsOf(op, DUCKLAKE_TABLES.ducklake_column ?? []).some(
+          (r) => int(r.table_id, "table_id") === t && int(r.column_id, "column_id") === c,
+        ),
+    );
   }
 
   private async endTags(op: Extract<RowOp, { op: "end_tags" }>): Promise<number> {

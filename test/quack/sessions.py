@@ -1,6 +1,8 @@
 """DuckLake sessions the conformance suite runs through stock DuckDB 1.5.5 clients against both servers.
 
-Each session is a list of statements run in order by one client; a tuple `("parallel", n, sql)` runs `sql` from `n` clients at once (each its own connection and
+Each session is a list of statements run in order by one client; a tuple `("on", name, sql)` runs `sql` on a
+second client of that name (its own connection and ATTACH, so its own transactions; where stock answers
+DuckLake's conflict text, the edge must answer it too); a tuple `("parallel", n, sql)` runs `sql` from `n` clients at once (each its own connection and
 ATTACH; DuckLake retries a lost commit race). `{attach}` is the side's ATTACH target
 (`ducklake:quack:127.0.0.1:<port>[/<lake>]`) and `{data}` the side's data directory. A session is listed
 here only when it passes against ducklake-edge; statements that do not work yet are named in the report
@@ -291,6 +293,24 @@ SESSIONS = {
         "COMMIT",
         "SELECT column_name, comment FROM duckdb_columns() WHERE database_name = 'lake' ORDER BY column_index",
         "SELECT comment FROM duckdb_tables() WHERE database_name = 'lake'",
+    ],
+    # Staged commits racing a schema change (docs/decisions/0614-staged-schema-race.md): an insert into
+    # another table rebases past a CREATE TABLE; a DELETE from a table another transaction dropped answers
+    # DuckLake's conflict text.
+    "schema-race": [
+        ATTACH,
+        "CREATE TABLE lake.t (i INTEGER)",
+        "INSERT INTO lake.t SELECT * FROM range(100)",
+        ("on", "b", "BEGIN"),
+        ("on", "b", "INSERT INTO lake.t VALUES (1000)"),
+        "CREATE TABLE lake.u (s VARCHAR)",
+        ("on", "b", "COMMIT"),
+        "SELECT count(*), sum(i) FROM lake.t",
+        ("on", "b", "BEGIN"),
+        ("on", "b", "DELETE FROM lake.t WHERE i < 10"),
+        "DROP TABLE lake.t",
+        ("on", "b", "COMMIT"),
+        "SELECT count(*) FROM lake.u",
     ],
     # A DELETE covering every live row of a file drops the file whole (docs/decisions/0248-quack-dropped-files.md):
     # one without deletes, one with a delete file, in the same commit as a delete file of another file; then

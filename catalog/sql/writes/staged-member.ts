@@ -41,6 +41,7 @@ import { isDeleteRewrite, replacedDeleteOps } from "./staged-deletes.ts";
 import { type AfterFlush, flushOps, isFlush } from "./staged-flush.ts";
 import type { StagedBatch, StagedRow, StagedTable } from "./staged-parse.ts";
 import { isRewrite, rewriteOps } from "./staged-rewrite.ts";
+import { schemaRaceConflict } from "./staged-schema-race.ts";
 import type { CommitText } from "./staged-snapshot.ts";
 import { inlineValue } from "./translate.ts";
 
@@ -164,9 +165,9 @@ export class StagedCommitMember implements SelfStagedMember {
     }
     const baseRecord = await this.snapshotAt(group, base);
     const sv = this.batch.call.schemaVersion;
-    if (sv !== premise.schema_version) {
+    if (sv !== baseRecord.schema_version) {
       throw new CommitConflict(
-        `the staged commit was authored at schema version ${sv}, the lake is at ${premise.schema_version}: only a data-only commit on the current schema is rebased`,
+        `the staged commit was authored at schema version ${sv}, but snapshot ${base} it read is at ${baseRecord.schema_version}`,
       );
     }
     const catalogId = intOrNull(h.transaction_next_catalog_id, "transaction_next_catalog_id");
@@ -182,6 +183,11 @@ export class StagedCommitMember implements SelfStagedMember {
     // raced, classified by the same matrix as a lost head race.
     const raced =
       base < premise.snapshot_id ? await readSnapshotsBetween(group, base, premise.snapshot_id) : [];
+    // A schema change since the commit read: DuckLake's conflict check on the tables it writes (decision 0614).
+    if (sv !== premise.schema_version) {
+      const conflict = schemaRaceConflict(this.batch, base, theirSide(raced).changes);
+      if (conflict !== null) throw new CommitConflict(conflict);
+    }
     let staged: StagedMember;
     try {
       const rows = await this.translatedRows(group, premise, env, { author, message, extraInfo: extra });

@@ -312,6 +312,27 @@ SESSIONS = {
         ("on", "b", "COMMIT"),
         "SELECT count(*) FROM lake.u",
     ],
+    # Delete files replacing others (docs/decisions/0615-delete-file-replacements.md): deletion vectors
+    # (puffin, no per-row snapshots) replace the live one begun at the commit; two DELETEs of one file in one
+    # transaction write one plain delete file.
+    "deletion-vectors": [
+        "ATTACH '{attach}' AS lake (DATA_PATH '{data}', WRITE_DELETION_VECTORS true)",
+        "CREATE TABLE lake.t AS SELECT i id FROM range(1000) t(i)",
+        "DELETE FROM lake.t WHERE id % 2 = 0",
+        "DELETE FROM lake.t WHERE id < 100",
+        "SELECT count(*), sum(id) FROM lake.t",
+        "SELECT count(*) FROM lake.t AT (VERSION => 2)",
+    ],
+    "two-deletes-one-transaction": [
+        ATTACH,
+        "CREATE TABLE lake.t AS SELECT i id FROM range(10000) t(i)",
+        "BEGIN",
+        "DELETE FROM lake.t WHERE id % 8 = 0",
+        "DELETE FROM lake.t WHERE id % 4 = 0",
+        "COMMIT",
+        "SELECT count(*), sum(id) FROM lake.t",
+        "SELECT count(*) FROM lake.t AT (VERSION => 1)",
+    ],
     # A DELETE covering every live row of a file drops the file whole (docs/decisions/0248-quack-dropped-files.md):
     # one without deletes, one with a delete file, in the same commit as a delete file of another file; then
     # one in the same commit as inlined deletes.

@@ -333,6 +333,20 @@ SESSIONS = {
         "SELECT count(*), sum(id) FROM lake.t",
         "SELECT count(*) FROM lake.t AT (VERSION => 1)",
     ],
+    # A DELETE in the transaction that inserted a file deletes from it too: a delete file attached to the
+    # new file beside one of an existing file (docs/decisions/0616-attached-delete-files.md).
+    "delete-own-insert": [
+        ATTACH,
+        "CREATE TABLE lake.t AS SELECT i id FROM range(500) t(i)",
+        "BEGIN",
+        "INSERT INTO lake.t FROM range(500, 1000)",
+        "DELETE FROM lake.t WHERE id % 2 = 0",
+        "COMMIT",
+        "SELECT count(*), sum(id) FROM lake.t",
+        "SELECT count(*) FROM lake.t AT (VERSION => 1)",
+        "DELETE FROM lake.t WHERE id > 900",
+        "SELECT count(*), sum(id) FROM lake.t",
+    ],
     # A DELETE covering every live row of a file drops the file whole (docs/decisions/0248-quack-dropped-files.md):
     # one without deletes, one with a delete file, in the same commit as a delete file of another file; then
     # one in the same commit as inlined deletes.

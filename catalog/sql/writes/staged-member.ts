@@ -442,12 +442,24 @@ export class StagedCommitMember implements SelfStagedMember {
         },
       });
     }
-    for (const d of rows.delete_file) {
-      if (!isNull(d.attached_local_file_id) || !isNull(d.begin_snapshot) || !isNull(d.max_snapshot)) {
+    // The register_data_file verbs above take file ids in staged order from the premise's counter, so a
+    // delete file attached to a new file (a DELETE that also hits rows this transaction inserted) names
+    // it by that id; stock numbers those delete files after the ones of existing files (decision 0616).
+    const newFileId = new Map(
+      rows.data_file.map((f, i) => [int(f.data_file_id, "data_file_id"), probe.premise.next_file_id + i]),
+    );
+    const attached = (d: StagedRow) => !isNull(d.attached_local_file_id);
+    for (const d of [...rows.delete_file.filter((x) => !attached(x)), ...rows.delete_file.filter(attached)]) {
+      if (!isNull(d.begin_snapshot) || !isNull(d.max_snapshot)) {
         throw new Unsupported(
           "staged delete files outside a flush commit (FLUSH source or attached to a new file) are not translated",
         );
       }
+      const onto = attached(d)
+        ? newFileId.get(int(d.attached_local_file_id, "attached_local_file_id"))
+        : int(d.data_file_id, "data_file_id");
+      if (onto === undefined)
+        throw new InvalidRequest("a staged delete file is attached to a file this commit does not stage");
       if (str(d.source, "source") !== "REGULAR")
         throw new Unsupported(
           "staged delete files outside a flush commit (FLUSH source or attached to a new file) are not translated",
@@ -459,7 +471,7 @@ export class StagedCommitMember implements SelfStagedMember {
       out.push({
         op: "register_delete_file",
         table: { id: t },
-        dataFileId: int(d.data_file_id, "data_file_id"),
+        dataFileId: onto,
         file: {
           path: path.path,
           pathIsRelative: path.relative,

@@ -1,6 +1,8 @@
 """DuckLake sessions the conformance suite runs through stock DuckDB 1.5.5 clients against both servers.
 
-Each session is a list of statements run in order by one client; a tuple `("parallel", n, sql)` runs `sql` from `n` clients at once (each its own connection and
+Each session is a list of statements run in order by one client; a tuple `("on", name, sql)` runs `sql` on a
+second client of that name (its own connection and ATTACH, so its own transactions; where stock answers
+DuckLake's conflict text, the edge must answer it too); a tuple `("parallel", n, sql)` runs `sql` from `n` clients at once (each its own connection and
 ATTACH; DuckLake retries a lost commit race). `{attach}` is the side's ATTACH target
 (`ducklake:quack:127.0.0.1:<port>[/<lake>]`) and `{data}` the side's data directory. A session is listed
 here only when it passes against ducklake-edge; statements that do not work yet are named in the report
@@ -232,6 +234,119 @@ SESSIONS = {
         "SELECT k, count(*), sum(i) FROM lake.p AT (VERSION => 4) GROUP BY k ORDER BY k",
         "SELECT count(*) FROM lake.p WHERE k = 1 AND i > 3000",
     ],
+    # Merges of several runs in one table (docs/decisions/0610-merge-output-per-compaction.md): one
+    # compaction per partition, each of files whose row ids interleave with the other partition's (the
+    # output carries its row ids, row_id_start NULL), each back-dated to its own first file; time travel
+    # before the merge reads each partition's part of the merged files.
+    "merge-adjacent-partitioned": [
+        ATTACH,
+        "CREATE TABLE lake.p (k INTEGER, i BIGINT)",
+        "ALTER TABLE lake.p SET PARTITIONED BY (k)",
+        "INSERT INTO lake.p SELECT i % 2, i FROM range(3000) t(i)",
+        "INSERT INTO lake.p SELECT i % 2, i FROM range(3000, 5000) t(i)",
+        "INSERT INTO lake.p SELECT i % 2, i FROM range(5000, 6000) t(i)",
+        "SELECT table_name, files_processed, files_created FROM ducklake_merge_adjacent_files('lake')",
+        "SELECT k, count(*), sum(i) FROM lake.p GROUP BY k ORDER BY k",
+        "SELECT k, count(*), sum(i) FROM lake.p AT (VERSION => 4) GROUP BY k ORDER BY k",
+        "SELECT i, rowid FROM lake.p WHERE i IN (1, 2999, 3001, 5999) ORDER BY i",
+    ],
+    # A merge of files without rows writes no output file (DuckLake's merge of empty files, decision 0610).
+    "merge-adjacent-empty": [
+        ATTACH,
+        "CALL lake.set_option('data_inlining_row_limit', 0)",
+        "CALL lake.set_option('per_thread_output', 'true')",
+        "CREATE TABLE lake.t (id INTEGER, s VARCHAR)",
+        "INSERT INTO lake.t SELECT range, 'x' FROM range(100) WHERE range < 0",
+        "INSERT INTO lake.t SELECT range, 'x' FROM range(100) WHERE range < 0",
+        "INSERT INTO lake.t SELECT range, 'x' FROM range(100) WHERE range < 0",
+        "SELECT table_name, files_processed, files_created FROM ducklake_merge_adjacent_files('lake')",
+        "SELECT count(*) FROM lake.t",
+    ],
+    # Rewrites of files whose deletes are kept inlined (ducklake_inlined_delete_<t>, decision 0611): the
+    # file ends, its inlined deletes stay with it, time travel before the rewrite still applies them; then
+    # a file all of whose rows are deleted is rewritten to no file at all.
+    "rewrite-inlined-deletes": [
+        "ATTACH '{attach}' AS lake (DATA_PATH '{data}', DATA_INLINING_ROW_LIMIT 10)",
+        "CREATE TABLE lake.t AS SELECT i AS a, 'v' || i AS s FROM range(50) t(i)",
+        "DELETE FROM lake.t WHERE a = 25 OR a = 3",
+        "SELECT table_name, files_processed, files_created FROM ducklake_rewrite_data_files('lake', 't', delete_threshold => 0)",
+        "SELECT count(*), sum(a), min(a), max(a) FROM lake.t",
+        "SELECT count(*), sum(a) FROM lake.t AT (VERSION => 2)",
+        "UPDATE lake.t SET s = 'u' WHERE a = 7",
+        "SELECT a, s, rowid FROM lake.t WHERE a IN (6, 7, 8) ORDER BY a",
+        "CREATE TABLE lake.g AS SELECT i AS a FROM range(30) t(i)",
+        "DELETE FROM lake.g WHERE a < 5",
+        "DELETE FROM lake.g",
+        "SELECT table_name, files_processed, files_created FROM ducklake_rewrite_data_files('lake', 'g', delete_threshold => 0)",
+        "SELECT count(*) FROM lake.g",
+        "SELECT count(*) FROM lake.g AT (VERSION => 7)",
+    ],
+    # A comment on a column added in the same transaction: DuckLake's batch writes the column tag before
+    # the new column (translate.ts insertsColumn).
+    "comment-new-column": [
+        ATTACH,
+        "CREATE TABLE lake.t (a INTEGER, b VARCHAR)",
+        "BEGIN",
+        "COMMENT ON TABLE lake.t IS 'my table'",
+        "ALTER TABLE lake.t ADD COLUMN c BIGINT",
+        "COMMENT ON COLUMN lake.t.c IS 'new column'",
+        "COMMIT",
+        "SELECT column_name, comment FROM duckdb_columns() WHERE database_name = 'lake' ORDER BY column_index",
+        "SELECT comment FROM duckdb_tables() WHERE database_name = 'lake'",
+    ],
+    # Staged commits racing a schema change (docs/decisions/0614-staged-schema-race.md): an insert into
+    # another table rebases past a CREATE TABLE; a DELETE from a table another transaction dropped answers
+    # DuckLake's conflict text.
+    "schema-race": [
+        ATTACH,
+        "CREATE TABLE lake.t (i INTEGER)",
+        "INSERT INTO lake.t SELECT * FROM range(100)",
+        ("on", "b", "BEGIN"),
+        ("on", "b", "INSERT INTO lake.t VALUES (1000)"),
+        "CREATE TABLE lake.u (s VARCHAR)",
+        ("on", "b", "COMMIT"),
+        "SELECT count(*), sum(i) FROM lake.t",
+        ("on", "b", "BEGIN"),
+        ("on", "b", "DELETE FROM lake.t WHERE i < 10"),
+        "DROP TABLE lake.t",
+        ("on", "b", "COMMIT"),
+        "SELECT count(*) FROM lake.u",
+    ],
+    # Delete files replacing others (docs/decisions/0615-delete-file-replacements.md): deletion vectors
+    # (puffin, no per-row snapshots) replace the live one begun at the commit; two DELETEs of one file in one
+    # transaction write one plain delete file.
+    "deletion-vectors": [
+        "ATTACH '{attach}' AS lake (DATA_PATH '{data}', WRITE_DELETION_VECTORS true)",
+        "CREATE TABLE lake.t AS SELECT i id FROM range(1000) t(i)",
+        "DELETE FROM lake.t WHERE id % 2 = 0",
+        "DELETE FROM lake.t WHERE id < 100",
+        "SELECT count(*), sum(id) FROM lake.t",
+        "SELECT count(*) FROM lake.t AT (VERSION => 2)",
+    ],
+    "two-deletes-one-transaction": [
+        ATTACH,
+        "CREATE TABLE lake.t AS SELECT i id FROM range(10000) t(i)",
+        "BEGIN",
+        "DELETE FROM lake.t WHERE id % 8 = 0",
+        "DELETE FROM lake.t WHERE id % 4 = 0",
+        "COMMIT",
+        "SELECT count(*), sum(id) FROM lake.t",
+        "SELECT count(*) FROM lake.t AT (VERSION => 1)",
+    ],
+    # A DELETE in the transaction that inserted a file deletes from it too: a delete file attached to the
+    # new file beside one of an existing file (docs/decisions/0616-attached-delete-files.md).
+    "delete-own-insert": [
+        ATTACH,
+        "CREATE TABLE lake.t AS SELECT i id FROM range(500) t(i)",
+        "BEGIN",
+        "INSERT INTO lake.t FROM range(500, 1000)",
+        "DELETE FROM lake.t WHERE id % 2 = 0",
+        "COMMIT",
+        "SELECT count(*), sum(id) FROM lake.t",
+        "SELECT count(*) FROM lake.t AT (VERSION => 1)",
+        "DELETE FROM lake.t WHERE id > 900",
+        "SELECT count(*), sum(id) FROM lake.t",
+    ],
     # A DELETE covering every live row of a file drops the file whole (docs/decisions/0248-quack-dropped-files.md):
     # one without deletes, one with a delete file, in the same commit as a delete file of another file; then
     # one in the same commit as inlined deletes.
@@ -280,6 +395,10 @@ SESSIONS = {
         "CREATE TABLE lake.t (id INTEGER)",
         "INSERT INTO lake.t SELECT * FROM range(25)",
         "SELECT count(*) FROM lake.t",
+        # A double option in DuckLake's stored form (six decimals, decision 0612).
+        "CALL lake.set_option('rewrite_delete_threshold', 0.1)",
+        "CALL lake.set_option('rewrite_delete_threshold', 1)",
+        "SELECT option_name, value FROM lake.options() WHERE option_name = 'rewrite_delete_threshold'",
     ],
     # Expiring snapshots by version and by time (docs/decisions/0241).
     "expire-snapshots": [
@@ -697,7 +816,7 @@ SESSIONS |= {
 # inlined under two schema versions writes one file per version, and the client assigns their data_file_ids
 # in whichever order its flush tasks finish (measured against stock alone: 2 runs of 6 swap them). For these
 # the catalogs are compared with each side's data_file_ids renumbered by the files' content.
-FILE_IDS_BY_CONTENT = ("flush-after-alter", "rewrite-partitioned")
+FILE_IDS_BY_CONTENT = ("flush-after-alter", "rewrite-partitioned", "merge-adjacent-partitioned")
 
 # Sessions in which stock's server-side commit (`run.py --server-commit`) numbers one DELETE's delete files in
 # no fixed order: a DELETE writing a new delete file for one data file and a replacing one for another got

@@ -8,8 +8,14 @@
  */
 import { InvalidRequest, Unsupported } from "../../errors.ts";
 import type { SnapshotRecord } from "../../records.ts";
+import { mergeSpan } from "./merge-output.ts";
 import type { Literal, RowOp } from "./parse.ts";
-import { dataFileRow, scheduledDeletionRow, stagedFileStats } from "./staged-file-rows.ts";
+import {
+  dataFileRow,
+  scheduledDeletionRow,
+  stagedFileStats,
+  stagedPartitionValues,
+} from "./staged-file-rows.ts";
 import { isNull, NULL, num, type StagedReader, stagedReader } from "./staged-literals.ts";
 import type { StagedBatch, StagedRow } from "./staged-parse.ts";
 import { type CommitText, changesRow, snapshotRow } from "./staged-snapshot.ts";
@@ -80,11 +86,10 @@ export async function compactionOps(input: CompactionInput): Promise<RowOp[]> {
   const rows = batch.rows;
   compactsAlone(rows, "compaction");
   let nextFileId = premise.next_file_id;
-  const ops: RowOp[] = [];
+  // Per compaction, its sources' removal and then its output: the translation pairs each merged output
+  // with the files removed before it (decision 0610).
+  const perCompaction: RowOp[] = [];
   const scheduled: Literal[][] = [];
-  const files: Literal[][] = [];
-  const stats: Literal[][] = [];
-  const removed: number[] = [];
   const tables = new Set<number>();
   for (const c of rows.compaction) {
     const id = int(c.compaction_id, "compaction_id");
@@ -103,57 +108,76 @@ export async function compactionOps(input: CompactionInput): Promise<RowOp[]> {
         throw new Unsupported("staged compactions of files with deletes are not translated yet");
       }
     }
-    if (!out) throw new InvalidRequest(`staged compaction ${id} has no output file`);
-    const begins = sources.map((s) => int(s.source_begin_snapshot, "source_begin_snapshot"));
-    const last = sources.map((s) =>
-      isNull(s.source_max_partial_file_snapshot)
-        ? int(s.source_begin_snapshot, "source_begin_snapshot")
-        : int(s.source_max_partial_file_snapshot, "source_max_partial_file_snapshot"),
-    );
-    const begin = Math.min(...begins);
-    const partialMax = Math.max(...last);
-    const dataFileId = nextFileId++;
-    const local = int(out.data_file_id, "data_file_id");
-    const path = await input.tableRelative(t, str(out.path, "path"));
-    files.push(
-      dataFileRow(out, {
-        id: dataFileId,
-        tableId: t,
-        beginSnapshot: begin,
-        path,
-        rowIdStart: isNull(c.row_id_start) ? NULL : num(int(c.row_id_start, "row_id_start")),
-        partialMax: partialMax > begin ? num(partialMax) : NULL,
-        mappingId: out.mapping_id ?? NULL,
-      }),
-    );
-    stats.push(...stagedFileStats(rows.data_file_column_stats, local, dataFileId, t, reader).rows);
+    const removed: number[] = [];
     for (const s of sources) {
       const id2 = int(s.source_data_file_id, "source_data_file_id");
       removed.push(id2);
       scheduled.push(scheduledDeletionRow(id2, str(s.source_path, "source_path"), input.dataPath));
     }
+    for (const table of [
+      "ducklake_data_file",
+      "ducklake_file_column_stats",
+      "ducklake_delete_file",
+      "ducklake_file_partition_value",
+      "ducklake_file_variant_stats",
+    ]) {
+      perCompaction.push({ op: "delete", table, key: "data_file_id", ids: removed });
+    }
     tables.add(t);
+    // A merge of files without rows writes no output (DuckLake's merge of empty files).
+    if (!out) {
+      if (sources.some((s) => int(s.source_row_count, "source_row_count") > 0))
+        throw new InvalidRequest(`staged compaction ${id} of rows has no output file`);
+      continue;
+    }
+    const span = mergeSpan(
+      sources.map((s) => ({
+        begin_snapshot: int(s.source_begin_snapshot, "source_begin_snapshot"),
+        partial_max: isNull(s.source_max_partial_file_snapshot)
+          ? null
+          : int(s.source_max_partial_file_snapshot, "source_max_partial_file_snapshot"),
+      })),
+    );
+    const dataFileId = nextFileId++;
+    const local = int(out.data_file_id, "data_file_id");
+    const path = await input.tableRelative(t, str(out.path, "path"));
+    perCompaction.push({
+      op: "insert",
+      table: "ducklake_data_file",
+      columns: null,
+      rows: [
+        dataFileRow(out, {
+          id: dataFileId,
+          tableId: t,
+          beginSnapshot: span.begin,
+          path,
+          rowIdStart: isNull(c.row_id_start) ? NULL : num(int(c.row_id_start, "row_id_start")),
+          partialMax: span.partialMax === null ? NULL : num(span.partialMax),
+          mappingId: out.mapping_id ?? NULL,
+        }),
+      ],
+    });
+    const stats = stagedFileStats(rows.data_file_column_stats, local, dataFileId, t, reader).rows;
+    if (stats.length > 0)
+      perCompaction.push({ op: "insert", table: "ducklake_file_column_stats", columns: null, rows: stats });
+    const partitions = stagedPartitionValues(rows.data_file_partition, local, dataFileId, t, reader);
+    if (partitions.length > 0) {
+      perCompaction.push({
+        op: "insert",
+        table: "ducklake_file_partition_value",
+        columns: null,
+        rows: partitions,
+      });
+    }
   }
-  ops.push(snapshotRow(premise, nextFileId));
-  for (const table of [
-    "ducklake_data_file",
-    "ducklake_file_column_stats",
-    "ducklake_delete_file",
-    "ducklake_file_partition_value",
-    "ducklake_file_variant_stats",
-  ]) {
-    ops.push({ op: "delete", table, key: "data_file_id", ids: removed });
-  }
-  ops.push({ op: "insert", table: "ducklake_files_scheduled_for_deletion", columns: null, rows: scheduled });
-  ops.push({ op: "insert", table: "ducklake_data_file", columns: null, rows: files });
-  if (stats.length > 0)
-    ops.push({ op: "insert", table: "ducklake_file_column_stats", columns: null, rows: stats });
-  ops.push(
+  return [
+    snapshotRow(premise, nextFileId),
+    ...perCompaction,
+    { op: "insert", table: "ducklake_files_scheduled_for_deletion", columns: null, rows: scheduled },
     changesRow(
       premise,
       [...tables].map((t) => `merge_adjacent:${t}`),
       input,
     ),
-  );
-  return ops;
+  ];
 }

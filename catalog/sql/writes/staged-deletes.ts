@@ -21,7 +21,16 @@ const { int, str } = stagedReader("staged delete file");
 
 /** True for a staged delete file this module translates (the plain DELETE's stays on the verbs). */
 export function rewritesDeletes(d: StagedRow): boolean {
-  return flag(d.overwrites_existing_delete) || (isNull(d.attached_local_file_id) && isFlushSource(d));
+  return replacesCommitted(d) || (isNull(d.attached_local_file_id) && isFlushSource(d));
+}
+
+/**
+ * A delete file replacing a committed one. DuckLake also flags a file that only replaces its own
+ * transaction's earlier delete file (two DELETEs of one data file in one transaction): no id is named
+ * then, and the file is a plain new delete file (decision 0615).
+ */
+function replacesCommitted(d: StagedRow): boolean {
+  return flag(d.overwrites_existing_delete) && !isNull(d.overwrite_delete_file_id);
 }
 
 function isFlushSource(d: StagedRow): boolean {
@@ -68,7 +77,7 @@ export async function existingFileDeletes(input: DeletesInput): Promise<DeletesO
     }
     const t = int(d.table_id, "table_id");
     if (!tables.includes(t)) tables.push(t);
-    const overwrites = flag(d.overwrites_existing_delete);
+    const overwrites = replacesCommitted(d);
     if (overwrites) {
       removed.push(int(d.overwrite_delete_file_id, "overwrite_delete_file_id"));
       scheduled.push(
@@ -82,14 +91,14 @@ export async function existingFileDeletes(input: DeletesInput): Promise<DeletesO
     // A flush keeps the carried deletes' snapshots (begin and partial_max as staged, checked by the
     // translation against the inlined deletes); a DELETE's file begins at the replaced one's begin and
     // holds rows up to the commit's own snapshot, which is the premise's, not the one the client assumed.
+    // A replacing file without a begin carries no per-row snapshots (a deletion vector, DuckLake's
+    // FlushMergedDeletionVector): stock stores it as begun at the commit's snapshot, without partial_max.
     const flush = source === "FLUSH";
-    if (!flush && overwrites && isNull(d.begin_snapshot)) {
-      throw new InvalidRequest("staged delete file: a replacing delete file without the replaced begin");
-    }
-    const begin = flush || overwrites ? int(d.begin_snapshot, "begin_snapshot") : input.snapshotId;
+    const snapshots = flush || (overwrites && !isNull(d.begin_snapshot));
+    const begin = snapshots ? int(d.begin_snapshot, "begin_snapshot") : input.snapshotId;
     const partialMax = flush
       ? num(int(d.max_snapshot, "max_snapshot"))
-      : overwrites
+      : snapshots
         ? num(input.snapshotId)
         : NULL;
     const path = await input.tableRelative(t, str(d.file_name, "file_name"));

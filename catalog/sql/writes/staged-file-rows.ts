@@ -92,6 +92,27 @@ export function stagedFileStats(
   return { rows: staged.map((s) => fileColumnStatsRow(fileId, tableId, s)), staged };
 }
 
+/**
+ * The `ducklake_file_partition_value` rows of staged file `local` (its commit-local id), registered under
+ * file `fileId` of table `tableId`.
+ */
+export function stagedPartitionValues(
+  all: readonly StagedRow[],
+  local: number,
+  fileId: number,
+  tableId: number,
+  read: StagedReader,
+): Literal[][] {
+  return all
+    .filter((p) => read.int(p.local_file_id, "local_file_id") === local)
+    .map((p) => [
+      num(fileId),
+      num(tableId),
+      num(read.int(p.partition_column_idx, "partition_column_idx")),
+      orNull(p.partition_value),
+    ]);
+}
+
 /** What a translation decides for a new delete file; every other column is the staged row's. */
 export interface DeleteFileAt {
   id: number;

@@ -43,6 +43,7 @@ import { type AfterFlush, flushOps, isFlush } from "./staged-flush.ts";
 import { type FileMapping, fileMapping, type StagedNameMap, stagedNameMaps } from "./staged-name-map.ts";
 import type { StagedBatch, StagedRow } from "./staged-parse.ts";
 import { isRewrite, rewriteOps } from "./staged-rewrite.ts";
+import { schemaRaceConflict } from "./staged-schema-race.ts";
 import type { CommitText } from "./staged-snapshot.ts";
 import { inlineValue } from "./translate.ts";
 
@@ -159,9 +160,9 @@ export class StagedCommitMember implements SelfStagedMember {
     }
     const baseRecord = await this.snapshotAt(group, base);
     const sv = this.batch.call.schemaVersion;
-    if (sv !== premise.schema_version) {
+    if (sv !== baseRecord.schema_version) {
       throw new CommitConflict(
-        `the staged commit was authored at schema version ${sv}, the lake is at ${premise.schema_version}: only a data-only commit on the current schema is rebased`,
+        `the staged commit was authored at schema version ${sv}, but snapshot ${base} it read is at ${baseRecord.schema_version}`,
       );
     }
     const catalogId = intOrNull(h.transaction_next_catalog_id, "transaction_next_catalog_id");
@@ -177,6 +178,11 @@ export class StagedCommitMember implements SelfStagedMember {
     // raced, classified by the same matrix as a lost head race.
     const raced =
       base < premise.snapshot_id ? await readSnapshotsBetween(group, base, premise.snapshot_id) : [];
+    // A schema change since the commit read: DuckLake's conflict check on the tables it writes (decision 0614).
+    if (sv !== premise.schema_version) {
+      const conflict = schemaRaceConflict(this.batch, base, theirSide(raced).changes);
+      if (conflict !== null) throw new CommitConflict(conflict);
+    }
     let staged: StagedMember;
     try {
       const rows = await this.translatedRows(group, premise, env, { author, message, extraInfo: extra });
@@ -450,12 +456,24 @@ export class StagedCommitMember implements SelfStagedMember {
         },
       });
     }
-    for (const d of rows.delete_file) {
-      if (!isNull(d.attached_local_file_id) || !isNull(d.begin_snapshot) || !isNull(d.max_snapshot)) {
+    // The register_data_file verbs above take file ids in staged order from the premise's counter, so a
+    // delete file attached to a new file (a DELETE that also hits rows this transaction inserted) names
+    // it by that id; stock numbers those delete files after the ones of existing files (decision 0616).
+    const newFileId = new Map(
+      rows.data_file.map((f, i) => [int(f.data_file_id, "data_file_id"), probe.premise.next_file_id + i]),
+    );
+    const attached = (d: StagedRow) => !isNull(d.attached_local_file_id);
+    for (const d of [...rows.delete_file.filter((x) => !attached(x)), ...rows.delete_file.filter(attached)]) {
+      if (!isNull(d.begin_snapshot) || !isNull(d.max_snapshot)) {
         throw new Unsupported(
           "staged delete files outside a flush commit (FLUSH source or attached to a new file) are not translated",
         );
       }
+      const onto = attached(d)
+        ? newFileId.get(int(d.attached_local_file_id, "attached_local_file_id"))
+        : int(d.data_file_id, "data_file_id");
+      if (onto === undefined)
+        throw new InvalidRequest("a staged delete file is attached to a file this commit does not stage");
       if (str(d.source, "source") !== "REGULAR")
         throw new Unsupported(
           "staged delete files outside a flush commit (FLUSH source or attached to a new file) are not translated",
@@ -467,7 +485,7 @@ export class StagedCommitMember implements SelfStagedMember {
       out.push({
         op: "register_delete_file",
         table: { id: t },
-        dataFileId: int(d.data_file_id, "data_file_id"),
+        dataFileId: onto,
         file: {
           path: path.path,
           pathIsRelative: path.relative,

@@ -60,6 +60,7 @@ import {
   writeColumnStats,
   writeTableStats,
 } from "../../verbs/ops/stats-support.ts";
+import { type MergeSpan, mergeSpan } from "./merge-output.ts";
 import type { Literal, RowOp } from "./parse.ts";
 import { type RewriteOutput, type RewriteStaged, stageRewrites } from "./rewrite.ts";
 
@@ -237,8 +238,10 @@ export class Translator {
   /** Delete files this batch removes (DuckLake rewrites a file's deletes into a new delete file), by data file. */
   private readonly replacedDeletes = new Map<number, DeleteFileRecord>();
   private readonly removedDeleteIds = new Set<number>();
-  /** Data files this batch removes (a merge), by id. */
+  /** Data files this batch removes (a merge), by id, in the order the batch removes them. */
   private readonly removedData = new Map<number, DataFileRecord>();
+  /** Removed data files a merged output already replaced (each output replaces those removed before it). */
+  private readonly mergedSources = new Set<number>();
   private readonly macroImpls = new Map<number, MacroImpl[]>();
   private readonly macroParams = new Map<string, MacroParameter[]>();
   private readonly partitionColumns = new Map<number, PartitionRecord["x_columns"]>();
@@ -292,6 +295,7 @@ export class Translator {
     for (const m of this.nameMapColumns.keys()) {
       throw bad(`ducklake_name_mapping rows of mapping ${m} come without its ducklake_column_mapping row`);
     }
+    this.checkMergesReplaced();
     for (const [name, f] of this.flushes) {
       if (f.keys.length > 0 && !f.carried)
         throw bad(`${name}: ${f.keys.length} inlined rows are flushed without the data file that holds them`);
@@ -878,7 +882,7 @@ export class Translator {
       if (op.op === "end_file") (op.table === "ducklake_data_file" ? endedData : endedDeletes).push(op.id);
       if (op.op !== "insert" || op.table !== "ducklake_data_file") continue;
       for (const r of cellsOf(op, DUCKLAKE_TABLES.ducklake_data_file ?? [])) {
-        if (r.row_id_start?.k !== "null") continue;
+        if (!this.rewriteOutput(r)) continue;
         const id = this.fileId(int(r.data_file_id, "data_file_id"), "data file");
         this.begin(r.begin_snapshot, "rewritten data file");
         this.noEnd(r.end_snapshot, "rewritten data file");
@@ -910,6 +914,23 @@ export class Translator {
     const statsSet = new Set<number>();
     for (const op of this.ops) if (op.op === "table_stats") statsSet.add(op.tableId);
     this.rewrite = await stageRewrites(this.ctx, { tables, outputs, endedData, endedDeletes, statsSet });
+  }
+
+  /** The batch's `changes_made`, parsed (empty without a snapshot_changes row). */
+  private changeSet(): ReturnType<typeof parseChangesMade> {
+    const c = this.changes?.changes_made;
+    return parseChangesMade(c === undefined ? null : strOrNull(c, "changes_made"));
+  }
+
+  /**
+   * A data file without `row_id_start` (its rows carry their ids) is a rewrite's output, unless the batch
+   * merges its table and rewrites none of it: then it is a merge of non-adjacent files (decision 0322).
+   */
+  private rewriteOutput(r: Cells): boolean {
+    if (r.row_id_start?.k !== "null") return false;
+    const set = this.changeSet();
+    const t = int(r.table_id, "table_id");
+    return !(set.mergeAdjacent.includes(t) && !set.rewriteDelete.includes(t));
   }
 
   /** One of the rewrite's per-file statements: it names a file the verb ended or wrote, at this snapshot. */
@@ -1386,7 +1407,7 @@ export class Translator {
 
   private async insertDataFile(r: Cells): Promise<void> {
     // A rewrite's output, written by the compaction verb up front (collectRewrites).
-    if (r.row_id_start?.k === "null") return;
+    if (this.rewriteOutput(r)) return;
     const t = int(r.table_id, "table_id");
     await this.liveTable(t);
     await this.premiseRowIds(t);
@@ -1408,7 +1429,8 @@ export class Translator {
       record_count: int(r.record_count, "record_count"),
       file_size_bytes: int(r.file_size_bytes, "file_size_bytes"),
       footer_size: intOrNull(r.footer_size, "footer_size"),
-      row_id_start: int(r.row_id_start, "row_id_start"),
+      // A merge of non-adjacent files carries its rows' ids: the record keeps the lowest (decision 0322).
+      row_id_start: merged && r.row_id_start?.k === "null" ? merged.lo : int(r.row_id_start, "row_id_start"),
       partition_id: intOrNull(r.partition_id, "partition_id"),
       encryption_key: strOrNull(r.encryption_key, "encryption_key"),
       mapping_id: intOrNull(r.mapping_id, "mapping_id"),
@@ -1421,10 +1443,15 @@ export class Translator {
     this.partitionValues.delete(id);
     if (rec.mapping_id !== null) await checkFileMapping(this.ctx, t, rec.mapping_id);
     if (merged) {
-      // The merged rows keep their row ids: within the range the removed files held.
+      // The merged rows keep their row ids: within the range the removed files held, all of them.
       if (rec.row_id_start < merged.lo || rec.row_id_start + rec.record_count > merged.hi) {
         throw bad(`merged data file ${id} holds row ids outside the files it replaces`);
       }
+      if (rec.record_count !== merged.rows)
+        throw bad(
+          `merged data file ${id} holds ${rec.record_count} rows, the files it replaces ${merged.rows}`,
+        );
+      if (r.row_id_start?.k === "null") rec.x_row_ids_in_file = true;
     } else if (!flushed) this.useRowIds(t, rec.row_id_start, rec.record_count);
     // Written as is (not putVersion): a merged file keeps the first replaced file's begin.
     this.ctx.write(keys.current(Kind.dataFile, t, id), ValueKind.dataFile, rec);
@@ -1500,28 +1527,66 @@ export class Translator {
   }
 
   /**
-   * A data file back-dated to the earliest of the files this batch removed from the table, with
-   * `partial_max` the latest of them: DuckLake's merge output. Its row-id span, or undefined otherwise.
+   * DuckLake's merge output: a data file replacing the next run of files of its table this batch removed
+   * (in removal order, which is the compactions' source order) that no earlier output replaced, back-dated
+   * by `mergeSpan` (decision 0610). The run holds the output's rows (a merge drops none); of the runs that
+   * do (files without rows may end one), the shortest whose span the row names. Its sources' row-id span
+   * and row count, or undefined for a file that replaces none.
    */
-  private mergedInto(t: number, begin: number, r: Cells): { lo: number; hi: number } | undefined {
-    const removed = [...this.removedData.values()].filter((f) => f.table_id === t);
-    if (removed.length === 0 || begin === this.S) return undefined;
-    const first = Math.min(...removed.map((f) => f.begin_snapshot));
-    const last = Math.max(...removed.map((f) => f.partial_max ?? f.begin_snapshot));
-    if (begin !== first || intOrNull(r.partial_max, "partial_max") !== last) {
-      throw bad(
-        `data file begins at snapshot ${begin}: only a merge back-dates a file, to its first file's snapshot ${first}`,
-      );
+  private mergedInto(
+    t: number,
+    begin: number,
+    r: Cells,
+  ): { lo: number; hi: number; rows: number } | undefined {
+    const open = [...this.removedData.values()].filter(
+      (f) => f.table_id === t && !this.mergedSources.has(f.data_file_id),
+    );
+    if (open.length === 0 || begin === this.S) return undefined;
+    const rows = int(r.record_count, "record_count");
+    const partialMax = intOrNull(r.partial_max, "partial_max");
+    let sum = 0;
+    let named: MergeSpan | undefined;
+    for (let n = 1; n <= open.length && sum <= rows; n++) {
+      const run = open.slice(0, n);
+      sum += run[n - 1]?.record_count ?? 0;
+      if (sum !== rows) continue;
+      const span = mergeSpan(run);
+      named ??= span;
+      if (span.begin !== begin || span.partialMax !== partialMax) continue;
+      for (const f of run) this.mergedSources.add(f.data_file_id);
+      const held = run.filter((f) => f.record_count > 0);
+      return {
+        lo: Math.min(...held.map((f) => f.row_id_start)),
+        hi: Math.max(...held.map((f) => f.row_id_start + f.record_count)),
+        rows,
+      };
     }
-    return {
-      lo: Math.min(...removed.map((f) => f.row_id_start)),
-      hi: Math.max(...removed.map((f) => f.row_id_start + f.record_count)),
-    };
+    throw bad(
+      named
+        ? `data file begins at snapshot ${begin} with partial_max ${partialMax}: only a merge back-dates a file, to its first file's snapshot ${named.begin} with partial_max ${named.partialMax}`
+        : `data file begins at snapshot ${begin}: only a merge back-dates a file, and no run of the files removed before it holds its ${rows} rows`,
+    );
   }
 
-  /** Tables whose new file rows this batch inserts: where the files it removes by id are looked up. */
+  /**
+   * A merge whose sources hold no rows writes no output (DuckLake's merge of empty files): any other
+   * data file this batch removed from a merged table must have been replaced by a merged output.
+   */
+  private checkMergesReplaced(): void {
+    const merged = this.changeSet().mergeAdjacent;
+    for (const f of this.removedData.values()) {
+      if (merged.includes(f.table_id) && !this.mergedSources.has(f.data_file_id) && f.record_count > 0) {
+        throw bad(`data file ${f.data_file_id} of ${f.record_count} rows is merged into no output file`);
+      }
+    }
+  }
+
+  /**
+   * Tables whose new file rows this batch inserts, or that it merges (a merge of empty files inserts
+   * none): where the files it removes by id are looked up.
+   */
   private fileTables(): number[] {
-    const out = new Set<number>();
+    const out = new Set<number>(this.changeSet().mergeAdjacent);
     for (const op of this.ops) {
       if (op.op !== "insert" || (op.table !== "ducklake_data_file" && op.table !== "ducklake_delete_file"))
         continue;
@@ -2068,10 +2133,27 @@ export class Translator {
     const t = int(r.table_id, "table_id");
     const c = int(r.column_id, "column_id");
     await this.liveTable(t);
-    if (!(await this.ctx.read<ColumnRecord>(keys.current(Kind.column, t, c), ValueKind.column, "column"))) {
+    // DuckLake's batch writes column tags before new columns (COMMENT ON COLUMN of a column added in the
+    // same transaction): a column this batch inserts is one the tag may name (decision 0613).
+    if (
+      !(await this.ctx.read<ColumnRecord>(keys.current(Kind.column, t, c), ValueKind.column, "column")) &&
+      !this.insertsColumn(t, c)
+    ) {
       throw new NotFound(`column ${c} of table ${t} does not exist`);
     }
     await this.insertTag(keys.current(Kind.columnTag, t, c), r, t);
+  }
+
+  /** True when this batch inserts column `c` of table `t` (a later statement of it). */
+  private insertsColumn(t: number, c: number): boolean {
+    return this.ops.some(
+      (op) =>
+        op.op === "insert" &&
+        op.table === "ducklake_column" &&
+        cellsOf(op, DUCKLAKE_TABLES.ducklake_column ?? []).some(
+          (r) => int(r.table_id, "table_id") === t && int(r.column_id, "column_id") === c,
+        ),
+    );
   }
 
   private async endTags(op: Extract<RowOp, { op: "end_tags" }>): Promise<number> {

@@ -132,7 +132,8 @@ const OPTIONS: Record<string, (v: string) => string> = {
   rewrite_delete_threshold: (v) => {
     const n = Number(v);
     if (Number.isNaN(n) || n < 0 || n > 1) throw new BadValue(`rewrite_delete_threshold must be within 0..1`);
-    return String(n);
+    // DuckLake stores the double as std::to_string prints it: six decimals, "0.100000" (decision 0612).
+    return n.toFixed(6);
   },
   hive_file_pattern: bool,
   delete_older_than: intervalOrEmpty,

@@ -9,7 +9,13 @@
 import { InvalidRequest, Unsupported } from "../../errors.ts";
 import type { SnapshotRecord } from "../../records.ts";
 import type { Literal, RowOp } from "./parse.ts";
-import { dataFileRow, scheduledDeletionRow, stagedFileStats } from "./staged-file-rows.ts";
+import {
+  dataFileRow,
+  type FileChildRows,
+  fileChildOps,
+  scheduledDeletionRow,
+  stagedFileStats,
+} from "./staged-file-rows.ts";
 import { isNull, NULL, num, type StagedReader, stagedReader } from "./staged-literals.ts";
 import type { StagedBatch, StagedRow } from "./staged-parse.ts";
 import { type CommitText, changesRow, snapshotRow } from "./staged-snapshot.ts";
@@ -83,7 +89,7 @@ export async function compactionOps(input: CompactionInput): Promise<RowOp[]> {
   const ops: RowOp[] = [];
   const scheduled: Literal[][] = [];
   const files: Literal[][] = [];
-  const stats: Literal[][] = [];
+  const children: FileChildRows[] = [];
   const removed: number[] = [];
   const tables = new Set<number>();
   for (const c of rows.compaction) {
@@ -126,7 +132,7 @@ export async function compactionOps(input: CompactionInput): Promise<RowOp[]> {
         mappingId: out.mapping_id ?? NULL,
       }),
     );
-    stats.push(...stagedFileStats(rows.data_file_column_stats, local, dataFileId, t, reader).rows);
+    children.push(stagedFileStats(rows, local, dataFileId, t, reader));
     for (const s of sources) {
       const id2 = int(s.source_data_file_id, "source_data_file_id");
       removed.push(id2);
@@ -146,8 +152,7 @@ export async function compactionOps(input: CompactionInput): Promise<RowOp[]> {
   }
   ops.push({ op: "insert", table: "ducklake_files_scheduled_for_deletion", columns: null, rows: scheduled });
   ops.push({ op: "insert", table: "ducklake_data_file", columns: null, rows: files });
-  if (stats.length > 0)
-    ops.push({ op: "insert", table: "ducklake_file_column_stats", columns: null, rows: stats });
+  ops.push(...fileChildOps(children));
   ops.push(
     changesRow(
       premise,

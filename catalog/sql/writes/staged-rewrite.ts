@@ -16,8 +16,8 @@ import type { VerbContext } from "../../verbs/context.ts";
 import { readTableStats } from "../../verbs/ops/stats-support.ts";
 import type { Literal, RowOp } from "./parse.ts";
 import { compactionParts, compactsAlone, type Relativize } from "./staged-compaction.ts";
-import { dataFileRow, stagedFileStats } from "./staged-file-rows.ts";
-import { flag, isNull, NULL, num, orNull, stagedReader, text } from "./staged-literals.ts";
+import { dataFileRow, type FileChildRows, fileChildOps, stagedFileStats } from "./staged-file-rows.ts";
+import { flag, isNull, NULL, num, stagedReader, text } from "./staged-literals.ts";
 import type { StagedBatch, StagedRow } from "./staged-parse.ts";
 import { type CommitText, changesRow, snapshotRow } from "./staged-snapshot.ts";
 
@@ -49,8 +49,7 @@ export async function rewriteOps(input: RewriteInput): Promise<RowOp[]> {
   const S = premise.snapshot_id + 1;
   let nextFileId = premise.next_file_id;
   const files: Literal[][] = [];
-  const stats: Literal[][] = [];
-  const partitions: Literal[][] = [];
+  const children: FileChildRows[] = [];
   const perSource: RowOp[] = [];
   const tableStats: RowOp[] = [];
   const columnStats: Literal[][] = [];
@@ -88,17 +87,7 @@ export async function rewriteOps(input: RewriteInput): Promise<RowOp[]> {
           mappingId: NULL,
         }),
       );
-      stats.push(...stagedFileStats(rows.data_file_column_stats, local, fileId, t, reader).rows);
-      for (const p of rows.data_file_partition.filter(
-        (x) => int(x.local_file_id, "local_file_id") === local,
-      )) {
-        partitions.push([
-          num(fileId),
-          num(t),
-          num(int(p.partition_column_idx, "partition_column_idx")),
-          orNull(p.partition_value),
-        ]);
-      }
+      children.push(stagedFileStats(rows, local, fileId, t, reader));
       outputs.push(out);
       // DuckLake's client-side batch, per source: its delete file ended, the source ended, the output begun.
       for (const s of sources) {
@@ -154,19 +143,7 @@ export async function rewriteOps(input: RewriteInput): Promise<RowOp[]> {
   return [
     snapshotRow(premise, nextFileId),
     { op: "insert", table: "ducklake_data_file", columns: null, rows: files },
-    ...(stats.length > 0
-      ? [{ op: "insert", table: "ducklake_file_column_stats", columns: null, rows: stats } as RowOp]
-      : []),
-    ...(partitions.length > 0
-      ? [
-          {
-            op: "insert",
-            table: "ducklake_file_partition_value",
-            columns: null,
-            rows: partitions,
-          } as RowOp,
-        ]
-      : []),
+    ...fileChildOps(children),
     ...perSource,
     ...tableStats,
     ...(columnStats.length > 0 ? [{ op: "column_stats", rows: columnStats } as RowOp] : []),

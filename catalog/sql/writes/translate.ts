@@ -27,6 +27,7 @@ import type {
   DataFileRecord,
   DeleteFileRecord,
   FileColumnStats,
+  FileVariantStats,
   GcFileRecord,
   InlinedTableRecord,
   InlineFileDeleteRecord,
@@ -231,6 +232,8 @@ export class Translator {
   /** ducklake_file_column_stats / file_partition_value rows, by data file, attached to the file's record. */
   private readonly fileStats = new Map<number, FileColumnStats[]>();
   private readonly partitionValues = new Map<number, DataFileRecord["x_partition_values"]>();
+  /** ducklake_file_variant_stats rows, by data file (docs/decisions/0620-extra-stats.md). */
+  private readonly variantStats = new Map<number, FileVariantStats[]>();
   /** Delete files this batch removes (DuckLake rewrites a file's deletes into a new delete file), by data file. */
   private readonly replacedDeletes = new Map<number, DeleteFileRecord>();
   private readonly removedDeleteIds = new Set<number>();
@@ -551,6 +554,24 @@ export class Translator {
             extra_stats: strOrNull(r.extra_stats, "extra_stats"),
           });
           this.fileStats.set(f, list);
+        }
+      } else if (op.table === "ducklake_file_variant_stats") {
+        for (const r of cellsOf(op, DUCKLAKE_TABLES.ducklake_file_variant_stats ?? [])) {
+          const f = int(r.data_file_id, "data_file_id");
+          const list = this.variantStats.get(f) ?? [];
+          list.push({
+            column_id: int(r.column_id, "column_id"),
+            variant_path: str(r.variant_path, "variant_path"),
+            shredded_type: strOrNull(r.shredded_type, "shredded_type"),
+            column_size_bytes: intOrNull(r.column_size_bytes, "column_size_bytes"),
+            value_count: intOrNull(r.value_count, "value_count"),
+            null_count: intOrNull(r.null_count, "null_count"),
+            min_value: strOrNull(r.min_value, "min_value"),
+            max_value: strOrNull(r.max_value, "max_value"),
+            contains_nan: boolOrNull(r.contains_nan, "contains_nan"),
+            extra_stats: strOrNull(r.extra_stats, "extra_stats"),
+          });
+          this.variantStats.set(f, list);
         }
       } else if (op.table === "ducklake_file_partition_value") {
         for (const r of cellsOf(op, DUCKLAKE_TABLES.ducklake_file_partition_value ?? [])) {
@@ -880,6 +901,8 @@ export class Translator {
         });
         this.fileStats.delete(id);
         this.partitionValues.delete(id);
+        // The verb derives the output's VARIANT rows from its column stats, as DuckLake derived these.
+        this.variantStats.delete(id);
       }
     }
     if (tables.length === 0) {
@@ -1085,6 +1108,7 @@ export class Translator {
         case "ducklake_snapshot_changes":
         case "ducklake_file_column_stats":
         case "ducklake_file_partition_value":
+        case "ducklake_file_variant_stats":
           break; // read up front
         case "ducklake_schema":
           await this.insertSchema(r);
@@ -1391,11 +1415,12 @@ export class Translator {
       mapping_id: intOrNull(r.mapping_id, "mapping_id"),
       partial_max: intOrNull(r.partial_max, "partial_max"),
       x_column_stats: this.fileStats.get(id) ?? [],
-      x_variant_stats: [],
+      x_variant_stats: this.variantStats.get(id) ?? [],
       x_partition_values: this.partitionValues.get(id) ?? [],
     };
     this.fileStats.delete(id);
     this.partitionValues.delete(id);
+    this.variantStats.delete(id);
     if (rec.mapping_id !== null)
       throw new Unsupported("data files with a column mapping are not translated yet");
     if (merged) {
@@ -1877,7 +1902,9 @@ export class Translator {
   /** Child rows (file stats, partition values and columns, macro impls and parameters) no parent claimed. */
   leftovers(): string[] {
     return [
-      ...[...this.fileStats.keys(), ...this.partitionValues.keys()].map((f) => `data file ${f}`),
+      ...[...this.fileStats.keys(), ...this.partitionValues.keys(), ...this.variantStats.keys()].map(
+        (f) => `data file ${f}`,
+      ),
       ...[...this.partitionColumns.keys()].map((p) => `partition ${p}`),
       ...[...this.sortExpressions.keys()].map((x) => `sort ${x}`),
       ...[...this.macroImpls.keys()].map((m) => `macro ${m}`),

@@ -74,7 +74,6 @@ const UNNAMED = new Set<string>([
   "catalog/sql/metadata/partitions-sorts.ts",
   "catalog/sql/metadata/schemas-tables.ts",
   "catalog/sql/metadata/snapshots.ts",
-  "catalog/sql/metadata/stats.ts",
   "catalog/sql/metadata/system-catalog.ts",
   "catalog/sql/metadata/views-macros.ts",
   "catalog/sql/reads-metadata.ts",

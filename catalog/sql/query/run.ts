@@ -5,7 +5,8 @@
  * hash joins on equality conjuncts. Relations are loaded before evaluation (`relations.ts`), so this
  * file is synchronous and does no I/O. Anything not modelled is refused with `Unsupported`.
  */
-import { InvalidRequest, Unsupported } from "../../errors.ts";
+import { InvalidRequest, UnknownFunction, Unsupported } from "../../errors.ts";
+import { DUCKDB_FUNCTIONS } from "../duckdb-functions.ts";
 import type { SqlResult, SqlType, SqlValue } from "../result.ts";
 import type { Expr, FromItem, OrderItem, Query, Select, SetExpr, Values } from "./ast.ts";
 import {
@@ -1162,6 +1163,11 @@ export class Evaluator {
   }
 
   private call(e: Expr & { k: "fn" }, scope: Scope, mode: Mode): Compiled {
+    if (e.named !== undefined) {
+      // Stock's binder looks the name up before it matches arguments (decision 0621).
+      if (!DUCKDB_FUNCTIONS.has(e.name)) throw new UnknownFunction(e.name);
+      throw refuse(`named arguments of ${e.name}`);
+    }
     if (e.over) {
       const t = this.windowTypes.get(e);
       if (!t) throw refuse(`the window function ${e.name} here`);
@@ -1234,6 +1240,7 @@ export class Evaluator {
       case "hour":
         return datePart(e.name, args, name);
       default:
+        if (!DUCKDB_FUNCTIONS.has(e.name)) throw new UnknownFunction(e.name);
         throw refuse(`the function ${e.name}`);
     }
   }

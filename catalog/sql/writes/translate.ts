@@ -217,6 +217,20 @@ export interface Translated {
   counts: number[];
 }
 
+/** The stats cells a `ducklake_file_column_stats` and a `ducklake_file_variant_stats` row share. */
+function fileStatCells(r: Cells): FileColumnStats {
+  return {
+    column_id: int(r.column_id, "column_id"),
+    column_size_bytes: intOrNull(r.column_size_bytes, "column_size_bytes"),
+    value_count: intOrNull(r.value_count, "value_count"),
+    null_count: intOrNull(r.null_count, "null_count"),
+    min_value: strOrNull(r.min_value, "min_value"),
+    max_value: strOrNull(r.max_value, "max_value"),
+    contains_nan: boolOrNull(r.contains_nan, "contains_nan"),
+    extra_stats: strOrNull(r.extra_stats, "extra_stats"),
+  };
+}
+
 export class Translator {
   private snap:
     | { snapshot_id: number; schema_version: number; next_catalog_id: number; next_file_id: number }
@@ -543,16 +557,7 @@ export class Translator {
         for (const r of cellsOf(op, DUCKLAKE_TABLES.ducklake_file_column_stats ?? [])) {
           const f = int(r.data_file_id, "data_file_id");
           const list = this.fileStats.get(f) ?? [];
-          list.push({
-            column_id: int(r.column_id, "column_id"),
-            column_size_bytes: intOrNull(r.column_size_bytes, "column_size_bytes"),
-            value_count: intOrNull(r.value_count, "value_count"),
-            null_count: intOrNull(r.null_count, "null_count"),
-            min_value: strOrNull(r.min_value, "min_value"),
-            max_value: strOrNull(r.max_value, "max_value"),
-            contains_nan: boolOrNull(r.contains_nan, "contains_nan"),
-            extra_stats: strOrNull(r.extra_stats, "extra_stats"),
-          });
+          list.push(fileStatCells(r));
           this.fileStats.set(f, list);
         }
       } else if (op.table === "ducklake_file_variant_stats") {
@@ -560,16 +565,9 @@ export class Translator {
           const f = int(r.data_file_id, "data_file_id");
           const list = this.variantStats.get(f) ?? [];
           list.push({
-            column_id: int(r.column_id, "column_id"),
+            ...fileStatCells(r),
             variant_path: str(r.variant_path, "variant_path"),
             shredded_type: strOrNull(r.shredded_type, "shredded_type"),
-            column_size_bytes: intOrNull(r.column_size_bytes, "column_size_bytes"),
-            value_count: intOrNull(r.value_count, "value_count"),
-            null_count: intOrNull(r.null_count, "null_count"),
-            min_value: strOrNull(r.min_value, "min_value"),
-            max_value: strOrNull(r.max_value, "max_value"),
-            contains_nan: boolOrNull(r.contains_nan, "contains_nan"),
-            extra_stats: strOrNull(r.extra_stats, "extra_stats"),
           });
           this.variantStats.set(f, list);
         }

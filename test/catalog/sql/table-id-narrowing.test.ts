@@ -6,11 +6,10 @@
  * shows the counts see the difference. Counts only, never times.
  */
 import { describe, expect, it } from "vitest";
-import { head } from "../../../catalog/index.ts";
 import { compareBytes, Kind, keys, prefixEnd } from "../../../catalog/keys.ts";
 import { answerRead, splitStatements } from "../../../catalog/sql/index.ts";
 import type { Bytes, ReadView, ScanRange } from "../../../storage/api.ts";
-import { fresh, ReadCounter, settle } from "../support.ts";
+import { lakeWithTables, ReadCounter } from "../support.ts";
 
 const columns = [
   { name: "id", type: "int64" },
@@ -18,15 +17,8 @@ const columns = [
   { name: "n", type: "int32" },
 ];
 
-async function lakeWith(tables: number): Promise<ReadView> {
-  const { store, catalog } = await fresh(`table-id-narrowing-${tables}`, { dataPath: "data/" });
-  const out = await catalog.commit({
-    verbs: Array.from({ length: tables }, (_, i) => ({ op: "create_table", name: `t${i}`, columns })),
-  });
-  await settle(store, out.durable);
-  const view = store.snapshot();
-  await head(view);
-  return view;
+function lakeWith(tables: number): Promise<ReadView> {
+  return lakeWithTables(`table-id-narrowing-${tables}`, tables, columns);
 }
 
 /** Records every scan range a reader asks the view for. */

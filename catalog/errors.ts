@@ -159,3 +159,15 @@ export class MissingRelation extends CodedError {
     super(`Table with name ${name} does not exist!`);
   }
 }
+
+/**
+ * A SQL statement calls a function stock DuckDB does not know, with stock's binder text for it: DuckLake
+ * sends a table's sort expression inside the flush read, and a DuckLake macro there is unknown to the
+ * metadata server (docs/decisions/0621-unknown-functions.md).
+ */
+export class UnknownFunction extends CodedError {
+  readonly code = "UnknownFunction";
+  constructor(name: string) {
+    super(`Catalog Error: Scalar Function with name ${name} does not exist!`);
+  }
+}

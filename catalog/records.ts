@@ -128,7 +128,7 @@ export interface DataFileRecord extends Versioned {
   x_row_ids_in_file?: true;
   /** ducklake_file_column_stats rows of this file. */
   x_column_stats: FileColumnStats[];
-  /** ducklake_file_variant_stats rows (always empty while VARIANT is refused). */
+  /** ducklake_file_variant_stats rows: one per shredded field of a VARIANT column (decision 0620). */
   x_variant_stats: FileVariantStats[];
   /** ducklake_file_partition_value rows. */
   x_partition_values: { partition_key_index: number; partition_value: string | null }[];

@@ -4,8 +4,14 @@
  * deterministic way to lose a head race). Nothing here fakes the store.
  */
 import { env } from "cloudflare:workers";
-import { type Catalog, type CatalogOptions, type CommitRequest, openCatalog } from "../../catalog/index.ts";
-import type { Bucket, Bytes, CommitHandle, Store, Transaction } from "../../storage/api.ts";
+import {
+  type Catalog,
+  type CatalogOptions,
+  type CommitRequest,
+  head,
+  openCatalog,
+} from "../../catalog/index.ts";
+import type { Bucket, Bytes, CommitHandle, ReadView, Store, Transaction } from "../../storage/api.ts";
 import { openWriter } from "../../storage/index.ts";
 
 let counter = 0;
@@ -36,6 +42,25 @@ export async function fresh(
 export async function settle(store: Store, durable: Promise<void>): Promise<void> {
   await store.flush();
   await durable;
+}
+
+/**
+ * A durable lake of `tables` tables `t0`, `t1`, … of `columns`, as a read view of its head (head loaded):
+ * what the read-cost tests measure against.
+ */
+export async function lakeWithTables(
+  tag: string,
+  tables: number,
+  columns: { name: string; type: string }[],
+): Promise<ReadView> {
+  const { store, catalog } = await fresh(tag, { dataPath: "data/" });
+  const out = await catalog.commit({
+    verbs: Array.from({ length: tables }, (_, i) => ({ op: "create_table", name: `t${i}`, columns })),
+  });
+  await settle(store, out.durable);
+  const view = store.snapshot();
+  await head(view);
+  return view;
 }
 
 /** What a durable commit answers: the minted snapshot and the verbs' assigned values. */

@@ -834,3 +834,48 @@ RACY_ON_STOCK = {
                            "ducklake_table_column_stats": None},
 }
 
+
+# The catalog rows DuckLake derives from a file's stats (docs/decisions/0620-extra-stats.md), each a wrong
+# answer of DuckLake's suite before: VARIANT files' `ducklake_file_variant_stats` rows and the table's merged
+# VARIANT stats (fields of one shredded type kept, others dropped), GEOMETRY bounding boxes and types united
+# across files, a flushed partitioned file's partition values, and an all-NULL file's value_count 0 (which
+# file pruning on `k > 0` reads).
+SESSIONS |= {
+    "variant-file-stats": [
+        "ATTACH '{attach}' AS lake (DATA_PATH '{data}', DATA_INLINING_ROW_LIMIT 0)",
+        "CREATE TABLE lake.t (v VARIANT)",
+        "INSERT INTO lake.t VALUES ({'text': 'hello'}::VARIANT)",
+        "INSERT INTO lake.t VALUES ({'text': 'it''s fine'}::VARIANT)",
+        "CREATE TABLE lake.u (i INTEGER, v VARIANT)",
+        "INSERT INTO lake.u SELECT 1, 42::VARIANT",
+        "INSERT INTO lake.u SELECT 2, 'hello'::VARIANT",
+        "SELECT count(*) FROM lake.t",
+    ],
+    "geometry-stats-merge": [
+        "ATTACH '{attach}' AS lake (DATA_PATH '{data}', DATA_INLINING_ROW_LIMIT 0)",
+        "CREATE TABLE lake.g (g GEOMETRY)",
+        "INSERT INTO lake.g VALUES ('POINT (1 2)'::GEOMETRY)",
+        "INSERT INTO lake.g VALUES ('LINESTRING Z (5 5 5, 10 10 10)'::GEOMETRY)",
+        "INSERT INTO lake.g VALUES ('POINT (-0.0078125 1e12)'::GEOMETRY)",
+        "SELECT * FROM lake.g",
+    ],
+    "flush-partition-values": [
+        ATTACH,
+        "CREATE TABLE lake.t (id INTEGER, ts TIMESTAMP)",
+        "ALTER TABLE lake.t SET PARTITIONED BY (year(ts), month(ts))",
+        "INSERT INTO lake.t VALUES (1, '2025-01-15')",
+        "CALL ducklake_flush_inlined_data('lake')",
+        "MERGE INTO lake.t USING (SELECT 2 AS id, '2025-03-20'::TIMESTAMP AS ts) AS src ON t.id = src.id "
+        "WHEN NOT MATCHED THEN INSERT *",
+        "SELECT * FROM lake.t ORDER BY id",
+    ],
+    "all-null-file-stats": [
+        ATTACH,
+        "CREATE TABLE lake.t (k INTEGER, s VARCHAR)",
+        "INSERT INTO lake.t SELECT NULL, 'a' || i FROM range(5) r(i)",
+        "CALL ducklake_flush_inlined_data('lake')",
+        "INSERT INTO lake.t SELECT NULL, 'b' || i FROM range(3000) r(i)",
+        "INSERT INTO lake.t SELECT i, 'c' || i FROM range(3000) r(i)",
+        "SELECT count(*) FROM lake.t WHERE k > 0",
+    ],
+}

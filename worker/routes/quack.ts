@@ -11,7 +11,6 @@ import { lakeState } from "../../storage/lakes.ts";
 import type { AppEnv } from "../app-env.ts";
 import { readBodyWithin } from "../body-limit.ts";
 import { openCut } from "../cut.ts";
-import { log } from "../log.ts";
 import { requireScope } from "../middleware.ts";
 import { handleQuack, oversized } from "../quack/handler.ts";
 import { MAX_MESSAGE_BYTES } from "../quack/messages.ts";

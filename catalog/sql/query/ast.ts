@@ -53,6 +53,8 @@ export type Expr =
       k: "fn";
       name: string;
       args: Expr[];
+      /** `name := expr` arguments, in order (DuckDB's named parameters). */
+      named?: [string, Expr][];
       distinct: boolean;
       star: boolean;
       orderBy?: OrderItem[];

@@ -660,14 +660,20 @@ class Parser {
     const lower = name.toLowerCase();
     if (lower === "struct_pack") return this.structPack();
     const args: Expr[] = [];
+    const named: [string, Expr][] = [];
     let distinct = false;
     let star = false;
     let orderBy: OrderItem[] | undefined;
     if (this.eatOp("*")) star = true;
     else if (!this.isOp(")")) {
       distinct = this.eatWord("DISTINCT");
-      do args.push(this.expr());
-      while (this.eatOp(","));
+      do {
+        if (this.isOp(":=", 1)) {
+          const key = this.ident("a named argument");
+          this.expectOp(":=");
+          named.push([key, this.expr()]);
+        } else args.push(this.expr());
+      } while (this.eatOp(","));
       if (this.eatWord("ORDER")) {
         this.expectWord("BY");
         orderBy = this.orderList();
@@ -675,7 +681,15 @@ class Parser {
     }
     this.expectOp(")");
     if (this.isWord("FILTER")) throw this.refuse("aggregate FILTER");
-    const fn: Expr = { k: "fn", name: lower, args, distinct, star, orderBy };
+    const fn: Expr = {
+      k: "fn",
+      name: lower,
+      args,
+      ...(named.length > 0 ? { named } : {}),
+      distinct,
+      star,
+      orderBy,
+    };
     if (this.eatWord("OVER")) {
       this.expectOp("(");
       const partitionBy: Expr[] = [];

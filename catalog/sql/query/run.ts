@@ -5,9 +5,36 @@
  * hash joins on equality conjuncts. Relations are loaded before evaluation (`relations.ts`), so this
  * file is synchronous and does no I/O. Anything not modelled is refused with `Unsupported`.
  */
-import { InvalidRequest, Unsupported } from "../../errors.ts";
+import { InvalidRequest, UnknownFunction } from "../../errors.ts";
+import { DUCKDB_FUNCTIONS } from "../duckdb-functions.ts";
 import type { SqlResult, SqlType, SqlValue } from "../result.ts";
+import { aggregate } from "./aggregates.ts";
 import type { Expr, FromItem, OrderItem, Query, Select, SetExpr, Values } from "./ast.ts";
+import {
+  type Col,
+  type Compiled,
+  type Env,
+  MAX_QUERY_ROWS,
+  type Mode,
+  type OrderKey,
+  type Rel,
+  refuse,
+  type Scope,
+  type TableSource,
+  tooMany,
+  truthy,
+} from "./evaluator-model.ts";
+import {
+  AGGREGATES,
+  collectWindows,
+  hasAggregate,
+  litText,
+  sameExpr,
+  splitAnd,
+  WINDOW_ONLY,
+} from "./expr-walk.ts";
+import { scalarFunction } from "./functions.ts";
+import { distinctRows, findUnique, nullEnv, resolve } from "./scope-rows.ts";
 import {
   castSupported,
   castValue,
@@ -26,143 +53,7 @@ import {
   type VType,
 } from "./values.ts";
 
-/** Most rows any intermediate relation (a join's output, a scan) may hold. */
-export const MAX_QUERY_ROWS = 2_000_000;
-
-export interface Col {
-  qual?: string;
-  name: string;
-  type: VType;
-}
-
-export interface Rel {
-  cols: Col[];
-  rows: SqlValue[][];
-}
-
-/** Where a table name's rows come from: loaded beforehand by `relations.ts`, keyed by the FROM item. */
-export type TableSource = (item: FromItem & { k: "table" }) => Rel;
-
-interface Scope {
-  cols: Col[];
-  outer?: Scope;
-}
-
-interface Env {
-  row: SqlValue[];
-  outer?: Env;
-  group?: SqlValue[][];
-  win?: Map<Expr, SqlValue>;
-}
-
-interface Compiled {
-  t: VType;
-  name: string;
-  ev: (env: Env) => SqlValue;
-}
-
-type Mode = "row" | "agg";
-
-const AGGREGATES = new Set([
-  "count",
-  "sum",
-  "min",
-  "max",
-  "list",
-  "array_agg",
-  "string_agg",
-  "bool_or",
-  "bool_and",
-  "avg",
-  "any_value",
-  "first",
-]);
-const WINDOW_ONLY = new Set(["row_number", "lead", "lag", "rank", "dense_rank"]);
-
-function refuse(what: string): Unsupported {
-  return new Unsupported(`metadata query: ${what}`);
-}
-
-function tooMany(n: number): InvalidRequest {
-  return new InvalidRequest(
-    `metadata query: more than ${MAX_QUERY_ROWS} rows in one step (${n}); narrow the query`,
-  );
-}
-
-function truthy(v: SqlValue): boolean {
-  return v === true;
-}
-
-function hasAggregate(e: Expr): boolean {
-  switch (e.k) {
-    case "fn":
-      if (e.over) return e.args.some(hasAggregate);
-      if (AGGREGATES.has(e.name)) return true;
-      return e.args.some(hasAggregate);
-    case "not":
-    case "neg":
-    case "isnull":
-    case "cast":
-      return hasAggregate(e.e);
-    case "bin":
-      return hasAggregate(e.l) || hasAggregate(e.r);
-    case "between":
-      return hasAggregate(e.e) || hasAggregate(e.lo) || hasAggregate(e.hi);
-    case "in":
-      return hasAggregate(e.e) || (e.list ?? []).some(hasAggregate);
-    case "case":
-      return (
-        (e.operand !== undefined && hasAggregate(e.operand)) ||
-        e.whens.some(([a, b]) => hasAggregate(a) || hasAggregate(b)) ||
-        (e.otherwise !== undefined && hasAggregate(e.otherwise))
-      );
-    case "struct":
-      return e.fields.some(([, x]) => hasAggregate(x));
-    case "like":
-      return hasAggregate(e.e) || hasAggregate(e.pattern);
-    default:
-      return false;
-  }
-}
-
-function collectWindows(e: Expr, out: (Expr & { k: "fn" })[]): void {
-  switch (e.k) {
-    case "fn":
-      if (e.over) out.push(e);
-      else for (const a of e.args) collectWindows(a, out);
-      return;
-    case "not":
-    case "neg":
-    case "isnull":
-    case "cast":
-      collectWindows(e.e, out);
-      return;
-    case "bin":
-      collectWindows(e.l, out);
-      collectWindows(e.r, out);
-      return;
-    case "case":
-      if (e.operand) collectWindows(e.operand, out);
-      for (const [a, b] of e.whens) {
-        collectWindows(a, out);
-        collectWindows(b, out);
-      }
-      if (e.otherwise) collectWindows(e.otherwise, out);
-      return;
-    default:
-      return;
-  }
-}
-
-function sameExpr(a: Expr, b: Expr): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
-
-function litText(e: Expr & { k: "lit" }): string {
-  if (e.lit === "str") return `'${String(e.value).replace(/'/g, "''")}'`;
-  if (e.lit === "bool") return `CAST('${e.value ? "t" : "f"}' AS BOOLEAN)`;
-  return e.text;
-}
+export { type Col, MAX_QUERY_ROWS, type Rel, type TableSource };
 
 export class Evaluator {
   private readonly ctes = new Map<string, Rel>();
@@ -1162,6 +1053,11 @@ export class Evaluator {
   }
 
   private call(e: Expr & { k: "fn" }, scope: Scope, mode: Mode): Compiled {
+    if (e.named !== undefined) {
+      // Stock's binder looks the name up before it matches arguments (decision 0621).
+      if (!DUCKDB_FUNCTIONS.has(e.name)) throw new UnknownFunction(e.name);
+      throw refuse(`named arguments of ${e.name}`);
+    }
     if (e.over) {
       const t = this.windowTypes.get(e);
       if (!t) throw refuse(`the window function ${e.name} here`);
@@ -1170,288 +1066,11 @@ export class Evaluator {
     if (WINDOW_ONLY.has(e.name)) throw refuse(`${e.name} without OVER`);
     if (AGGREGATES.has(e.name)) {
       if (mode !== "agg") throw refuse(`the aggregate ${e.name} here`);
-      return this.aggregate(e, scope);
+      return aggregate(e, (x) => this.compile(x, scope, "row"));
     }
     if (e.distinct || e.star || e.orderBy) throw refuse(`${e.name} with DISTINCT, * or ORDER BY`);
     const args = e.args.map((a) => this.compile(a, scope, mode));
     const name = `${e.name}(${args.map((a) => a.name).join(", ")})`;
-    switch (e.name) {
-      case "coalesce": {
-        if (args.length === 0) throw refuse("COALESCE()");
-        let t = args[0]?.t as VType;
-        for (const a of args.slice(1)) t = unify(t, a.t, "COALESCE");
-        const tt = t.literal === "str" ? { id: "VARCHAR" as const } : t.t;
-        return {
-          t: { t: tt },
-          name: `COALESCE(${args.map((a) => a.name).join(", ")})`,
-          ev: (env) => {
-            for (const a of args) {
-              const v = a.ev(env);
-              if (v !== null) return castValue(v, a.t.t, tt, false);
-            }
-            return null;
-          },
-        };
-      }
-      case "replace": {
-        if (args.length !== 3) throw refuse("replace() of other than three arguments");
-        const [s, from, to] = args as [Compiled, Compiled, Compiled];
-        for (const a of args)
-          if (a.t.t.id !== "VARCHAR" && a.t.literal !== "null") throw refuse("replace() of non-text");
-        return {
-          t: { t: { id: "VARCHAR" } },
-          name,
-          ev: (env) => {
-            const a = s.ev(env);
-            const b = from.ev(env);
-            const c = to.ev(env);
-            if (a === null || b === null || c === null) return null;
-            return b === "" ? a : (a as string).split(b as string).join(c as string);
-          },
-        };
-      }
-      case "lower":
-      case "upper": {
-        if (args.length !== 1 || (args[0] as Compiled).t.t.id !== "VARCHAR")
-          throw refuse(`${e.name}() of non-text`);
-        const a = args[0] as Compiled;
-        const up = e.name === "upper";
-        return {
-          t: { t: { id: "VARCHAR" } },
-          name,
-          ev: (env) => {
-            const v = a.ev(env) as string | null;
-            if (v === null) return null;
-            // DuckDB lowers ASCII and Unicode letters; refuse what JS might map differently.
-            if (/[^ -~\t\n\r]/.test(v)) throw refuse(`${e.name}() of non-ASCII text`);
-            return up ? v.toUpperCase() : v.toLowerCase();
-          },
-        };
-      }
-      case "year":
-      case "month":
-      case "day":
-      case "hour":
-        return datePart(e.name, args, name);
-      default:
-        throw refuse(`the function ${e.name}`);
-    }
+    return scalarFunction(e, args, name);
   }
-
-  private aggregate(e: Expr & { k: "fn" }, scope: Scope): Compiled {
-    if (e.name === "count" && e.star) {
-      return {
-        t: { t: { id: "BIGINT" } },
-        name: "count_star()",
-        ev: (env) => BigInt(env.group?.length ?? 0),
-      };
-    }
-    if (
-      e.args.length !== (e.name === "string_agg" ? 2 : 1) &&
-      !(e.name === "string_agg" && e.args.length === 1)
-    ) {
-      throw refuse(`${e.name} with ${e.args.length} arguments`);
-    }
-    const arg = this.compile(e.args[0] as Expr, scope, "row");
-    const sep = e.name === "string_agg" && e.args[1] ? this.compile(e.args[1], scope, "row") : undefined;
-    if (sep && !(sep.t.literal === "str")) throw refuse("string_agg with a non-literal separator");
-    const orders = (e.orderBy ?? []).map((o) => ({ o, c: this.compile(o.expr, scope, "row") }));
-    if (e.distinct && e.name !== "count") throw refuse(`${e.name}(DISTINCT …)`);
-    const at = arg.t.literal === "str" ? { id: "VARCHAR" as const } : arg.t.t;
-    const name = `${e.name}(${e.distinct ? "DISTINCT " : ""}${arg.name})`;
-    const values = (env: Env): SqlValue[] => {
-      let rows = env.group ?? [];
-      if (orders.length > 0) {
-        const keyed = rows.map((row) => ({
-          row,
-          keys: orders.map(({ c }) => c.ev({ row, outer: env.outer })),
-        }));
-        keyed.sort((a, b) => {
-          for (let i = 0; i < orders.length; i++) {
-            const { o, c } = orders[i] as { o: OrderItem; c: Compiled };
-            const r = compareNullable(
-              a.keys[i] ?? null,
-              b.keys[i] ?? null,
-              c.t.t,
-              o.desc,
-              o.nullsFirst ?? false,
-            );
-            if (r !== 0) return r;
-          }
-          return 0;
-        });
-        rows = keyed.map((k) => k.row);
-      }
-      return rows.map((row) => arg.ev({ row, outer: env.outer }));
-    };
-    switch (e.name) {
-      case "count":
-        return {
-          t: { t: { id: "BIGINT" } },
-          name,
-          ev: (env) => {
-            const vs = values(env).filter((v) => v !== null);
-            return BigInt(e.distinct ? new Set(vs.map(keyOf)).size : vs.length);
-          },
-        };
-      case "sum": {
-        if (!isInt(at) && !isFloat(at)) throw refuse(`sum of ${typeText(at)}`);
-        const float = isFloat(at);
-        return {
-          t: { t: float ? { id: "DOUBLE" } : { id: "HUGEINT" } },
-          name,
-          ev: (env) => {
-            const vs = values(env).filter((v) => v !== null);
-            if (vs.length === 0) return null;
-            if (float) return vs.reduce<number>((s, v) => s + (v as number), 0);
-            return vs.reduce<bigint>((s, v) => s + (v as bigint), 0n);
-          },
-        };
-      }
-      case "min":
-      case "max": {
-        const sign = e.name === "min" ? -1 : 1;
-        return {
-          t: { t: at },
-          name,
-          ev: (env) => {
-            let best: SqlValue = null;
-            for (const v of values(env)) {
-              if (v === null) continue;
-              if (best === null || compareValues(v, best, at) * sign > 0) best = v;
-            }
-            return best;
-          },
-        };
-      }
-      case "list":
-      case "array_agg":
-        return {
-          t: { t: { id: "LIST", child: at } },
-          name,
-          ev: (env) => {
-            if ((env.group ?? []).length === 0) return null;
-            return values(env);
-          },
-        };
-      case "string_agg": {
-        if (at.id !== "VARCHAR") throw refuse("string_agg of non-text");
-        const sepText = sep ? (sep.ev({ row: [] }) as string) : ",";
-        return {
-          t: { t: { id: "VARCHAR" } },
-          name,
-          ev: (env) => {
-            const vs = values(env).filter((v) => v !== null) as string[];
-            return vs.length === 0 ? null : vs.join(sepText);
-          },
-        };
-      }
-      case "bool_or":
-      case "bool_and": {
-        if (at.id !== "BOOLEAN") throw refuse(`${e.name} of non-boolean`);
-        const or = e.name === "bool_or";
-        return {
-          t: { t: { id: "BOOLEAN" } },
-          name,
-          ev: (env) => {
-            const vs = values(env).filter((v) => v !== null);
-            if (vs.length === 0) return null;
-            return or ? vs.some((v) => v === true) : vs.every((v) => v === true);
-          },
-        };
-      }
-      default:
-        throw refuse(`the aggregate ${e.name}`);
-    }
-  }
-}
-
-interface OrderKey {
-  t: SqlType;
-  ev: (env: Env, row: SqlValue[]) => SqlValue;
-}
-
-function splitAnd(e: Expr): Expr[] {
-  return e.k === "bin" && e.op === "AND" ? [...splitAnd(e.l), ...splitAnd(e.r)] : [e];
-}
-
-/** A column's index in `cols` by (qualifier, name), case-insensitively; ambiguity is refused. */
-function resolve(cols: Col[], e: Expr & { k: "col" }): number | undefined {
-  const name = e.name.toLowerCase();
-  const qual = e.qual?.toLowerCase();
-  let found: number | undefined;
-  let hiddenFound: number | undefined;
-  cols.forEach((c, i) => {
-    if (c.name.toLowerCase() !== name) return;
-    if (qual !== undefined && c.qual?.toLowerCase() !== qual) return;
-    if (qual === undefined && (c as Col & { usingHidden?: boolean }).usingHidden) {
-      hiddenFound = i;
-      return;
-    }
-    if (found !== undefined) throw refuse(`ambiguous column ${e.qual ? `${e.qual}.` : ""}${e.name}`);
-    found = i;
-  });
-  return found ?? (qual === undefined ? undefined : hiddenFound);
-}
-
-function findUnique(cols: Col[], name: string): number {
-  const hits = cols.flatMap((c, i) =>
-    c.name.toLowerCase() === name.toLowerCase() && !(c as Col & { usingHidden?: boolean }).usingHidden
-      ? [i]
-      : [],
-  );
-  if (hits.length > 1) throw refuse(`ambiguous USING column ${name}`);
-  return hits[0] ?? -1;
-}
-
-function nullEnv(scope: Scope | undefined): Env | undefined {
-  if (!scope) return undefined;
-  return { row: scope.cols.map(() => null), outer: nullEnv(scope.outer) };
-}
-
-function distinctRows(rows: SqlValue[][]): SqlValue[][] {
-  const seen = new Set<string>();
-  return rows.filter((r) => {
-    const k = r.map(keyOf).join("\u0000");
-    if (seen.has(k)) return false;
-    seen.add(k);
-    return true;
-  });
-}
-
-/**
- * year/month/day/hour of a DATE, TIMESTAMP or TIMESTAMP WITH TIME ZONE (in UTC, the server's zone): the
- * partition transforms DuckLake writes into its flush filters. BIGINT, as DuckDB's date parts.
- */
-function datePart(part: string, args: Compiled[], name: string): Compiled {
-  const a = args[0];
-  const id = a?.t.t.id;
-  if (args.length !== 1 || !a || (id !== "DATE" && id !== "TIMESTAMP" && id !== "TIMESTAMP WITH TIME ZONE")) {
-    throw refuse(`${part}() of ${a ? typeText(a.t.t) : "nothing"}`);
-  }
-  if (part === "hour" && id === "DATE") throw refuse("hour() of a DATE");
-  return {
-    t: { t: { id: "BIGINT" } },
-    name,
-    ev: (env) => {
-      const v = a.ev(env);
-      if (v === null) return null;
-      const ms =
-        id === "DATE"
-          ? (v as number) * 86_400_000
-          : Number((v as bigint) / 1000n) - ((v as bigint) % 1000n < 0n ? 1 : 0);
-      const d = new Date(ms);
-      if (Number.isNaN(d.getTime())) throw refuse(`${part}() of a value outside JavaScript's dates`);
-      switch (part) {
-        case "year":
-          return BigInt(d.getUTCFullYear());
-        case "month":
-          return BigInt(d.getUTCMonth() + 1);
-        case "day":
-          return BigInt(d.getUTCDate());
-        default:
-          return BigInt(d.getUTCHours());
-      }
-    },
-  };
 }

@@ -10,12 +10,7 @@ import { InvalidRequest, Unsupported } from "../../errors.ts";
 import type { SnapshotRecord } from "../../records.ts";
 import { mergeSpan } from "./merge-output.ts";
 import type { Literal, RowOp } from "./parse.ts";
-import {
-  dataFileRow,
-  scheduledDeletionRow,
-  stagedFileStats,
-  stagedPartitionValues,
-} from "./staged-file-rows.ts";
+import { dataFileRow, fileChildOps, scheduledDeletionRow, stagedFileStats } from "./staged-file-rows.ts";
 import { isNull, NULL, num, type StagedReader, stagedReader } from "./staged-literals.ts";
 import type { StagedBatch, StagedRow } from "./staged-parse.ts";
 import { type CommitText, changesRow, snapshotRow } from "./staged-snapshot.ts";
@@ -157,18 +152,8 @@ export async function compactionOps(input: CompactionInput): Promise<RowOp[]> {
         }),
       ],
     });
-    const stats = stagedFileStats(rows.data_file_column_stats, local, dataFileId, t, reader).rows;
-    if (stats.length > 0)
-      perCompaction.push({ op: "insert", table: "ducklake_file_column_stats", columns: null, rows: stats });
-    const partitions = stagedPartitionValues(rows.data_file_partition, local, dataFileId, t, reader);
-    if (partitions.length > 0) {
-      perCompaction.push({
-        op: "insert",
-        table: "ducklake_file_partition_value",
-        columns: null,
-        rows: partitions,
-      });
-    }
+    // Its stats, partition values and VARIANT stats (decisions 0610, 0620).
+    perCompaction.push(...fileChildOps([stagedFileStats(rows, local, dataFileId, t, reader)]));
   }
   return [
     snapshotRow(premise, nextFileId),

@@ -7,9 +7,11 @@
  * staged row as stock's commit copies it (docs/decisions/0263-staged-flush.md,
  * docs/decisions/0265-staged-delete-files.md).
  */
-import type { Literal } from "./parse.ts";
-import { flag, NULL, num, orNull, type StagedReader, text } from "./staged-literals.ts";
-import type { StagedRow } from "./staged-parse.ts";
+import { variantFileStats } from "../../extra-stats.ts";
+import type { NewColumnStats } from "../../verbs/ops/stats-support.ts";
+import type { Literal, RowOp } from "./parse.ts";
+import { flag, isNull, NULL, num, orNull, type StagedReader, text } from "./staged-literals.ts";
+import type { StagedBatch, StagedRow } from "./staged-parse.ts";
 
 /** A staged path as the commit stores it (`Relativize`'s answer). */
 export interface StoredPath {
@@ -54,6 +56,41 @@ export function dataFileRow(f: StagedRow, at: DataFileAt): Literal[] {
 }
 
 /**
+ * DuckLake's `value_count` (the non-NULL count) and `null_count` of a staged stats row: known when both
+ * counts are known and consistent, else undefined and both stored NULL (its `FromColumnStats`).
+ */
+export function stagedCounts(
+  s: Readonly<Record<string, Literal | undefined>>,
+): { values: bigint; nulls: bigint } | undefined {
+  const known = (l: Literal | undefined) => (l?.k === "num" ? BigInt(l.text) : undefined);
+  const all = flag(s.has_num_values) ? known(s.num_values) : undefined;
+  const nulls = flag(s.has_null_count) ? known(s.null_count) : undefined;
+  if (all === undefined || nulls === undefined || nulls > all) return undefined;
+  return { values: all - nulls, nulls };
+}
+
+/** DuckLake's `AnyValid` of a staged stats row: more values than NULLs when both are known, else its flag. */
+export function stagedAnyValid(s: Readonly<Record<string, Literal | undefined>>): boolean {
+  const c = stagedCounts(s);
+  if (c !== undefined) return c.values > 0n;
+  return isNull(s.any_valid) || flag(s.any_valid);
+}
+
+/** A staged stats row (data file or inlined: the same columns) as the merge into the table's stats reads it. */
+export function stagedColumnStats(s: StagedRow, read: StagedReader): NewColumnStats {
+  const value = (has: Literal | undefined, l: Literal | undefined, what: string) =>
+    flag(has) && !isNull(l) ? read.str(l, what) : null;
+  return {
+    null_count: flag(s.has_null_count) && !isNull(s.null_count) ? read.int(s.null_count, "null_count") : null,
+    contains_nan: flag(s.has_contains_nan) && !isNull(s.contains_nan) ? flag(s.contains_nan) : null,
+    min_value: value(s.has_min, s.min_value, "min_value"),
+    max_value: value(s.has_max, s.max_value, "max_value"),
+    extra_stats: isNull(s.extra_stats) ? null : read.str(s.extra_stats, "extra_stats"),
+    any_valid: stagedAnyValid(s),
+  };
+}
+
+/**
  * The `ducklake_file_column_stats` row a client-side commit sends for one staged
  * `ducklake_staged_data_file_column_stats` row of file `fileId` in table `tableId`: a value whose `has_*`
  * flag is false is NULL.
@@ -63,13 +100,14 @@ export function fileColumnStatsRow(
   tableId: number,
   s: Readonly<Record<string, Literal | undefined>>,
 ): Literal[] {
+  const c = stagedCounts(s);
   return [
     num(fileId),
     num(tableId),
     orNull(s.column_id),
     orNull(s.column_size_bytes),
-    flag(s.has_num_values) ? orNull(s.num_values) : NULL,
-    flag(s.has_null_count) ? orNull(s.null_count) : NULL,
+    c === undefined ? NULL : { k: "num", text: String(c.values) },
+    c === undefined ? NULL : { k: "num", text: String(c.nulls) },
     flag(s.has_min) ? orNull(s.min_value) : NULL,
     flag(s.has_max) ? orNull(s.max_value) : NULL,
     flag(s.has_contains_nan) ? orNull(s.contains_nan) : NULL,
@@ -77,19 +115,72 @@ export function fileColumnStatsRow(
   ];
 }
 
+/** The rows a client-side commit sends beside a new data file: its stats, VARIANT stats, partition values. */
+export interface FileChildRows {
+  stats: Literal[][];
+  variants: Literal[][];
+  partitions: Literal[][];
+  /** The staged stats rows of the file (for the table's stats merge). */
+  staged: StagedRow[];
+}
+
 /**
- * The `ducklake_file_column_stats` rows of staged file `local` (its staged, commit-local id), registered
- * under file `fileId` of table `tableId`.
+ * The child rows of staged file `local` (its staged, commit-local id), registered under file `fileId` of
+ * table `tableId`: `ducklake_file_column_stats`, the `ducklake_file_variant_stats` DuckLake derives from a
+ * VARIANT column's extra stats (docs/decisions/0620-extra-stats.md) and `ducklake_file_partition_value`.
  */
 export function stagedFileStats(
-  all: readonly StagedRow[],
+  rows: Readonly<Pick<StagedBatch["rows"], "data_file_column_stats" | "data_file_partition">>,
   local: number,
   fileId: number,
   tableId: number,
   read: StagedReader,
-): { rows: Literal[][]; staged: StagedRow[] } {
-  const staged = all.filter((x) => read.int(x.data_file_id, "data_file_id") === local);
-  return { rows: staged.map((s) => fileColumnStatsRow(fileId, tableId, s)), staged };
+): FileChildRows {
+  const staged = rows.data_file_column_stats.filter(
+    (x) => read.int(x.data_file_id, "data_file_id") === local,
+  );
+  const variants = staged.flatMap((s) =>
+    variantFileStats(
+      read.int(s.column_id, "column_id"),
+      isNull(s.extra_stats) ? null : read.str(s.extra_stats, "extra_stats"),
+    ).map((v) => [
+      num(fileId),
+      num(tableId),
+      num(v.column_id),
+      text(v.variant_path),
+      v.shredded_type === null ? NULL : text(v.shredded_type),
+      v.column_size_bytes === null ? NULL : num(v.column_size_bytes),
+      v.value_count === null ? NULL : num(v.value_count),
+      v.null_count === null ? NULL : num(v.null_count),
+      v.min_value === null ? NULL : text(v.min_value),
+      v.max_value === null ? NULL : text(v.max_value),
+      v.contains_nan === null ? NULL : ({ k: "bool", v: v.contains_nan } as Literal),
+      NULL,
+    ]),
+  );
+  const partitions = stagedPartitionValues(rows.data_file_partition, local, fileId, tableId, read);
+  return { stats: staged.map((s) => fileColumnStatsRow(fileId, tableId, s)), variants, partitions, staged };
+}
+
+/** The inserts of the child rows of the files one commit adds, in DuckLake's order (none when empty). */
+export function fileChildOps(files: readonly FileChildRows[]): RowOp[] {
+  const ops: RowOp[] = [];
+  const add = (table: string, rows: Literal[][]) => {
+    if (rows.length > 0) ops.push({ op: "insert", table, columns: null, rows });
+  };
+  add(
+    "ducklake_file_column_stats",
+    files.flatMap((f) => f.stats),
+  );
+  add(
+    "ducklake_file_partition_value",
+    files.flatMap((f) => f.partitions),
+  );
+  add(
+    "ducklake_file_variant_stats",
+    files.flatMap((f) => f.variants),
+  );
+  return ops;
 }
 
 /**

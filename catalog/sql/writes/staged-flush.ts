@@ -15,7 +15,14 @@ import { mergeColumnStats, readColumnStats, readTableStats } from "../../verbs/o
 import type { Literal, RowOp } from "./parse.ts";
 import type { Relativize } from "./staged-compaction.ts";
 import { existingFileDeletes } from "./staged-deletes.ts";
-import { dataFileRow, deleteFileRow, stagedFileStats } from "./staged-file-rows.ts";
+import {
+  dataFileRow,
+  deleteFileRow,
+  type FileChildRows,
+  fileChildOps,
+  stagedColumnStats,
+  stagedFileStats,
+} from "./staged-file-rows.ts";
 import { flag, isNull, NULL, num, orNull, stagedReader } from "./staged-literals.ts";
 import type { StagedBatch, StagedRow } from "./staged-parse.ts";
 import { type CommitText, changesRow, snapshotRow } from "./staged-snapshot.ts";
@@ -78,7 +85,7 @@ export async function flushOps(input: FlushInput): Promise<{ ops: RowOp[]; after
   );
   const idOf = new Map<number, number>();
   const files: Literal[][] = [];
-  const stats: Literal[][] = [];
+  const children: FileChildRows[] = [];
   const sizeByTable = new Map<number, number>();
   const statsByTable = new Map<number, StagedRow[]>();
   for (const f of staged) {
@@ -111,8 +118,8 @@ export async function flushOps(input: FlushInput): Promise<{ ops: RowOp[]; after
       }),
     );
     sizeByTable.set(t, (sizeByTable.get(t) ?? 0) + int(f.file_size_bytes, "file_size_bytes"));
-    const fileStats = stagedFileStats(rows.data_file_column_stats, local, id, t, reader);
-    stats.push(...fileStats.rows);
+    const fileStats = stagedFileStats(rows, local, id, t, reader);
+    children.push(fileStats);
     if (fileStats.staged.length > 0) {
       statsByTable.set(t, [...(statsByTable.get(t) ?? []), ...fileStats.staged]);
     }
@@ -168,8 +175,7 @@ export async function flushOps(input: FlushInput): Promise<{ ops: RowOp[]; after
     });
   }
   if (files.length > 0) ops.push({ op: "insert", table: "ducklake_data_file", columns: null, rows: files });
-  if (stats.length > 0)
-    ops.push({ op: "insert", table: "ducklake_file_column_stats", columns: null, rows: stats });
+  ops.push(...fileChildOps(children));
   if (deletes.length > 0)
     ops.push({ op: "insert", table: "ducklake_delete_file", columns: null, rows: deletes });
   ops.push(...existing.ops);
@@ -186,14 +192,7 @@ export async function flushOps(input: FlushInput): Promise<{ ops: RowOp[]; after
       for (const s of list) {
         const c = int(s.column_id, "column_id");
         if ((await readColumnStats(ctx, t, c)) === undefined) continue;
-        await mergeColumnStats(ctx, t, c, types.get(c) ?? "varchar", {
-          null_count:
-            flag(s.has_null_count) && !isNull(s.null_count) ? int(s.null_count, "null_count") : null,
-          contains_nan: flag(s.has_contains_nan) && !isNull(s.contains_nan) ? flag(s.contains_nan) : null,
-          min_value: flag(s.has_min) && !isNull(s.min_value) ? str(s.min_value, "min_value") : null,
-          max_value: flag(s.has_max) && !isNull(s.max_value) ? str(s.max_value, "max_value") : null,
-          extra_stats: isNull(s.extra_stats) ? null : str(s.extra_stats, "extra_stats"),
-        });
+        await mergeColumnStats(ctx, t, c, types.get(c) ?? "varchar", stagedColumnStats(s, reader));
       }
     }
   };

@@ -31,7 +31,7 @@ import { type Assigned, VerbContext } from "../../verbs/context.ts";
 import { dropDataFile, tableDirectory, tableOfDroppedFile } from "../../verbs/ops/files.ts";
 import { inlineInsertPreserving } from "../../verbs/ops/inline.ts";
 import { checkFileMapping, flattenNameMap, MAP_BY_NAME, writeNameMap } from "../../verbs/ops/name-maps.ts";
-import { mergeColumnStats, type NewColumnStats } from "../../verbs/ops/stats-support.ts";
+import { mergeColumnStats } from "../../verbs/ops/stats-support.ts";
 import type { CommitRequest, Verb } from "../../verbs/schema.ts";
 import { type SqlResult, T } from "../result.ts";
 import { StagedRowsMember } from "./member.ts";
@@ -39,13 +39,17 @@ import type { Literal, RowOp } from "./parse.ts";
 import { parseTupleText } from "./parse.ts";
 import { compactionOps, isCompaction } from "./staged-compaction.ts";
 import { isDeleteRewrite, replacedDeleteOps } from "./staged-deletes.ts";
+import { stagedColumnStats, stagedCounts } from "./staged-file-rows.ts";
 import { type AfterFlush, flushOps, isFlush } from "./staged-flush.ts";
+import { stagedReader } from "./staged-literals.ts";
 import { type FileMapping, fileMapping, type StagedNameMap, stagedNameMaps } from "./staged-name-map.ts";
 import type { StagedBatch, StagedRow } from "./staged-parse.ts";
 import { isRewrite, rewriteOps } from "./staged-rewrite.ts";
 import { schemaRaceConflict } from "./staged-schema-race.ts";
 import type { CommitText } from "./staged-snapshot.ts";
 import { inlineValue } from "./translate.ts";
+
+const STAGED = stagedReader("staged commit");
 
 /** Inlined rows of one table that keep the row ids of the versions they replace. */
 interface Preserved {
@@ -75,6 +79,12 @@ function isNull(l: Literal | undefined): boolean {
   return l === undefined || l.k === "null";
 }
 
+/** A staged row's value_count and null_count, both or neither, as DuckLake stores them (`stagedCounts`). */
+function counted(r: StagedRow): { valueCount?: number; nullCount?: number } {
+  const c = stagedCounts(r);
+  return c === undefined ? {} : { valueCount: Number(c.values), nullCount: Number(c.nulls) };
+}
+
 /** A staged stats row (data file or inlined) as the verbs' column stats. */
 function columnStats(r: StagedRow) {
   const column = { id: int(r.column_id, "column_id") };
@@ -82,27 +92,11 @@ function columnStats(r: StagedRow) {
   return {
     column,
     ...(size !== null ? { columnSizeBytes: size } : {}),
-    ...(flag(r.has_num_values) && !isNull(r.num_values)
-      ? { valueCount: int(r.num_values, "num_values") }
-      : {}),
-    ...(flag(r.has_null_count) && !isNull(r.null_count)
-      ? { nullCount: int(r.null_count, "null_count") }
-      : {}),
+    ...counted(r),
     ...(flag(r.has_min) ? { min: strOrNull(r.min_value, "min_value") } : {}),
     ...(flag(r.has_max) ? { max: strOrNull(r.max_value, "max_value") } : {}),
     ...(flag(r.has_contains_nan) && !isNull(r.contains_nan) ? { containsNan: flag(r.contains_nan) } : {}),
     ...(isNull(r.extra_stats) ? {} : { extraStats: strOrNull(r.extra_stats, "extra_stats") }),
-  };
-}
-
-/** A staged stats row (inlined or data-file: the same columns) as the merge into the table's stats reads it. */
-function stagedStats(r: StagedRow): NewColumnStats {
-  return {
-    null_count: flag(r.has_null_count) ? intOrNull(r.null_count, "null_count") : null,
-    contains_nan: flag(r.has_contains_nan) && !isNull(r.contains_nan) ? flag(r.contains_nan) : null,
-    min_value: flag(r.has_min) ? strOrNull(r.min_value, "min_value") : null,
-    max_value: flag(r.has_max) ? strOrNull(r.max_value, "max_value") : null,
-    extra_stats: strOrNull(r.extra_stats, "extra_stats"),
   };
 }
 
@@ -288,10 +282,10 @@ export class StagedCommitMember implements SelfStagedMember {
         );
         for (const fs of this.batch.rows.data_file_column_stats) {
           if (files.has(int(fs.data_file_id, "data_file_id")) && int(fs.column_id, "column_id") === c)
-            await mergeColumnStats(ctx, t, c, type, stagedStats(fs));
+            await mergeColumnStats(ctx, t, c, type, stagedColumnStats(fs, STAGED));
         }
       }
-      await mergeColumnStats(ctx, t, c, type, stagedStats(r));
+      await mergeColumnStats(ctx, t, c, type, stagedColumnStats(r, STAGED));
     }
   }
 

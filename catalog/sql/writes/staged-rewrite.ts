@@ -18,7 +18,7 @@ import type { VerbContext } from "../../verbs/context.ts";
 import { readTableStats } from "../../verbs/ops/stats-support.ts";
 import type { Literal, RowOp } from "./parse.ts";
 import { compactionParts, compactsAlone, type Relativize } from "./staged-compaction.ts";
-import { dataFileRow, stagedFileStats, stagedPartitionValues } from "./staged-file-rows.ts";
+import { dataFileRow, type FileChildRows, fileChildOps, stagedFileStats } from "./staged-file-rows.ts";
 import { flag, isNull, NULL, num, stagedReader, text } from "./staged-literals.ts";
 import type { StagedBatch, StagedRow } from "./staged-parse.ts";
 import { type CommitText, changesRow, snapshotRow } from "./staged-snapshot.ts";
@@ -51,8 +51,7 @@ export async function rewriteOps(input: RewriteInput): Promise<RowOp[]> {
   const S = premise.snapshot_id + 1;
   let nextFileId = premise.next_file_id;
   const files: Literal[][] = [];
-  const stats: Literal[][] = [];
-  const partitions: Literal[][] = [];
+  const children: FileChildRows[] = [];
   const perSource: RowOp[] = [];
   const tableStats: RowOp[] = [];
   const columnStats: Literal[][] = [];
@@ -88,8 +87,7 @@ export async function rewriteOps(input: RewriteInput): Promise<RowOp[]> {
             mappingId: NULL,
           }),
         );
-        stats.push(...stagedFileStats(rows.data_file_column_stats, local, fileId, t, reader).rows);
-        partitions.push(...stagedPartitionValues(rows.data_file_partition, local, fileId, t, reader));
+        children.push(stagedFileStats(rows, local, fileId, t, reader));
         outputs.push(out);
       }
       // DuckLake's client-side batch, per source: its delete file ended, the source ended, the output begun.
@@ -155,19 +153,7 @@ export async function rewriteOps(input: RewriteInput): Promise<RowOp[]> {
     ...(files.length > 0
       ? [{ op: "insert", table: "ducklake_data_file", columns: null, rows: files } as RowOp]
       : []),
-    ...(stats.length > 0
-      ? [{ op: "insert", table: "ducklake_file_column_stats", columns: null, rows: stats } as RowOp]
-      : []),
-    ...(partitions.length > 0
-      ? [
-          {
-            op: "insert",
-            table: "ducklake_file_partition_value",
-            columns: null,
-            rows: partitions,
-          } as RowOp,
-        ]
-      : []),
+    ...fileChildOps(children),
     ...perSource,
     ...tableStats,
     ...(columnStats.length > 0 ? [{ op: "column_stats", rows: columnStats } as RowOp] : []),

@@ -27,6 +27,7 @@ import type {
   DataFileRecord,
   DeleteFileRecord,
   FileColumnStats,
+  FileVariantStats,
   GcFileRecord,
   InlinedTableRecord,
   InlineFileDeleteRecord,
@@ -218,6 +219,20 @@ export interface Translated {
   counts: number[];
 }
 
+/** The stats cells a `ducklake_file_column_stats` and a `ducklake_file_variant_stats` row share. */
+function fileStatCells(r: Cells): FileColumnStats {
+  return {
+    column_id: int(r.column_id, "column_id"),
+    column_size_bytes: intOrNull(r.column_size_bytes, "column_size_bytes"),
+    value_count: intOrNull(r.value_count, "value_count"),
+    null_count: intOrNull(r.null_count, "null_count"),
+    min_value: strOrNull(r.min_value, "min_value"),
+    max_value: strOrNull(r.max_value, "max_value"),
+    contains_nan: boolOrNull(r.contains_nan, "contains_nan"),
+    extra_stats: strOrNull(r.extra_stats, "extra_stats"),
+  };
+}
+
 export class Translator {
   private snap:
     | { snapshot_id: number; schema_version: number; next_catalog_id: number; next_file_id: number }
@@ -235,6 +250,8 @@ export class Translator {
   private readonly partitionValues = new Map<number, DataFileRecord["x_partition_values"]>();
   /** `ducklake_name_mapping` rows by mapping id, embedded in their `ducklake_column_mapping` record (0600). */
   private readonly nameMapColumns = new Map<number, NameMapColumn[]>();
+  /** ducklake_file_variant_stats rows, by data file (docs/decisions/0620-extra-stats.md). */
+  private readonly variantStats = new Map<number, FileVariantStats[]>();
   /** Delete files this batch removes (DuckLake rewrites a file's deletes into a new delete file), by data file. */
   private readonly replacedDeletes = new Map<number, DeleteFileRecord>();
   private readonly removedDeleteIds = new Set<number>();
@@ -550,16 +567,7 @@ export class Translator {
         for (const r of cellsOf(op, DUCKLAKE_TABLES.ducklake_file_column_stats ?? [])) {
           const f = int(r.data_file_id, "data_file_id");
           const list = this.fileStats.get(f) ?? [];
-          list.push({
-            column_id: int(r.column_id, "column_id"),
-            column_size_bytes: intOrNull(r.column_size_bytes, "column_size_bytes"),
-            value_count: intOrNull(r.value_count, "value_count"),
-            null_count: intOrNull(r.null_count, "null_count"),
-            min_value: strOrNull(r.min_value, "min_value"),
-            max_value: strOrNull(r.max_value, "max_value"),
-            contains_nan: boolOrNull(r.contains_nan, "contains_nan"),
-            extra_stats: strOrNull(r.extra_stats, "extra_stats"),
-          });
+          list.push(fileStatCells(r));
           this.fileStats.set(f, list);
         }
       } else if (op.table === "ducklake_name_mapping") {
@@ -574,6 +582,17 @@ export class Translator {
             is_partition: bool(r.is_partition, "is_partition"),
           });
           this.nameMapColumns.set(m, list);
+        }
+      } else if (op.table === "ducklake_file_variant_stats") {
+        for (const r of cellsOf(op, DUCKLAKE_TABLES.ducklake_file_variant_stats ?? [])) {
+          const f = int(r.data_file_id, "data_file_id");
+          const list = this.variantStats.get(f) ?? [];
+          list.push({
+            ...fileStatCells(r),
+            variant_path: str(r.variant_path, "variant_path"),
+            shredded_type: strOrNull(r.shredded_type, "shredded_type"),
+          });
+          this.variantStats.set(f, list);
         }
       } else if (op.table === "ducklake_file_partition_value") {
         for (const r of cellsOf(op, DUCKLAKE_TABLES.ducklake_file_partition_value ?? [])) {
@@ -903,6 +922,8 @@ export class Translator {
         });
         this.fileStats.delete(id);
         this.partitionValues.delete(id);
+        // The verb derives the output's VARIANT rows from its column stats, as DuckLake derived these.
+        this.variantStats.delete(id);
       }
     }
     if (tables.length === 0) {
@@ -1125,6 +1146,7 @@ export class Translator {
         case "ducklake_snapshot_changes":
         case "ducklake_file_column_stats":
         case "ducklake_file_partition_value":
+        case "ducklake_file_variant_stats":
           break; // read up front
         case "ducklake_schema":
           await this.insertSchema(r);
@@ -1436,11 +1458,12 @@ export class Translator {
       mapping_id: intOrNull(r.mapping_id, "mapping_id"),
       partial_max: intOrNull(r.partial_max, "partial_max"),
       x_column_stats: this.fileStats.get(id) ?? [],
-      x_variant_stats: [],
+      x_variant_stats: this.variantStats.get(id) ?? [],
       x_partition_values: this.partitionValues.get(id) ?? [],
     };
     this.fileStats.delete(id);
     this.partitionValues.delete(id);
+    this.variantStats.delete(id);
     if (rec.mapping_id !== null) await checkFileMapping(this.ctx, t, rec.mapping_id);
     if (merged) {
       // The merged rows keep their row ids: within the range the removed files held, all of them.
@@ -1982,7 +2005,9 @@ export class Translator {
   /** Child rows (file stats, partition values and columns, macro impls and parameters) no parent claimed. */
   leftovers(): string[] {
     return [
-      ...[...this.fileStats.keys(), ...this.partitionValues.keys()].map((f) => `data file ${f}`),
+      ...[...this.fileStats.keys(), ...this.partitionValues.keys(), ...this.variantStats.keys()].map(
+        (f) => `data file ${f}`,
+      ),
       ...[...this.partitionColumns.keys()].map((p) => `partition ${p}`),
       ...[...this.sortExpressions.keys()].map((x) => `sort ${x}`),
       ...[...this.macroImpls.keys()].map((m) => `macro ${m}`),

@@ -3,8 +3,10 @@
  * `row_id_start` from the table's next_row_id (which advances by its record_count); its column stats
  * merge into the table's column stats. One live delete file per data file: a new one replaces the old.
  */
+
 import { ValueKind } from "../../codec.ts";
 import { InvalidRequest, NotFound, quoteName } from "../../errors.ts";
+import { variantFileStats } from "../../extra-stats.ts";
 import { checkPathNotFenced } from "../../fences.ts";
 import {
   dataPathPrefix,
@@ -133,7 +135,8 @@ export async function dataFileRow(
       mapping_id: null,
       partial_max: null,
       x_column_stats: stats,
-      x_variant_stats: [],
+      // DuckLake derives a VARIANT column's per-field rows from its extra stats (decision 0620).
+      x_variant_stats: stats.flatMap((s) => variantFileStats(s.column_id, s.extra_stats)),
       x_partition_values: values.map((pv) => ({ partition_key_index: pv.index, partition_value: pv.value })),
     },
   };
@@ -155,7 +158,9 @@ export async function registerDataFile(ctx: VerbContext, v: VerbOf<"register_dat
   });
   for (const s of row.x_column_stats) {
     const type = cols.find((c) => c.column_id === s.column_id)?.column_type ?? "varchar";
-    await mergeColumnStats(ctx, t, s.column_id, type, s);
+    // value_count is the non-NULL count: an all-NULL file holds no value (DuckLake's AnyValid).
+    const anyValid = s.value_count === null ? {} : { any_valid: s.value_count > 0 };
+    await mergeColumnStats(ctx, t, s.column_id, type, { ...s, ...anyValid });
   }
   ctx.change("insertedIntoTable", t);
   ctx.newFileTables.add(t);

@@ -27,7 +27,7 @@ import type {
 } from "../../records.ts";
 import { compareStat, NESTED } from "../../types.ts";
 import { refuseFoldedTwice } from "../../values/errors.ts";
-import { columnTree, parseValue, type StoredValue, type TypeNode, toText } from "../../values/index.ts";
+import { parseValue, type StoredValue, type TypeNode, toText } from "../../values/index.ts";
 import type { Assigned, VerbContext } from "../context.ts";
 import type { DataFileSpec, DeleteFileSpec, VerbOf } from "../schema.ts";
 import { resolveTableShape, type TableShape, tableShape } from "../shape-memo.ts";

@@ -6,6 +6,7 @@
  * kinds; reads and expiry treat them as any ended version.
  */
 import { ValueKind } from "../../codec.ts";
+import { mergeExtraStats } from "../../extra-stats.ts";
 import { Kind, keys } from "../../keys.ts";
 import type { TableColumnStatsRecord, TableStatsRecord } from "../../records.ts";
 import { compareStat } from "../../types.ts";
@@ -80,6 +81,22 @@ export interface NewColumnStats {
   min_value: string | null;
   max_value: string | null;
   extra_stats: string | null;
+  /**
+   * Whether the batch holds a non-NULL value (DuckLake's `AnyValid`: value count above null count when both
+   * are known); absent means yes. An all-NULL batch leaves the table's extra stats as they were.
+   */
+  any_valid?: boolean;
+}
+
+/**
+ * DuckLake's `MergeStats` of extra stats: a first batch's are copied; later ones are merged only when both
+ * the table (min, max or extra stats known) and the batch hold values (docs/decisions/0620-extra-stats.md).
+ */
+function mergedExtra(old: TableColumnStatsRecord | undefined, s: NewColumnStats): string | null {
+  if (old === undefined) return s.extra_stats;
+  const tableValid = old.min_value !== null || old.max_value !== null || old.extra_stats !== null;
+  if (s.any_valid === false || !tableValid) return old.extra_stats;
+  return mergeExtraStats(old.extra_stats, s.extra_stats);
 }
 
 /**
@@ -111,6 +128,6 @@ export async function mergeColumnStats(
       oldNan === null && s.contains_nan === null ? null : oldNan === true || s.contains_nan === true,
     min_value: pick(old?.min_value, s.min_value, true),
     max_value: pick(old?.max_value, s.max_value, false),
-    extra_stats: old?.extra_stats ?? s.extra_stats,
+    extra_stats: mergedExtra(old, s),
   });
 }

@@ -6,7 +6,7 @@
  * that cut reads nothing. Counts only, never times.
  */
 import { describe, expect, it } from "vitest";
-import { head, openCatalog } from "../../../catalog/index.ts";
+import { openCatalog } from "../../../catalog/index.ts";
 import { CUT_MEMO_CUTS, CutMemos } from "../../../catalog/sql/cut-memo.ts";
 import { answerRead, splitStatements } from "../../../catalog/sql/index.ts";
 import type { SqlReadContext } from "../../../catalog/sql/reads.ts";
@@ -21,7 +21,7 @@ import {
 } from "../../../storage/index.ts";
 import { sstPrefix } from "../../../storage/sst/key.ts";
 import captured from "../../fixtures/quack/captured-reads.json";
-import { bucket, fresh, lakeName, ReadCounter, settle } from "../support.ts";
+import { bucket, lakeName, lakeWithTables, ReadCounter, settle } from "../support.ts";
 
 /** The catalog load of an ATTACH, in the order DuckLake sends it (captured-reads.json 0–11). */
 const ATTACH_READS = (captured.reads as { example: string }[]).slice(0, 12).map((r) => {
@@ -35,15 +35,8 @@ const columns = [
   { name: "s", type: "varchar" },
 ];
 
-async function lakeWith(tables: number): Promise<ReadView> {
-  const { store, catalog } = await fresh(`load-cost-${tables}`, { dataPath: "data/" });
-  const out = await catalog.commit({
-    verbs: Array.from({ length: tables }, (_, i) => ({ op: "create_table", name: `t${i}`, columns })),
-  });
-  await settle(store, out.durable);
-  const view = store.snapshot();
-  await head(view);
-  return view;
+function lakeWith(tables: number): Promise<ReadView> {
+  return lakeWithTables(`load-cost-${tables}`, tables, columns);
 }
 
 /** Runs the whole catalog load as one request each; returns the total rows answered. */

@@ -6,9 +6,10 @@
  * stops working on the next message, and no session table exists anywhere (decision record
  * `docs/decisions/0202-quack-sessions-and-lake-selection.md`).
  */
-import { type AuthEnv, type Grant, grantByDigest, tokenDigest } from "../auth.ts";
+import { type AuthEnv, type Grant, grantByDigest, loadGrants, tokenDigest } from "../auth.ts";
 import { isLakeName } from "../lake-name.ts";
 import { QuackAuthError } from "./errors.ts";
+import { rememberVerified, verifiedSession } from "./verified-connections.ts";
 
 /** How long a connection id stays valid. DuckDB holds one per ATTACH; a re-ATTACH gets a new one. */
 export const SESSION_TTL_MS = 24 * 60 * 60 * 1000;
@@ -133,12 +134,20 @@ export async function openSession(
   };
 }
 
-/** Verifies a connection id against the signing key and the current tokens; throws QuackAuthError. */
+/**
+ * Verifies a connection id against the signing key and the current tokens; throws QuackAuthError. An id
+ * this isolate verified before under the same key and token configuration is answered from
+ * verified-connections.ts (docs/decisions/0642-verified-connection-cache.md).
+ */
 export async function resumeSession(
   env: SessionEnv,
   connectionId: string,
   now: number,
 ): Promise<QuackSession> {
+  const key = signingKey(env);
+  const grants = loadGrants(env);
+  const known = verifiedSession(connectionId, key, grants, now);
+  if (known) return known;
   const parts = connectionId.split(".");
   const invalid = new QuackAuthError("Invalid connection id: connect again (re-ATTACH)");
   if (parts.length !== 5) throw invalid;
@@ -148,12 +157,7 @@ export async function resumeSession(
   if (!isLakeName(lake) || !/^\d{1,12}$/.test(expiry) || !digest || !sig || fromB64url(nonce) === null)
     throw invalid;
   const payload = `${lake}.${expiry}.${digestText}.${nonce}`;
-  const ok = await crypto.subtle.verify(
-    "HMAC",
-    await signingKey(env),
-    sig,
-    new TextEncoder().encode(payload),
-  );
+  const ok = await crypto.subtle.verify("HMAC", await key, sig, new TextEncoder().encode(payload));
   if (!ok) throw invalid;
   const expiresAt = Number(expiry) * 1000;
   if (expiresAt <= now)
@@ -163,7 +167,9 @@ export async function resumeSession(
   if (grant.lakes !== "*" && !grant.lakes.includes(lake)) {
     throw new QuackAuthError(`Authentication failed: the token is no longer valid for lake '${lake}'`);
   }
-  return { lake, grant, expiresAt, owner: ownerOf(lake, digestText) };
+  const session: QuackSession = { lake, grant, expiresAt, owner: ownerOf(lake, digestText) };
+  rememberVerified(connectionId, session, key, grants);
+  return session;
 }
 
 function ownerOf(lake: string, digestText: string): string {

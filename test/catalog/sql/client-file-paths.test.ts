@@ -9,11 +9,13 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { ducklakeTable, lakeDataUrl } from "../../../catalog/index.ts";
+import { ducklakeTable, lakeDataUrl, type Row } from "../../../catalog/index.ts";
 import type { SqlWriteAnswer, SqlWriteRequest } from "../../../catalog/sql/writes/contract.ts";
 import type { Envelope } from "../../../durable-objects/envelope.ts";
+import type { StoredJobRun } from "../../../maintenance/history.ts";
 import { openLatest } from "../../../storage/index.ts";
-import { lakeName, realBucket, rigLake, stub, unwrap } from "../../durable-objects/support.ts";
+import { dataObjectKey } from "../../../storage/keys.ts";
+import { createTable, lakeName, realBucket, rigLake, stub, unwrap } from "../../durable-objects/support.ts";
 import fixture from "../../support/quack-writes.ts";
 
 interface Scenario {
@@ -133,5 +135,52 @@ describe("client-side batches register files by decision 0105 (and 0601)", () =>
     );
     expect(error?.code).toBe("InvalidRequest");
     expect(error?.message).toMatch(/cannot be registered/);
+  });
+});
+
+describe("client-side batches and maintenance's fence (decision 0329)", () => {
+  it("a batch re-registering a path expiry scheduled for deletion is refused, as the verbs refuse it", async () => {
+    const lake = lakeName("cfp-fence");
+    let clock = 1_800_000_000_000;
+    rigLake(lake, { now: () => clock });
+    const s = stub(lake);
+    unwrap(await s.createLake(lake, {}));
+    unwrap(
+      await s.commit(lake, [
+        { op: "set_option", name: "expire_older_than", value: "1 second" },
+        { op: "set_option", name: "maintenance_expire_snapshots", value: "false" },
+        { op: "set_option", name: "maintenance_delete_files", value: "false" },
+      ]),
+    );
+    unwrap(await s.commit(lake, createTable("t")));
+    await realBucket().put(dataObjectKey(lake, "main/t/a.parquet"), new Uint8Array(101));
+    const file = { path: "a.parquet", recordCount: 1, fileSizeBytes: 101 };
+    unwrap(await s.commit(lake, [{ op: "register_data_file", table: { name: "t" }, file }]));
+    unwrap(await s.commit(lake, [{ op: "expire_data_file", table: { name: "t" }, dataFileId: 0 }]));
+    clock += 5_000;
+    // Expiry schedules main/t/a.parquet and fences it in the same batch.
+    const runs = unwrap(await s.runMaintenance(lake, { jobs: ["expire_snapshots" as StoredJobRun["job"]] }));
+    expect(runs).toMatchObject([{ filesOut: 1, error: null }]);
+    const view = await openLatest(realBucket(), lake);
+    const at = async (t: string): Promise<Row[]> => (await ducklakeTable(view, t)) as Row[];
+    const [head] = (await at("ducklake_snapshot")).sort(
+      (a, b) => Number(b.snapshot_id) - Number(a.snapshot_id),
+    );
+    const [table] = await at("ducklake_table");
+    const [stats] = await at("ducklake_table_stats");
+    if (!head || !table || !stats) throw new Error("the lake is not set up");
+    const S = Number(head.snapshot_id) + 1;
+    const id = Number(head.next_file_id);
+    const t = Number(table.table_id);
+    const batch = [
+      `INSERT INTO "main".ducklake_snapshot VALUES (${S}, NOW(), ${head.schema_version}, ${head.next_catalog_id}, ${id + 1})`,
+      `UPDATE "main".ducklake_table_stats SET record_count=${Number(stats.record_count) + 1}, file_size_bytes=${Number(stats.file_size_bytes) + 101}, next_row_id=${Number(stats.next_row_id) + 1} WHERE table_id=${t}`,
+      `INSERT INTO "main".ducklake_data_file VALUES (${id}, ${t}, ${S}, NULL, NULL, 'a.parquet', true, 'parquet', 1, 101, NULL, ${stats.next_row_id}, NULL, NULL, NULL, NULL)`,
+      `INSERT INTO "main".ducklake_snapshot_changes VALUES (${S}, 'inserted_into_table:${t}', NULL, NULL, NULL)`,
+    ].join(";");
+    const r = await sqlWrite(lake, { sql: `${batch};`, mayCreateLake: false });
+    expect(r.ok ? "ok" : r.error.message).toMatch(
+      /scheduled for deletion by maintenance and cannot be registered again/,
+    );
   });
 });

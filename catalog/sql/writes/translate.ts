@@ -52,7 +52,12 @@ import type {
 } from "../../records.ts";
 import { columnTree, parseValue } from "../../values/index.ts";
 import type { VerbContext } from "../../verbs/context.ts";
-import { dropDataFile, tableOfDroppedFile } from "../../verbs/ops/files.ts";
+import {
+  checkFilePath,
+  checkScheduledPath,
+  dropDataFile,
+  tableOfDroppedFile,
+} from "../../verbs/ops/files.ts";
 import { endMacro, macroEntryKind } from "../../verbs/ops/macros.ts";
 import { checkFileMapping, type NameMapColumn, writeNameMap } from "../../verbs/ops/name-maps.ts";
 import {
@@ -1431,7 +1436,7 @@ export class Translator {
     // A rewrite's output, written by the compaction verb up front (collectRewrites).
     if (this.rewriteOutput(r)) return;
     const t = int(r.table_id, "table_id");
-    await this.liveTable(t);
+    const table = await this.liveTable(t);
     await this.premiseRowIds(t);
     const id = this.fileId(int(r.data_file_id, "data_file_id"), "data file");
     const begin = int(r.begin_snapshot, "data file.begin_snapshot");
@@ -1464,6 +1469,8 @@ export class Translator {
     this.fileStats.delete(id);
     this.partitionValues.delete(id);
     this.variantStats.delete(id);
+    // The verbs' rule (decisions 0105, 0601, and 0329's fence): a batch names no file outside the data path.
+    await checkFilePath(this.ctx, table, "data", { path: rec.path, pathIsRelative: rec.path_is_relative });
     if (rec.mapping_id !== null) await checkFileMapping(this.ctx, t, rec.mapping_id);
     if (merged) {
       // The merged rows keep their row ids: within the range the removed files held, all of them.
@@ -1501,7 +1508,7 @@ export class Translator {
 
   private async insertDeleteFile(r: Cells): Promise<void> {
     const t = int(r.table_id, "table_id");
-    await this.liveTable(t);
+    const table = await this.liveTable(t);
     const id = this.fileId(int(r.delete_file_id, "delete_file_id"), "delete file");
     const f = int(r.data_file_id, "data_file_id");
     const replaced = this.replacedDeletes.get(f);
@@ -1529,6 +1536,9 @@ export class Translator {
     ) {
       throw new NotFound(`data file ${f} of table ${t} does not exist (or was removed)`);
     }
+    const path = str(r.path, "path");
+    const pathIsRelative = bool(r.path_is_relative, "path_is_relative");
+    await checkFilePath(this.ctx, table, "delete", { path, pathIsRelative });
     // Written as is (not putVersion): a replacement keeps the replaced file's begin.
     this.ctx.write(keys.current(Kind.deleteFile, t, id), ValueKind.deleteFile, {
       delete_file_id: id,
@@ -1536,8 +1546,8 @@ export class Translator {
       data_file_id: f,
       begin_snapshot: begin,
       end_snapshot: null,
-      path: str(r.path, "path"),
-      path_is_relative: bool(r.path_is_relative, "path_is_relative"),
+      path,
+      path_is_relative: pathIsRelative,
       format: str(r.format, "format"),
       delete_count: int(r.delete_count, "delete_count"),
       file_size_bytes: int(r.file_size_bytes, "file_size_bytes"),
@@ -1704,10 +1714,14 @@ export class Translator {
       );
     }
     if (r.schedule_start?.k !== "now") throw bad("schedule_start must be NOW()");
+    const path = str(r.path, "path");
+    const pathIsRelative = bool(r.path_is_relative, "path_is_relative");
+    // The writer's delete job removes what a schedule names: the same rule as a registered file's.
+    await checkScheduledPath(this.ctx, { path, pathIsRelative });
     this.ctx.write(keys.current(Kind.gcFile, id), ValueKind.gcFile, {
       data_file_id: id,
-      path: str(r.path, "path"),
-      path_is_relative: bool(r.path_is_relative, "path_is_relative"),
+      path,
+      path_is_relative: pathIsRelative,
       schedule_start: Math.floor(this.ctx.env.now() * 1000),
     } satisfies GcFileRecord);
   }

@@ -36,35 +36,46 @@ import {
   writeTableStats,
 } from "./stats-support.ts";
 
-/** The lake's data path and the table's directory under it, as readers resolve it: data_path → schema → table. */
-export async function tableDirectory(
-  ctx: VerbContext,
-  table: TableRecord,
-): Promise<{ dataPath: string; tableDir: string }> {
+/** The lake's data path (`ducklake_metadata`'s `data_path`; "" when none). */
+async function lakeDataPath(ctx: VerbContext): Promise<string> {
   const options = await ctx.read<OptionRecord>(
     keys.current(Kind.option, OptionScope.global, 0),
     ValueKind.option,
     "option",
   );
-  const dataPath = options?.values.data_path ?? "";
+  return options?.values.data_path ?? "";
+}
+
+/** The lake's data path and the table's directory under it, as readers resolve it: data_path → schema → table. */
+export async function tableDirectory(
+  ctx: VerbContext,
+  table: TableRecord,
+): Promise<{ dataPath: string; tableDir: string }> {
+  const dataPath = await lakeDataPath(ctx);
   const schema = await ctx.schemaById(table.schema_id);
   return { dataPath, tableDir: tableDirOf(dataPath, schema, table) };
 }
 
+/** Whether the lake's data path is one the writer cannot reach (decisions 0502, 0601). */
+function externalLake(ctx: VerbContext, dataPath: string): boolean {
+  const own = ctx.env.ownDataPath;
+  return own !== undefined && !writerReaches(dataPath, own);
+}
+
 /**
  * Refuses a file outside the lake's data path: the one place every registered data and delete file
- * passes (docs/decisions/0105-registered-file-paths.md). The table's directory resolves as readers
- * resolve it: data_path → schema path → table path.
+ * passes, the verbs' rows and DuckLake's client-side batches alike (docs/decisions/0105-registered-file-paths.md,
+ * 0601-external-lake-added-files.md). The table's directory resolves as readers resolve it: data_path →
+ * schema path → table path.
  */
-async function checkFilePath(
+export async function checkFilePath(
   ctx: VerbContext,
   table: TableRecord,
   kind: "data" | "delete",
   spec: { path: string; pathIsRelative?: boolean | undefined },
 ): Promise<void> {
   const { dataPath, tableDir } = await tableDirectory(ctx, table);
-  const own = ctx.env.ownDataPath;
-  const external = own !== undefined && !writerReaches(dataPath, own);
+  const external = externalLake(ctx, dataPath);
   const problem = registeredPathProblem(dataPath, tableDir, spec.path, spec.pathIsRelative ?? true, external);
   if (problem !== null) {
     throw new InvalidRequest(`the ${kind} file ${quoteName(spec.path)} cannot be registered: ${problem}`);
@@ -73,6 +84,23 @@ async function checkFilePath(
   const full = (spec.pathIsRelative ?? true) ? joinPath(tableDir, spec.path) : spec.path;
   const prefix = dataPathPrefix(dataPath);
   await checkPathNotFenced(ctx.st, full.startsWith(prefix) ? full.slice(prefix.length) : full);
+}
+
+/**
+ * Refuses a deletion schedule naming a file outside the lake's data path, by the same rule: DuckLake
+ * schedules a path relative to `data_path` itself (not a table's directory), and the writer's delete job
+ * (decision 0329) removes what it names. No fence check: fencing a scheduled path is the job's own step.
+ */
+export async function checkScheduledPath(
+  ctx: VerbContext,
+  spec: { path: string; pathIsRelative: boolean },
+): Promise<void> {
+  const dataPath = await lakeDataPath(ctx);
+  const external = externalLake(ctx, dataPath);
+  const problem = registeredPathProblem(dataPath, dataPath, spec.path, spec.pathIsRelative, external);
+  if (problem !== null) {
+    throw new InvalidRequest(`the file ${quoteName(spec.path)} cannot be scheduled for deletion: ${problem}`);
+  }
 }
 
 /** Builds the data-file row (path checked, stats resolved to column ids, partition values checked). */

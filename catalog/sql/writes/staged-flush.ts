@@ -15,7 +15,7 @@ import { mergeColumnStats, readColumnStats, readTableStats } from "../../verbs/o
 import type { Literal, RowOp } from "./parse.ts";
 import type { Relativize } from "./staged-compaction.ts";
 import { existingFileDeletes } from "./staged-deletes.ts";
-import { dataFileRow, deleteFileRow, stagedFileStats } from "./staged-file-rows.ts";
+import { dataFileRow, deleteFileRow, stagedFileStats, stagedPartitionValues } from "./staged-file-rows.ts";
 import { flag, isNull, NULL, num, orNull, stagedReader } from "./staged-literals.ts";
 import type { StagedBatch, StagedRow } from "./staged-parse.ts";
 import { type CommitText, changesRow, snapshotRow } from "./staged-snapshot.ts";
@@ -79,6 +79,8 @@ export async function flushOps(input: FlushInput): Promise<{ ops: RowOp[]; after
   const idOf = new Map<number, number>();
   const files: Literal[][] = [];
   const stats: Literal[][] = [];
+  // A partitioned table's flush writes a file per partition value (docs/decisions/0617-partitioned-flush.md).
+  const partitions: Literal[][] = [];
   const sizeByTable = new Map<number, number>();
   const statsByTable = new Map<number, StagedRow[]>();
   for (const f of staged) {
@@ -111,6 +113,7 @@ export async function flushOps(input: FlushInput): Promise<{ ops: RowOp[]; after
       }),
     );
     sizeByTable.set(t, (sizeByTable.get(t) ?? 0) + int(f.file_size_bytes, "file_size_bytes"));
+    partitions.push(...stagedPartitionValues(rows.data_file_partition, local, id, t, reader));
     const fileStats = stagedFileStats(rows.data_file_column_stats, local, id, t, reader);
     stats.push(...fileStats.rows);
     if (fileStats.staged.length > 0) {
@@ -170,6 +173,8 @@ export async function flushOps(input: FlushInput): Promise<{ ops: RowOp[]; after
   if (files.length > 0) ops.push({ op: "insert", table: "ducklake_data_file", columns: null, rows: files });
   if (stats.length > 0)
     ops.push({ op: "insert", table: "ducklake_file_column_stats", columns: null, rows: stats });
+  if (partitions.length > 0)
+    ops.push({ op: "insert", table: "ducklake_file_partition_value", columns: null, rows: partitions });
   if (deletes.length > 0)
     ops.push({ op: "insert", table: "ducklake_delete_file", columns: null, rows: deletes });
   ops.push(...existing.ops);

@@ -607,7 +607,7 @@ SESSIONS |= {
         "DELETE FROM lake.t WHERE id IN (3, 11)",
         "SELECT rowid, * FROM lake.t ORDER BY rowid",
         "SELECT rowid, id, s FROM lake.t WHERE rowid IN (1, 6, 9) ORDER BY rowid",
-        "SELECT snapshot_id, rowid, change_type, id, s FROM ducklake_table_changes('lake', 'main', 't', 0, 20)"
+        "SELECT snapshot_id, rowid, change_type, id, s FROM ducklake_table_changes('lake', 'main', 't', 0, 9)"
         " ORDER BY ALL",
     ],
     # Flushing inlined deletes of Parquet files into delete files (docs/decisions/0245): a file with a delete

@@ -76,6 +76,43 @@ interface Flush {
   fileIds: number[];
   /** Ended rows the flushed files' delete files hold so far. */
   ended: number;
+  /** What the files are checked against, computed once (a loop: a spread of many rows would overflow). */
+  summary?: FlushSummary;
+}
+
+interface FlushSummary {
+  first: number;
+  last: number;
+  lo: number;
+  hi: number;
+  snapshots: Set<number>;
+  ids: Set<number>;
+  /** The ended rows' end snapshots. */
+  ends: number[];
+}
+
+function summarise(f: Flush): FlushSummary {
+  if (f.summary) return f.summary;
+  const s: FlushSummary = {
+    first: Number.POSITIVE_INFINITY,
+    last: Number.NEGATIVE_INFINITY,
+    lo: Number.POSITIVE_INFINITY,
+    hi: Number.NEGATIVE_INFINITY,
+    snapshots: new Set(),
+    ids: new Set(),
+    ends: [],
+  };
+  for (const x of f.rows) {
+    s.first = Math.min(s.first, x.begin_snapshot);
+    s.last = Math.max(s.last, x.begin_snapshot);
+    s.lo = Math.min(s.lo, x.row_id);
+    s.hi = Math.max(s.hi, x.row_id + 1);
+    s.snapshots.add(x.begin_snapshot);
+    s.ids.add(x.row_id);
+    if (x.end_snapshot !== null) s.ends.push(x.end_snapshot);
+  }
+  f.summary = s;
+  return s;
 }
 
 /**
@@ -310,7 +347,7 @@ export class Translator {
         throw bad(
           `${name}: ${f.rows.length} inlined rows are flushed, the data files that hold them carry ${f.carried}`,
         );
-      const ended = f.rows.filter((x) => x.end_snapshot !== null).length;
+      const ended = summarise(f).ends.length;
       if (f.ended !== ended)
         throw bad(
           `${name}: ${ended} flushed rows were ended, the flushed files' delete files hold ${f.ended}`,
@@ -1011,40 +1048,34 @@ export class Translator {
     const partialMax = intOrNull(r.partial_max, "partial_max");
     const partitioned = intOrNull(r.partition_id, "partition_id") !== null;
     const m = open.find((f) => {
-      const ids = f.rows.map((x) => x.row_id);
-      const lo = Math.min(...ids);
+      const e = summarise(f);
       if (f.carried === 0 && records === f.rows.length)
         // Every version goes into the file (an updated row's versions share its row id), ended ones included.
-        return (
-          begin === Math.min(...f.rows.map((x) => x.begin_snapshot)) &&
-          partialMax === Math.max(...f.rows.map((x) => x.begin_snapshot)) &&
-          start === lo &&
-          Math.max(...ids) + 1 - lo <= f.rows.length
-        );
+        return begin === e.first && partialMax === e.last && start === e.lo && e.hi - e.lo <= f.rows.length;
       // One partition's file: its first and last snapshots and lowest id are those of flushed rows.
       return (
         partitioned &&
         records > 0 &&
         f.carried + records <= f.rows.length &&
-        f.rows.some((x) => x.begin_snapshot === begin) &&
-        f.rows.some((x) => x.begin_snapshot === partialMax) &&
         partialMax !== null &&
         begin <= partialMax &&
-        f.rows.some((x) => x.row_id === start)
+        e.snapshots.has(begin) &&
+        e.snapshots.has(partialMax) &&
+        e.ids.has(start)
       );
     });
     if (!m) {
       const f = open[0] as Flush;
+      const e = summarise(f);
       throw bad(
-        `table ${t}: a flushed file must begin at its first flushed row's snapshot with partial_max its last's and hold ${f.rows.length - f.carried} flushed rows (or a partition's share) from row id ${Math.min(...f.rows.map((x) => x.row_id))}`,
+        `table ${t}: a flushed file must begin at snapshot ${e.first} with partial_max ${e.last} and hold the ${f.rows.length - f.carried} flushed rows from row id ${e.lo}, or, of a partitioned table, a partition's share of them`,
       );
     }
     m.carried += records;
     m.fileIds.push(id);
     // Ids by position hold only for a file of all the rows, one version each, without gaps.
-    const ids = new Set(m.rows.map((x) => x.row_id));
-    const contiguous =
-      records === m.rows.length && ids.size === records && Math.max(...ids) + 1 - start === records;
+    const e = summarise(m);
+    const contiguous = records === m.rows.length && e.ids.size === records && e.hi - start === records;
     return { idsInFile: !contiguous };
   }
 
@@ -1056,11 +1087,11 @@ export class Translator {
   private flushDeletes(t: number, dataFileId: number, begin: number, r: Cells): boolean {
     const f = [...this.flushes.values()].find((x) => x.t === t && x.fileIds.includes(dataFileId));
     if (!f) return false;
-    const ended = f.rows.filter((x) => x.end_snapshot !== null).map((x) => x.end_snapshot as number);
+    const ended = summarise(f).ends;
     const count = int(r.delete_count, "delete_count");
     const sole = f.fileIds.length === 1 && f.carried === f.rows.length;
     const fits = sole
-      ? begin === Math.min(...ended) && count === ended.length
+      ? ended.every((x) => x >= begin) && ended.includes(begin) && count === ended.length
       : ended.includes(begin) && count > 0;
     if (!fits || f.ended + count > ended.length)
       throw bad(

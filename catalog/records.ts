@@ -126,6 +126,12 @@ export interface DataFileRecord extends Versioned {
    * `ducklake_*` tables show; `row_id_start` here keeps the lowest id (decision 0322).
    */
   x_row_ids_in_file?: true;
+  /**
+   * With `x_row_ids_in_file`: DuckLake registers this file's lowest id as `row_id_start` (a flushed file
+   * whose ids are not its positions: a partition's share of a flush, or updated rows' versions), so the
+   * `ducklake_*` tables show it (docs/decisions/0617-partitioned-flush.md).
+   */
+  x_row_id_start_shown?: true;
   /** ducklake_file_column_stats rows of this file. */
   x_column_stats: FileColumnStats[];
   /** ducklake_file_variant_stats rows: one per shredded field of a VARIANT column (decision 0620). */

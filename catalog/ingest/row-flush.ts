@@ -81,12 +81,12 @@ class RowLocator {
       (d) => !d.x_row_ids_in_file && rowId >= d.row_id_start && rowId < d.row_id_start + d.record_count,
     );
     if (!f) {
-      // A compacted file that carries its own row ids (decision 0322) may hold this id at any position:
-      // finding it needs the file read, which the flusher does not do yet. Refused, never guessed.
+      // A compacted or flushed file that carries its own row ids (decisions 0322, 0617) may hold this id at
+      // any position: finding it needs the file read, which the flusher does not do yet. Refused, never guessed.
       const own = this.files.find((d) => d.x_row_ids_in_file && rowId >= d.row_id_start);
       if (own) {
         throw new Unsupported(
-          `row id ${rowId} of table ${t} may lie in compacted data file ${own.data_file_id}, whose rows carry their own ids; deleting it through the rows API is not supported yet`,
+          `row id ${rowId} of table ${t} may lie in data file ${own.data_file_id} (compacted or flushed), whose rows carry their own ids; deleting it through the rows API is not supported yet`,
         );
       }
       return undefined;

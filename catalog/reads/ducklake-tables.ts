@@ -38,11 +38,12 @@ export type Row = Record<string, Cell>;
 /**
  * `row_id_start` as DuckLake registers it: NULL for a file that carries its own row ids (a rewrite, or a
  * merge of non-adjacent files); the record keeps the lowest id for this catalog's readers (decision 0322).
+ * A flushed file carrying its ids is registered from its lowest (docs/decisions/0617-partitioned-flush.md).
  */
 export function shownRowIdStart(
-  f: Pick<DataFileRecord, "row_id_start" | "x_row_ids_in_file">,
+  f: Pick<DataFileRecord, "row_id_start" | "x_row_ids_in_file" | "x_row_id_start_shown">,
 ): number | null {
-  return f.x_row_ids_in_file ? null : f.row_id_start;
+  return f.x_row_ids_in_file && !f.x_row_id_start_shown ? null : f.row_id_start;
 }
 
 export const DUCKLAKE_TABLES: Record<string, readonly string[]> = {

@@ -21,7 +21,6 @@ import type {
   TableRecord,
 } from "../records.ts";
 import type { RelationRef } from "../verbs/schema.ts";
-import { shownRowIdStart } from "./ducklake-tables.ts";
 import { nameEntry } from "./names.ts";
 import { lookupRanges, tableRanges } from "./plan-prefetch.ts";
 import { scanAll, versionsAt, visibleAt } from "./versions.ts";
@@ -78,10 +77,10 @@ export interface PlannedRowIds {
 export function plannedRowIds(
   f: Pick<DataFileRecord, "row_id_start" | "record_count" | "x_row_ids_in_file">,
 ): PlannedRowIds {
-  const start = shownRowIdStart(f);
-  return start === null
+  // A flushed file registered from its lowest id carries its ids too: no range is claimed for it (0617).
+  return f.x_row_ids_in_file
     ? { row_id_start: null, row_id_end: null, row_ids_in_file: true }
-    : { row_id_start: start, row_id_end: start + f.record_count, row_ids_in_file: false };
+    : { row_id_start: f.row_id_start, row_id_end: f.row_id_start + f.record_count, row_ids_in_file: false };
 }
 
 /**

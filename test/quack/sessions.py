@@ -589,6 +589,27 @@ SESSIONS |= {
         "CALL ducklake_flush_inlined_data('lake')",
         "SELECT * FROM lake.t ORDER BY id",
     ],
+    # A flush of a partitioned table writes one file per partition, each carrying its rows' own ids (not
+    # contiguous: the partitions interleave) and registered from its lowest id; then rowid, UPDATE, DELETE and
+    # table_changes read and end those rows by their ids (docs/decisions/0617-partitioned-flush.md).
+    "flush-partitioned": [
+        ATTACH,
+        "CREATE TABLE lake.t (id INTEGER, p INTEGER, s VARCHAR)",
+        "ALTER TABLE lake.t SET PARTITIONED BY (p)",
+        "INSERT INTO lake.t SELECT i, i % 3, 'x' || i FROM range(10) t(i)",
+        "INSERT INTO lake.t VALUES (10, 1, 'y'), (11, 2, 'z')",
+        "DELETE FROM lake.t WHERE id = 4",
+        "UPDATE lake.t SET s = 'u' WHERE id = 5",
+        "CALL ducklake_flush_inlined_data('lake')",
+        "SELECT rowid, * FROM lake.t ORDER BY rowid",
+        "SELECT rowid, * FROM lake.t AT (VERSION => 3) ORDER BY rowid",
+        "UPDATE lake.t SET s = 'v' WHERE id IN (2, 7)",
+        "DELETE FROM lake.t WHERE id IN (3, 11)",
+        "SELECT rowid, * FROM lake.t ORDER BY rowid",
+        "SELECT rowid, id, s FROM lake.t WHERE rowid IN (1, 6, 9) ORDER BY rowid",
+        "SELECT snapshot_id, rowid, change_type, id, s FROM ducklake_table_changes('lake', 'main', 't', 0, 9)"
+        " ORDER BY ALL",
+    ],
     # Flushing inlined deletes of Parquet files into delete files (docs/decisions/0245): a file with a delete
     # file (replaced by one holding both) and a file without; time travel before and after the flush.
     "flush-inlined-deletes": [

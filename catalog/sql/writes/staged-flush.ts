@@ -2,8 +2,9 @@
  * A staged `ducklake_flush_inlined_data` (DuckLake's flush over its server-side commit) as the rows
  * DuckLake's own commit writes for it on the premise: the snapshot, the removal of the flushed inlined rows
  * (`begin_snapshot <= flush_snapshot_id`, per inlined table), each flushed file back-dated to its first
- * row's snapshot with the rows' own ids, its column stats, the delete file that keeps the flushed rows'
- * ends, the table's `file_size_bytes` grown by the new files, and `inline_flush:<table>`. Those rows go
+ * row's snapshot with the rows' own ids (one per partition value of a partitioned table,
+ * docs/decisions/0617-partitioned-flush.md), its column stats and partition values, the delete file that
+ * keeps the flushed rows' ends, the table's `file_size_bytes` grown by the new files, and `inline_flush:<table>`. Those rows go
  * through the client-side translation (`translate.ts`), which owns how a flush is stored and checks that
  * each file carries exactly the rows its flush removes (docs/decisions/0240-quack-flush-inlined-data.md,
  * docs/decisions/0263-staged-flush.md).

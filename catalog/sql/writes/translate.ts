@@ -72,6 +72,55 @@ import { type RewriteOutput, type RewriteStaged, stageRewrites } from "./rewrite
 
 type Cells = Record<string, Literal>;
 
+/** One inlined table's flush in a batch: the rows it removes and what the flushed files account for. */
+interface Flush {
+  t: number;
+  keys: Uint8Array[];
+  rows: InlineRowRecord[];
+  /** Rows the flushed data files hold so far (all of `rows` once the batch is applied). */
+  carried: number;
+  fileIds: number[];
+  /** Ended rows the flushed files' delete files hold so far. */
+  ended: number;
+  /** What the files are checked against, computed once (a loop: a spread of many rows would overflow). */
+  summary?: FlushSummary;
+}
+
+interface FlushSummary {
+  first: number;
+  last: number;
+  lo: number;
+  hi: number;
+  snapshots: Set<number>;
+  ids: Set<number>;
+  /** The ended rows' end snapshots. */
+  ends: number[];
+}
+
+function summarise(f: Flush): FlushSummary {
+  if (f.summary) return f.summary;
+  const s: FlushSummary = {
+    first: Number.POSITIVE_INFINITY,
+    last: Number.NEGATIVE_INFINITY,
+    lo: Number.POSITIVE_INFINITY,
+    hi: Number.NEGATIVE_INFINITY,
+    snapshots: new Set(),
+    ids: new Set(),
+    ends: [],
+  };
+  for (const x of f.rows) {
+    s.first = Math.min(s.first, x.begin_snapshot);
+    s.last = Math.max(s.last, x.begin_snapshot);
+    s.lo = Math.min(s.lo, x.row_id);
+    s.hi = Math.max(s.hi, x.row_id + 1);
+    s.snapshots.add(x.begin_snapshot);
+    s.ids.add(x.row_id);
+    if (x.end_snapshot !== null) s.ends.push(x.end_snapshot);
+  }
+  f.summary = s;
+  return s;
+}
+
 /**
  * Options and the deletion schedule's cleanup live outside the snapshot protocol: a batch of them alone
  * mints no snapshot (it writes the head with the batch count advanced).
@@ -282,13 +331,10 @@ export class Translator {
   /** The snapshot ids left, once read (reset when this request removes snapshots). */
   private remaining: number[] | undefined;
   /**
-   * Per inlined table (one per schema version; each flushed to its own file): the rows this batch's
-   * flushes remove, and the data file that carried them.
+   * Per inlined table (one per schema version; flushed to one file, or one per partition): the rows this
+   * batch's flushes remove, the data files that carry them and the rows those files' delete files end.
    */
-  private readonly flushes = new Map<
-    string,
-    { t: number; keys: Uint8Array[]; rows: InlineRowRecord[]; carried: boolean; fileId?: number }
-  >();
+  private readonly flushes = new Map<string, Flush>();
   /** Tables this batch adds a delete file to (its positions are in Parquet: lineage is not checkable). */
   private readonly parquetDeletes = new Set<number>();
   /** A ducklake_rewrite_data_files batch, staged through the compaction verb up front (rewrite.ts). */
@@ -319,8 +365,15 @@ export class Translator {
     }
     this.checkMergesReplaced();
     for (const [name, f] of this.flushes) {
-      if (f.keys.length > 0 && !f.carried)
-        throw bad(`${name}: ${f.keys.length} inlined rows are flushed without the data file that holds them`);
+      if (f.carried !== f.rows.length)
+        throw bad(
+          `${name}: ${f.rows.length} inlined rows are flushed, the data files that hold them carry ${f.carried}`,
+        );
+      const ended = summarise(f).ends.length;
+      if (f.ended !== ended)
+        throw bad(
+          `${name}: ${ended} flushed rows were ended, the flushed files' delete files hold ${f.ended}`,
+        );
     }
     for (const [f, old] of this.replacedDeletes) {
       const now = await this.ctx.scan<DeleteFileRecord>(
@@ -997,7 +1050,7 @@ export class Translator {
           `a flush removes inlined rows up to snapshot ${op.upTo}, past the head ${this.premise.snapshot_id}`,
         );
       const t = Number(INLINED_DATA.exec(op.table)?.[1]);
-      const f = this.flushes.get(op.table) ?? { t, keys: [], rows: [], carried: false };
+      const f = this.flushes.get(op.table) ?? { t, keys: [], rows: [], carried: 0, fileIds: [], ended: 0 };
       for (const [k, rec] of await this.flushedRows(op)) {
         f.keys.push(k);
         f.rows.push(rec);
@@ -1007,58 +1060,70 @@ export class Translator {
   }
 
   /**
-   * A data file back-dated to the first flushed row's snapshot, `partial_max` the last's, holding exactly
-   * the flushed rows' ids: the file a flush writes. Undefined when this batch flushes nothing of `t`.
+   * A data file a flush writes: back-dated to its first row's snapshot, `partial_max` its last's, holding
+   * flushed rows with their own ids, registered from the lowest. One file holds all of a flush's rows; a
+   * partitioned table's flush writes one file per partition value, whose ids interleave (decision
+   * docs/decisions/0617-partitioned-flush.md). Undefined when this batch flushes nothing of `t`; otherwise
+   * whether the file's ids are other than `row_id_start` onward by position (then they are read from it).
    */
-  private flushedInto(t: number, id: number, begin: number, r: Cells): boolean {
-    const open = [...this.flushes.values()].filter((f) => f.t === t && f.rows.length > 0 && !f.carried);
-    if (open.length === 0) return false;
+  private flushedInto(t: number, id: number, begin: number, r: Cells): { idsInFile: boolean } | undefined {
+    const open = [...this.flushes.values()].filter((f) => f.t === t && f.carried < f.rows.length);
+    if (open.length === 0) return undefined;
     const start = int(r.row_id_start, "row_id_start");
     const records = int(r.record_count, "record_count");
     const partialMax = intOrNull(r.partial_max, "partial_max");
-    const expected = open.map((f) => {
-      const ids = f.rows.map((x) => x.row_id);
-      return {
-        f,
-        first: Math.min(...f.rows.map((x) => x.begin_snapshot)),
-        last: Math.max(...f.rows.map((x) => x.begin_snapshot)),
-        lo: Math.min(...ids),
-        hi: Math.max(...ids) + 1,
-      };
+    const partitioned = intOrNull(r.partition_id, "partition_id") !== null;
+    const m = open.find((f) => {
+      const e = summarise(f);
+      if (f.carried === 0 && records === f.rows.length)
+        // Every version goes into the file (an updated row's versions share its row id), ended ones included.
+        return begin === e.first && partialMax === e.last && start === e.lo && e.hi - e.lo <= f.rows.length;
+      // One partition's file: its first and last snapshots and lowest id are those of flushed rows.
+      return (
+        partitioned &&
+        records > 0 &&
+        f.carried + records <= f.rows.length &&
+        partialMax !== null &&
+        begin <= partialMax &&
+        e.snapshots.has(begin) &&
+        e.snapshots.has(partialMax) &&
+        e.ids.has(start)
+      );
     });
-    // Every version goes into the file (an updated row's versions share its row id), ended ones included.
-    const m = expected.find(
-      (e) =>
-        begin === e.first &&
-        partialMax === e.last &&
-        start === e.lo &&
-        records === e.f.rows.length &&
-        e.hi - e.lo <= e.f.rows.length,
-    );
     if (!m) {
-      const e = expected[0] as (typeof expected)[number];
+      const f = open[0] as Flush;
+      const e = summarise(f);
       throw bad(
-        `table ${t}: a flushed file must begin at snapshot ${e.first} with partial_max ${e.last} and hold the ${e.f.rows.length} flushed rows from row id ${e.lo}`,
+        `table ${t}: a flushed file must begin at snapshot ${e.first} with partial_max ${e.last} and hold the ${f.rows.length - f.carried} flushed rows from row id ${e.lo}, or, of a partitioned table, a partition's share of them`,
       );
     }
-    m.f.carried = true;
-    m.f.fileId = id;
-    return true;
+    m.carried += records;
+    m.fileIds.push(id);
+    // Ids by position hold only for a file of all the rows, one version each, without gaps.
+    const e = summarise(m);
+    const contiguous = records === m.rows.length && e.ids.size === records && e.hi - start === records;
+    return { idsInFile: !contiguous };
   }
 
   /**
-   * The delete file of a flushed file: the flushed rows that were ended (deleted, or updated away),
-   * back-dated to the first end; its rows carry their own snapshots.
+   * The delete file of a flushed file: flushed rows that were ended (deleted, or updated away), back-dated
+   * to the first end among them; its rows carry their own snapshots. The ended rows of a flush add up over
+   * its files' delete files (checked once the batch is applied).
    */
   private flushDeletes(t: number, dataFileId: number, begin: number, r: Cells): boolean {
-    const f = [...this.flushes.values()].find((x) => x.t === t && x.fileId === dataFileId);
+    const f = [...this.flushes.values()].find((x) => x.t === t && x.fileIds.includes(dataFileId));
     if (!f) return false;
-    const ended = f.rows.filter((x) => x.end_snapshot !== null).map((x) => x.end_snapshot as number);
-    const from = Math.min(...ended);
-    if (ended.length === 0 || begin !== from || int(r.delete_count, "delete_count") !== ended.length)
+    const ended = summarise(f).ends;
+    const count = int(r.delete_count, "delete_count");
+    const sole = f.fileIds.length === 1 && f.carried === f.rows.length;
+    const fits = sole
+      ? ended.every((x) => x >= begin) && ended.includes(begin) && count === ended.length
+      : ended.includes(begin) && count > 0;
+    if (!fits || f.ended + count > ended.length)
       throw bad(
-        `table ${t}: the flushed file's delete file must hold its ${ended.length} ended rows from snapshot ${from}`,
+        `table ${t}: a flushed file's delete file must begin at one of its ended rows' snapshots and hold some of the ${ended.length - f.ended} ended rows left`,
       );
+    f.ended += count;
     return true;
   }
 
@@ -1440,7 +1505,7 @@ export class Translator {
     await this.premiseRowIds(t);
     const id = this.fileId(int(r.data_file_id, "data_file_id"), "data file");
     const begin = int(r.begin_snapshot, "data file.begin_snapshot");
-    const flushed = begin !== this.S && this.flushedInto(t, id, begin, r);
+    const flushed = begin !== this.S ? this.flushedInto(t, id, begin, r) : undefined;
     const merged = flushed ? undefined : this.mergedInto(t, begin, r);
     if (!merged && !flushed) this.begin(r.begin_snapshot, "data file");
     this.noEnd(r.end_snapshot, "data file");
@@ -1482,6 +1547,10 @@ export class Translator {
           `merged data file ${id} holds ${rec.record_count} rows, the files it replaces ${merged.rows}`,
         );
       if (r.row_id_start?.k === "null") rec.x_row_ids_in_file = true;
+    } else if (flushed?.idsInFile) {
+      // DuckLake registers the lowest id; the ids are the file's (docs/decisions/0617-partitioned-flush.md).
+      rec.x_row_ids_in_file = true;
+      rec.x_row_id_start_shown = true;
     } else if (!flushed) this.useRowIds(t, rec.row_id_start, rec.record_count);
     // Written as is (not putVersion): a merged file keeps the first replaced file's begin.
     this.ctx.write(keys.current(Kind.dataFile, t, id), ValueKind.dataFile, rec);

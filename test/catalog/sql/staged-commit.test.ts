@@ -671,6 +671,37 @@ describe("a staged flush (ducklake_flush_inlined_data through ducklake_commit)",
     ]);
   });
 
+  it("as a partition's files is refused, the store unchanged, when those files do not hold every flushed row", async () => {
+    // docs/decisions/0617-partitioned-flush.md: one file per partition value, each registered from its
+    // lowest id; here two files of one row each for the three flushed rows.
+    const { lake, position } = await lakeAt("staged-flush-partitions");
+    const share = (local: number, rowIdStart: number): (Cell | undefined)[] => {
+      const f = stagedDataFile({
+        path: `${DATA}s/t/p=${local}/flushed.parquet`,
+        count: 1,
+        size: 500,
+        footer: 300,
+        rowIdStart,
+        partialMax: 3,
+        begin: 3,
+      });
+      f[0] = local;
+      f[10] = 1; // partition_id
+      return f;
+    };
+    const batch = staged(BASE, 1, {
+      data_file: [share(0, 0), share(1, 2)],
+      flushed_inlined: [["ducklake_inlined_data_2_2", 2, BASE]],
+    });
+    await expectRefused(
+      lake,
+      position,
+      batch,
+      "InvalidRequest",
+      /3 inlined rows are flushed, the data files that hold them carry 2/,
+    );
+  });
+
   it("that raced a delete of a flushed row is refused with the store unchanged", async () => {
     const { lake } = await lakeAt("staged-flush-race");
     const w = ok(await write(lake, inlinedDelete(BASE, 1, [0])));

@@ -8,7 +8,8 @@
  *   than the target. Read views and checkpoints that need the old versions read the old tables, which GC
  *   keeps.
  * - Only target partitions that receive at least one input key are rewritten; keys that fall in a gap
- *   between partitions (or past the last) become new partitions without touching their neighbours.
+ *   between partitions (or past the last) become new partitions without touching their neighbours. Keys
+ *   below the first partition merge into it, unless a move lies below it (then they are a gap too).
  * - A step stops between partitions once it has read `budget` bytes and publishes: rewritten partitions
  *   are replaced, every remaining group table records `mergedBelow` = the first key not yet merged (and
  *   `mergeInto` = the target), so readers skip what the target already holds and the next step resumes

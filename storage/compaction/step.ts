@@ -8,7 +8,8 @@
  *   than the target. Read views and checkpoints that need the old versions read the old tables, which GC
  *   keeps.
  * - Only target partitions that receive at least one input key are rewritten; keys that fall in a gap
- *   between partitions (or past the last) become new partitions without touching their neighbours.
+ *   between partitions (or past the last) become new partitions without touching their neighbours. Keys
+ *   below the first partition merge into it, unless a move lies below it (then they are a gap too).
  * - A step stops between partitions once it has read `budget` bytes and publishes: rewritten partitions
  *   are replaced, every remaining group table records `mergedBelow` = the first key not yet merged (and
  *   `mergeInto` = the target), so readers skip what the target already holds and the next step resumes
@@ -162,17 +163,26 @@ export async function compactStep(
         stopAt = head.key;
         break;
       }
+      // The next partition to move bounds this round too: the output is cut before it.
+      const nextMove = moves[moved.length]?.minKey;
       let p = floor(parts, head.key);
-      if (p < 0 && parts.length > 0) p = 0;
+      // Keys below the target's first partition merge into it, unless a move lies before that partition:
+      // the round would end at the move and the next round would merge the same partition again, writing
+      // two outputs that hold its keys. Then the keys up to the move are a gap before it instead.
+      if (
+        p < 0 &&
+        parts.length > 0 &&
+        (nextMove === undefined || compareBytes(nextMove, parts[0]!.minKey) > 0)
+      )
+        p = 0;
       const part = parts[p];
+      // With p = -1 (a gap below the first partition) this is the first partition's first key.
       const hi = parts[p + 1]?.minKey;
       // Every incoming key of this partition's range lies past its last key: a gap, append without rewriting.
       const gap = part === undefined || compareBytes(head.key, part.maxKey) > 0;
       // Merging into a partition takes the incoming keys up to its last key; the keys past it (up to the
       // next partition) are a gap the next round appends, where the step may stop.
       const last = gap ? undefined : part.maxKey;
-      // The next partition to move bounds this round too: the output is cut before it.
-      const nextMove = moves[moved.length]?.minKey;
       const incoming = async function* (): AsyncGenerator<SortedEntry> {
         for (;;) {
           const e = await l0Stream.peek();

@@ -369,6 +369,19 @@ SESSIONS = {
         "DELETE FROM lake.t WHERE id = 50",
         "SELECT val, count(*), sum(id) FROM lake.t GROUP BY ALL ORDER BY ALL",
     ],
+    # The same with deletion vectors: the replacing file carries no begin (decisions 0615, 0618).
+    "update-replaces-deletion-vector": [
+        "ATTACH '{attach}' AS lake (DATA_PATH '{data}', WRITE_DELETION_VECTORS true)",
+        "CREATE TABLE lake.t AS SELECT i id, 'a' v FROM range(1000) t(i)",
+        "DELETE FROM lake.t WHERE id % 2 = 0",
+        "BEGIN",
+        "UPDATE lake.t SET v = 'b' WHERE id < 100",
+        "UPDATE lake.t SET v = 'c' WHERE id >= 100 AND id < 200",
+        "COMMIT",
+        "SELECT v, count(*), sum(id) FROM lake.t GROUP BY v ORDER BY v",
+        "SELECT count(*) FROM lake.t AT (VERSION => 2)",
+        "SELECT change_type, count(*), sum(id) FROM ducklake_table_changes('lake', 'main', 't', 3, 3) GROUP BY ALL ORDER BY ALL",
+    ],
     # A DELETE in the transaction that inserted a file deletes from it too: a delete file attached to the
     # new file beside one of an existing file (docs/decisions/0616-attached-delete-files.md).
     "delete-own-insert": [

@@ -333,6 +333,55 @@ SESSIONS = {
         "SELECT count(*), sum(id) FROM lake.t",
         "SELECT count(*) FROM lake.t AT (VERSION => 1)",
     ],
+    # An UPDATE of rows in a file that already has a delete file, twice in one transaction: the new delete
+    # file replaces the committed one beside the UPDATE's new data files
+    # (docs/decisions/0618-update-replacing-delete-files.md).
+    "update-replaces-delete-file": [
+        ATTACH,
+        "CREATE TABLE lake.t AS SELECT i id, 'a' v FROM range(1000) t(i)",
+        "DELETE FROM lake.t WHERE id >= 900",
+        "BEGIN",
+        "UPDATE lake.t SET v = 'b' WHERE id < 100",
+        "UPDATE lake.t SET v = 'c' WHERE id >= 100 AND id < 200",
+        "COMMIT",
+        "SELECT v, count(*), sum(id) FROM lake.t GROUP BY v ORDER BY v",
+        "SELECT count(*) FROM lake.t AT (VERSION => 2)",
+        "SELECT v, count(*) FROM lake.t AT (VERSION => 1) GROUP BY v ORDER BY v",
+        "SELECT change_type, count(*), sum(id) FROM ducklake_table_changes('lake', 'main', 't', 2, 3) GROUP BY ALL ORDER BY ALL",
+        "SELECT count(*), sum(id) FROM ducklake_table_deletions('lake', 'main', 't', 3, 3)",
+        "UPDATE lake.t SET v = 'd' WHERE id >= 200 AND id < 250",
+        "SELECT v, count(*), sum(id) FROM lake.t GROUP BY v ORDER BY v",
+        "SELECT v, count(*) FROM lake.t AT (VERSION => 3) GROUP BY v ORDER BY v",
+    ],
+    # The same beside committed inlined deletes of the file, which the replacing delete file carries
+    # (DuckLake's issue 865 shape; decision 0618).
+    "update-replaces-delete-file-inlined": [
+        ATTACH,
+        "CALL lake.set_option('data_inlining_row_limit', 10)",
+        "CREATE TABLE lake.t AS SELECT i AS id, 'original' AS val FROM range(100) t(i)",
+        "DELETE FROM lake.t WHERE id >= 80",
+        "DELETE FROM lake.t WHERE id >= 75",
+        "UPDATE lake.t SET val = 'updated' WHERE id < 20",
+        "SELECT val, count(*), sum(id) FROM lake.t GROUP BY ALL ORDER BY ALL",
+        "SELECT count(*) FROM lake.t AT (VERSION => 3)",
+        "SELECT count(*) FROM lake.t AT (VERSION => 4)",
+        "SELECT change_type, count(*), sum(id) FROM ducklake_table_changes('lake', 'main', 't', 3, 5) GROUP BY ALL ORDER BY ALL",
+        "DELETE FROM lake.t WHERE id = 50",
+        "SELECT val, count(*), sum(id) FROM lake.t GROUP BY ALL ORDER BY ALL",
+    ],
+    # The same with deletion vectors: the replacing file carries no begin (decisions 0615, 0618).
+    "update-replaces-deletion-vector": [
+        "ATTACH '{attach}' AS lake (DATA_PATH '{data}', WRITE_DELETION_VECTORS true)",
+        "CREATE TABLE lake.t AS SELECT i id, 'a' v FROM range(1000) t(i)",
+        "DELETE FROM lake.t WHERE id % 2 = 0",
+        "BEGIN",
+        "UPDATE lake.t SET v = 'b' WHERE id < 100",
+        "UPDATE lake.t SET v = 'c' WHERE id >= 100 AND id < 200",
+        "COMMIT",
+        "SELECT v, count(*), sum(id) FROM lake.t GROUP BY v ORDER BY v",
+        "SELECT count(*) FROM lake.t AT (VERSION => 2)",
+        "SELECT change_type, count(*), sum(id) FROM ducklake_table_changes('lake', 'main', 't', 3, 3) GROUP BY ALL ORDER BY ALL",
+    ],
     # A DELETE in the transaction that inserted a file deletes from it too: a delete file attached to the
     # new file beside one of an existing file (docs/decisions/0616-attached-delete-files.md).
     "delete-own-insert": [

@@ -29,7 +29,7 @@ export function rewritesDeletes(d: StagedRow): boolean {
  * transaction's earlier delete file (two DELETEs of one data file in one transaction): no id is named
  * then, and the file is a plain new delete file (decision 0615).
  */
-function replacesCommitted(d: StagedRow): boolean {
+export function replacesCommitted(d: StagedRow): boolean {
   return flag(d.overwrites_existing_delete) && !isNull(d.overwrite_delete_file_id);
 }
 
@@ -140,6 +140,7 @@ export interface ReplacedDeletesInput extends CommitText {
  * on the verbs, which drop the files after the other changes (`staged-member.ts`).
  */
 export function isDeleteRewrite(batch: StagedBatch): boolean {
+  if (replacesBesideNewFiles(batch)) return false;
   if (batch.rows.delete_file.some(rewritesDeletes)) return true;
   if (batch.rows.dropped_file.length === 0) return false;
   return (Object.entries(batch.rows) as [StagedTable, StagedRow[]][]).every(
@@ -148,6 +149,35 @@ export function isDeleteRewrite(batch: StagedBatch): boolean {
 }
 
 const ONLY_DELETES: readonly StagedTable[] = ["commit", "delete_file", "dropped_file", "tables_deleted_from"];
+
+/** What an UPDATE replacing delete files stages beside them: its new data files (decision 0618). */
+const BESIDE_NEW_FILES: readonly StagedTable[] = [
+  "commit",
+  "delete_file",
+  "data_file",
+  "data_file_column_stats",
+  "data_file_partition",
+];
+
+/**
+ * An UPDATE whose delete files replace live ones while its new rows go to new data files, and nothing
+ * else: no flush, no dropped file, no inlined rows or deletes. The verbs register the files (ids, row ids,
+ * stats as for any UPDATE); `staged-member.ts` then stores the replacements as stock does
+ * (docs/decisions/0618-update-replacing-delete-files.md).
+ */
+export function replacesBesideNewFiles(batch: StagedBatch): boolean {
+  const rows = batch.rows;
+  if (rows.data_file.length === 0 || !rows.delete_file.some(replacesCommitted)) return false;
+  if (
+    rows.delete_file.some(
+      (d) => isFlushSource(d) || (!isNull(d.attached_local_file_id) && replacesCommitted(d)),
+    )
+  )
+    return false;
+  return (Object.entries(rows) as [StagedTable, StagedRow[]][]).every(
+    ([t, list]) => list.length === 0 || BESIDE_NEW_FILES.includes(t),
+  );
+}
 
 /**
  * A DELETE whose delete files replace live ones, or that covers every live row of some data files (stock

@@ -38,12 +38,13 @@ import { StagedRowsMember } from "./member.ts";
 import type { Literal, RowOp } from "./parse.ts";
 import { parseTupleText } from "./parse.ts";
 import { compactionOps, isCompaction } from "./staged-compaction.ts";
-import { isDeleteRewrite, replacedDeleteOps } from "./staged-deletes.ts";
+import { isDeleteRewrite, replacedDeleteOps, replacesCommitted } from "./staged-deletes.ts";
 import { stagedColumnStats, stagedCounts } from "./staged-file-rows.ts";
 import { type AfterFlush, flushOps, isFlush } from "./staged-flush.ts";
 import { stagedReader } from "./staged-literals.ts";
 import { type FileMapping, fileMapping, type StagedNameMap, stagedNameMaps } from "./staged-name-map.ts";
 import type { StagedBatch, StagedRow } from "./staged-parse.ts";
+import { replaceDeleteFiles } from "./staged-replace.ts";
 import { isRewrite, rewriteOps } from "./staged-rewrite.ts";
 import { schemaRaceConflict } from "./staged-schema-race.ts";
 import type { CommitText } from "./staged-snapshot.ts";
@@ -206,6 +207,7 @@ export class StagedCommitMember implements SelfStagedMember {
           async (ctx, assigned) => {
             await this.mapFiles(ctx, verbs, assigned, mappings, mapIds);
             await this.dropFiles(ctx);
+            await replaceDeleteFiles(ctx, this.batch.rows.delete_file);
             for (const p of preserved) await inlineInsertPreserving(ctx, p.tableId, p.rows);
             await this.inlinedStatsAsStaged(group, ctx);
             await this.keepColumnStatsRows(group, ctx);
@@ -458,7 +460,8 @@ export class StagedCommitMember implements SelfStagedMember {
     );
     const attached = (d: StagedRow) => !isNull(d.attached_local_file_id);
     for (const d of [...rows.delete_file.filter((x) => !attached(x)), ...rows.delete_file.filter(attached)]) {
-      if (!isNull(d.begin_snapshot) || !isNull(d.max_snapshot)) {
+      // A replacing file's snapshots are stored by replaceDeleteFiles after the verbs (decision 0618).
+      if (!replacesCommitted(d) && (!isNull(d.begin_snapshot) || !isNull(d.max_snapshot))) {
         throw new Unsupported(
           "staged delete files outside a flush commit (FLUSH source or attached to a new file) are not translated",
         );

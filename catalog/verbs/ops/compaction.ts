@@ -66,10 +66,10 @@ async function inlinedDeleteCount(ctx: VerbContext, t: number, dataFileId: numbe
 }
 
 /** The path DuckLake schedules a removed file under: relative to the data path when every part is. */
-async function scheduledPath(
+export async function scheduledPath(
   ctx: VerbContext,
   table: TableRecord,
-  f: DataFileRecord,
+  f: Pick<DataFileRecord, "path" | "path_is_relative">,
 ): Promise<{ path: string; path_is_relative: boolean }> {
   if (!f.path_is_relative) return { path: f.path, path_is_relative: false };
   if (!table.path_is_relative) return { path: joinPath(table.path, f.path), path_is_relative: false };

@@ -85,6 +85,12 @@ export interface ExportResult {
 /** Plan files per page the row count asks for (the plan route's own page bound). */
 const PLAN_PAGE = 1000;
 
+/**
+ * Plan pages one table's row count reads at most (10 million files at `PLAN_PAGE`): past it the count is
+ * refused by name rather than paged on without end.
+ */
+export const MAX_EXPORT_PLAN_PAGES = 10_000;
+
 /** Each live table's row count at `snapshot`, from its scan plan's records (no file is read). */
 async function tableRowCounts(
   api: LakeClient,
@@ -102,10 +108,17 @@ async function tableRowCounts(
   }));
   const out: Record<string, number | null> = {};
   for (const { schema, table } of tables) {
-    const files: CountedFile[] = [];
-    let inlined = 0;
+    // Counted page by page (the count is a sum; null once any file's count is unknown): no file list is kept.
+    let count: number | null = 0;
     let after: number | null = null;
+    let pages = 0;
     do {
+      if (++pages > MAX_EXPORT_PLAN_PAGES) {
+        throw new CliError(
+          "LimitExceeded",
+          `table ${schema}.${table} has more than ${MAX_EXPORT_PLAN_PAGES * PLAN_PAGE} data files, the most the export summary counts (MAX_EXPORT_PLAN_PAGES)`,
+        );
+      }
       const page: { files: unknown[]; inlined_rows: unknown[]; next_after_file: number | null } =
         await unwrap(
           api.GET("/v1/lakes/{lake}/tables/{schema}/{table}/plan", {
@@ -120,11 +133,11 @@ async function tableRowCounts(
           }),
         );
       // Inlined rows come whole with every page: counted once.
-      if (after === null) inlined = page.inlined_rows.length;
-      files.push(...(page.files as CountedFile[]));
+      const part = planRowCount(page.files as CountedFile[], after === null ? page.inlined_rows.length : 0);
+      count = count === null || part === null ? null : count + part;
       after = page.next_after_file;
-    } while (after !== null);
-    out[`${schema}.${table}`] = planRowCount(files, inlined);
+    } while (after !== null && count !== null);
+    out[`${schema}.${table}`] = count;
   }
   return out;
 }

@@ -7,7 +7,7 @@
 import type { ReadView } from "../../storage/api.ts";
 import { decodeValue, ValueKind } from "../codec.ts";
 import { InvalidRequest, quoteName } from "../errors.ts";
-import { resolveSnapshot } from "../head.ts";
+import { readHead, resolveSnapshot } from "../head.ts";
 import { Kind, keyIds, keys } from "../keys.ts";
 import type {
   ColumnRecord,
@@ -274,7 +274,11 @@ const SOURCES: Record<string, Source> = {
       Object.entries(o.values).map(([key, value]) => ({ key, value, scope: o.scope, scope_id: o.scope_id })),
     ),
   ducklake_snapshot: async (view, snap) => (await snapshotsThrough(view, snap)) as unknown as Row[],
-  ducklake_snapshot_changes: async (view, snap) => (await snapshotsThrough(view, snap)) as unknown as Row[],
+  // With the rows a client appended for snapshots not minted yet (docs/decisions/0710-metadata-appends.md).
+  ducklake_snapshot_changes: async (view, snap) => [
+    ...((await snapshotsThrough(view, snap)) as unknown as Row[]),
+    ...(((await readHead(view)).x_reserved_changes ?? []) as unknown as Row[]),
+  ],
   ducklake_schema: async (view, snap) =>
     (await v<SchemaRecord>(Kind.schema, ValueKind.schema)(view, snap)) as unknown as Row[],
   ducklake_table: async (view, snap) =>

@@ -7,7 +7,6 @@ import { describe, expect, it } from "vitest";
 import { T } from "../../../catalog/sql/result.ts";
 import { BinaryWriter } from "../../../worker/quack/binary.ts";
 import { QuackProtocolError } from "../../../worker/quack/errors.ts";
-import { writeLogicalType } from "../../../worker/quack/logical-type.ts";
 import {
   CLIENT_MESSAGE_TYPES,
   decodeEnvelope,
@@ -15,6 +14,7 @@ import {
   encodeHeader,
   MessageType,
 } from "../../../worker/quack/messages.ts";
+import { oneColumnChunk } from "./hostile.ts";
 
 const hex = (s: string): Uint8Array => Uint8Array.from(Buffer.from(s, "hex"));
 const CONNECTION = "537E4D66F0DCCF526413B2489FB96DEE";
@@ -40,28 +40,21 @@ function constantAppend(rows: number, value: bigint, vectorType = 2): Uint8Array
     w.string("ducklake_table_stats");
     w.fieldId(3);
     w.u8(1);
-    w.object(() => {
-      w.fieldId(300);
-      w.object(() => {
+    oneColumnChunk(
+      w,
+      rows,
+      () => {
+        w.fieldId(90);
+        w.uleb(vectorType);
         w.fieldId(100);
-        w.uleb(rows);
-        w.fieldId(101);
-        w.list([T.BIGINT], (t) => w.object(() => writeLogicalType(w, t)));
+        w.bool(false);
         w.fieldId(102);
-        w.list([0], () =>
-          w.object(() => {
-            w.fieldId(90);
-            w.uleb(vectorType);
-            w.fieldId(100);
-            w.bool(false);
-            w.fieldId(102);
-            const data = new Uint8Array(8);
-            new DataView(data.buffer).setBigInt64(0, value, true);
-            w.blob(data);
-          }),
-        );
-      });
-    });
+        const data = new Uint8Array(8);
+        new DataView(data.buffer).setBigInt64(0, value, true);
+        w.blob(data);
+      },
+      T.BIGINT,
+    );
   });
   const header = encodeHeader({
     type: MessageType.APPEND_REQUEST,

@@ -257,7 +257,7 @@ export class Writer {
       : undefined;
     const plan =
       req.append !== undefined
-        ? planMetadataAppend(req.append)
+        ? planMetadataAppend(req.append, req.mayCreateLake)
         : planSqlWrite(req.sql, req.idempotencyKey, pinned, req.connection);
     if (plan.kind === "create-lake") {
       if (!req.mayCreateLake) {

@@ -284,7 +284,8 @@ async function appendRows(
   for (let r = 0; r < chunk.rows; r++) rows.push(chunk.columns.map((col) => col[r] as SqlValue));
   const request: SqlWriteRequest = {
     sql: "",
-    mayCreateLake: false,
+    // An admin's append may reserve a snapshot's changes row (the catalog's rule, decision 0710).
+    mayCreateLake: scopeAtLeast(session.grant, "admin"),
     connection: await connectionHash(connectionId),
     append: { schema: message.schema, table: message.table, types: chunk.types, rows },
   };

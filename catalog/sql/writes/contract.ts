@@ -22,7 +22,10 @@ export interface MetadataAppend {
 export interface SqlWriteRequest {
   /** The request's SQL text: DuckLake's commit batch (statements separated by `;`). */
   sql: string;
-  /** True when the caller may create the lake (an admin's ATTACH of a lake that does not exist yet). */
+  /**
+   * True when the caller is an admin: it may create the lake (an ATTACH of a lake that does not exist yet)
+   * and append `ducklake_snapshot_changes` rows (docs/decisions/0710-metadata-appends.md).
+   */
   mayCreateLake: boolean;
   /** Replays the first answer for a repeated request with the same key (like a verb commit's key). */
   idempotencyKey?: string;

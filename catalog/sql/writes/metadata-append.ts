@@ -76,8 +76,12 @@ function textOf(v: SqlValue, column: string, table: string): string {
   return s;
 }
 
-/** Checks the append's shape and names its rows by DuckLake's columns; refuses other tables by name. */
-export function appendRows(append: MetadataAppend): Row[] {
+/**
+ * Checks the append's shape and names its rows by DuckLake's columns; refuses other tables by name. A
+ * `ducklake_snapshot_changes` row can stop every later commit of the lake (below), so only a caller who
+ * may create the lake (an admin) appends one.
+ */
+export function appendRows(append: MetadataAppend, admin: boolean): Row[] {
   const columns = DUCKLAKE_TABLES[append.table];
   if (append.schema !== METADATA_SCHEMA || columns === undefined) {
     if (append.schema === METADATA_SCHEMA && /^ducklake_inlined_(data|delete)_/.test(append.table)) {
@@ -90,6 +94,11 @@ export function appendRows(append: MetadataAppend): Row[] {
   if (!APPENDABLE_TABLES.has(append.table)) {
     throw new Unsupported(
       `rows appended to ${append.table}: this server derives that table from the lake's records and does not store rows appended to it directly; appends are accepted for ${[...APPENDABLE_TABLES].join(", ")} (docs/decisions/0710-metadata-appends.md)`,
+    );
+  }
+  if (append.table === "ducklake_snapshot_changes" && !admin) {
+    throw new Unsupported(
+      "rows appended to ducklake_snapshot_changes: such a row can stop the lake's commits for good, so only a token with admin scope appends one (docs/decisions/0710-metadata-appends.md)",
     );
   }
   if (append.types.length !== columns.length) {

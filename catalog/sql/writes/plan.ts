@@ -83,8 +83,8 @@ export function planSqlWrite(
  * A client's rows appended to a `ducklake_*` table (Quack APPEND_REQUEST): checked and named before the
  * request joins the coalescer, then one member that mints no snapshot (docs/decisions/0710-metadata-appends.md).
  */
-export function planMetadataAppend(append: MetadataAppend): SqlWritePlan {
-  const rows = appendRows(append);
+export function planMetadataAppend(append: MetadataAppend, admin: boolean): SqlWritePlan {
+  const rows = appendRows(append, admin);
   return {
     kind: "commit",
     member: new MetadataAppendMember(append.table, rows),

@@ -955,7 +955,10 @@ SESSIONS |= {
     "metadata-append": [
         ATTACH,
         "CREATE TABLE lake.t (i INTEGER)",
-        "INSERT INTO __ducklake_metadata_lake.ducklake_tag VALUES (1, 2, NULL, 'owner', 'alice')",
+        "INSERT INTO __ducklake_metadata_lake.ducklake_tag VALUES (1, 2, NULL, 'owner', 'alice'), "
+        "(1, 1, 7, 'team', 'x')",
+        # Rows beginning or ending after the head read back as written.
+        "SELECT * FROM __ducklake_metadata_lake.ducklake_tag ORDER BY key",
         "COMMENT ON TABLE lake.t IS 'c1'",
         "SELECT key, value, end_snapshot FROM __ducklake_metadata_lake.ducklake_tag ORDER BY key",
         "INSERT INTO __ducklake_metadata_lake.ducklake_column_tag VALUES (1, 1, 3, NULL, 'pii', 'true')",

@@ -88,6 +88,19 @@ export class Unsupported extends CodedError {
   }
 }
 
+/**
+ * A row that would repeat a primary key DuckLake declares on a `ducklake_*` table, with stock DuckDB's
+ * text for it (`Duplicate key "snapshot_id: 3" violates primary key constraint.`): a client-side commit
+ * reads "primary key" as a lost race, as against a stock server
+ * (docs/decisions/0710-metadata-appends.md).
+ */
+export class DuplicateKey extends CodedError {
+  readonly code = "DuplicateKey";
+  constructor(column: string, value: number, prefix = "") {
+    super(`${prefix}Duplicate key "${column}: ${value}" violates primary key constraint.`);
+  }
+}
+
 /** The same idempotency key arrived with a different request. */
 export class IdempotencyKeyReused extends CodedError {
   readonly code = "IdempotencyKeyReused";
@@ -135,6 +148,7 @@ export function isMemberError(e: unknown): e is CodedError {
     e instanceof NotFound ||
     e instanceof AlreadyExists ||
     e instanceof Constraint ||
+    e instanceof DuplicateKey ||
     e instanceof Unsupported ||
     e instanceof IdempotencyKeyReused ||
     e instanceof InvalidRequest ||

@@ -5,11 +5,19 @@ import { corruption, NotFound } from "./errors.ts";
 import { keys } from "./keys.ts";
 import type { HeadRecord, SnapshotRecord } from "./records.ts";
 
-export async function readHead(view: ReadView): Promise<HeadRecord> {
+export async function readHead(view: Pick<ReadView, "get">): Promise<HeadRecord> {
   const raw = await view.get(keys.head());
   if (raw === undefined)
     throw new NotFound("this store holds no catalog (no head); open it with openCatalog first");
   return decodeValue<HeadRecord>(ValueKind.head, raw, "head");
+}
+
+/**
+ * True when a client appended a `ducklake_snapshot_changes` row for snapshot `id` before it was minted
+ * (docs/decisions/0710-metadata-appends.md): the commit minting `id` fails on the primary key.
+ */
+export function reservedChanges(head: HeadRecord, id: number): boolean {
+  return head.x_reserved_changes?.some((c) => c.snapshot_id === id) ?? false;
 }
 
 export async function readSnapshot(view: ReadView, snapshotId: number): Promise<SnapshotRecord> {

@@ -147,7 +147,7 @@ export { answerRead, type DataObjects, type SqlReadContext } from "./sql/reads.t
 export type { SqlField, SqlInterval, SqlResult, SqlTimeTz, SqlType, SqlValue } from "./sql/result.ts";
 export type { SqlWriteAnswer, SqlWriteRequest } from "./sql/writes/contract.ts";
 export { flushMarksOf } from "./sql/writes/flush-marks.ts";
-export { expiresSnapshots, planSqlWrite } from "./sql/writes/plan.ts";
+export { expiresSnapshots, planMetadataAppend, planSqlWrite } from "./sql/writes/plan.ts";
 export { timestamptzFromEpochMicros } from "./values/index.ts";
 export type { Assigned } from "./verbs/context.ts";
 export {

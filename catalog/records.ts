@@ -13,6 +13,21 @@ export interface FormatRecord {
 export interface HeadRecord {
   snapshot_id: number;
   batch_count: number;
+  /**
+   * `ducklake_snapshot_changes` rows a client appended for snapshots not minted yet: shown as rows of that
+   * table, and the commit that would mint one of them fails on its primary key
+   * (docs/decisions/0710-metadata-appends.md). Absent when there are none.
+   */
+  x_reserved_changes?: ReservedChanges[];
+}
+
+/** One appended `ducklake_snapshot_changes` row waiting for its snapshot (on the head). */
+export interface ReservedChanges {
+  snapshot_id: number;
+  changes_made: string | null;
+  author: string | null;
+  commit_message: string | null;
+  commit_extra_info: string | null;
 }
 
 /** One snapshot: ducklake_snapshot + ducklake_snapshot_changes + what the conflict classifier needs. */

@@ -45,7 +45,21 @@ export function parseSqlWrite(raw: unknown): SqlWriteRequest {
   if (r.connection !== undefined && (typeof r.connection !== "string" || r.connection === "")) {
     throw new InvalidRequest("connection must be a non-empty string");
   }
+  const a = r.append;
+  if (
+    a !== undefined &&
+    (a === null ||
+      typeof a !== "object" ||
+      typeof a.schema !== "string" ||
+      typeof a.table !== "string" ||
+      !Array.isArray(a.types) ||
+      !Array.isArray(a.rows) ||
+      !a.rows.every(Array.isArray))
+  ) {
+    throw new InvalidRequest("append must be { schema: string, table: string, types: [], rows: [][] }");
+  }
   return {
+    ...(a !== undefined ? { append: a } : {}),
     sql: r.sql,
     mayCreateLake: r.mayCreateLake,
     ...(r.idempotencyKey !== undefined ? { idempotencyKey: r.idempotencyKey } : {}),

@@ -28,6 +28,7 @@ import {
   type MemberResult,
   NotFound,
   normalizeDataPath,
+  planMetadataAppend,
   plannableRowsWrites,
   planSqlWrite,
   quoteName,
@@ -254,7 +255,10 @@ export class Writer {
     const pinned = expiresSnapshots(req.sql)
       ? await pinnedSnapshots(await this.ready(), this.host)
       : undefined;
-    const plan = planSqlWrite(req.sql, req.idempotencyKey, pinned, req.connection);
+    const plan =
+      req.append !== undefined
+        ? planMetadataAppend(req.append, req.mayCreateLake)
+        : planSqlWrite(req.sql, req.idempotencyKey, pinned, req.connection);
     if (plan.kind === "create-lake") {
       if (!req.mayCreateLake) {
         throw new InvalidRequest(

@@ -20,6 +20,7 @@ const STATUS_BY_CODE: Record<string, number> = {
   CommitConflict: 409,
   IdempotencyKeyReused: 409,
   Constraint: 409,
+  DuplicateKey: 409,
   // The row log is full: flush (POST /flush) and resend; not retried blindly, a flush must come first.
   LogFull: 409,
   PayloadTooLarge: 413,

@@ -12,11 +12,12 @@ import { type ConflictSide, findConflict, type OurSide } from "../conflict.ts";
 import {
   CodedError,
   CommitConflict,
+  DuplicateKey,
   isMemberError,
   isTransactionConflict,
   RetryBudgetExhausted,
 } from "../errors.ts";
-import { readHead, readSnapshot, readSnapshotsBetween } from "../head.ts";
+import { readHead, readSnapshot, readSnapshotsBetween, reservedChanges } from "../head.ts";
 import { checkInlineFloors } from "../inline-floor.ts";
 import { keys } from "../keys.ts";
 import type { SnapshotRecord } from "../records.ts";
@@ -141,9 +142,14 @@ async function attempt(
           : await stageMember(group, current, memberEnv, req);
         // The inlined-row floor's invariant, checked on what this member staged (decision 0182).
         await checkInlineFloors(s.layer);
-        s.layer.commitToParent();
         if (isSelfStaged(req) || s.ctx?.schemaChanged === true) shapes.clear();
-        if (s.snapshot) current = s.snapshot;
+        if (s.snapshot) {
+          // An appended ducklake_snapshot_changes row holds this id: the commit fails on the key (0710).
+          if (reservedChanges(await readHead(group), s.snapshot.snapshot_id))
+            throw new DuplicateKey("snapshot_id", s.snapshot.snapshot_id);
+          current = s.snapshot;
+        }
+        s.layer.commitToParent();
         staged.set(i, s);
       } catch (e) {
         // A staged-row member whose rows were stamped against an older head declines with CommitConflict:
@@ -158,9 +164,15 @@ async function attempt(
         if (w.value === undefined) tx.delete(w.key);
         else tx.put(w.key, w.value);
       }
+      // The head as the members left it (an append may have added reserved changes rows, 0710).
+      const headNow = await readHead(group);
       tx.put(
         keys.head(),
-        encodeValue(ValueKind.head, { snapshot_id: current.snapshot_id, batch_count: head.batch_count + 1 }),
+        encodeValue(ValueKind.head, {
+          ...headNow,
+          snapshot_id: current.snapshot_id,
+          batch_count: head.batch_count + 1,
+        }),
       );
     }
     // Each recorded key is restamped with the position this batch gets, so a replay answers it exactly.

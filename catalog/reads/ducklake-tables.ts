@@ -7,7 +7,7 @@
 import type { ReadView } from "../../storage/api.ts";
 import { decodeValue, ValueKind } from "../codec.ts";
 import { InvalidRequest, quoteName } from "../errors.ts";
-import { resolveSnapshot } from "../head.ts";
+import { readHead, resolveSnapshot } from "../head.ts";
 import { Kind, keyIds, keys } from "../keys.ts";
 import type {
   ColumnRecord,
@@ -234,12 +234,18 @@ async function snapshotsThrough(view: ReadView, snap: SnapshotRecord): Promise<S
 /** Data files begun by S (the unversioned per-file tables hang off them). */
 const files = v<DataFileRecord>(Kind.dataFile, ValueKind.dataFile);
 
+/**
+ * Tag rows as at S. At the head every entry is shown as stored: a row a client appended may begin or end
+ * after the head, and stock shows it as written (decision 0710); DuckLake's own rows never do, so for them
+ * this is `asOf` at the head.
+ */
 async function tagRows(view: ReadView, snap: SnapshotRecord, kind: Kind): Promise<Row[]> {
   const out: Row[] = [];
+  const atHead = (await readHead(view)).snapshot_id === snap.snapshot_id;
   for await (const kv of view.scan({ prefix: keys.current(kind) })) {
     const c = decodeValue<TagContainer>(ValueKind.tagContainer, kv.value, "tag");
     const ids = keyIds(kv.key, 2);
-    for (const e of asOf(c.entries, snap.snapshot_id)) {
+    for (const e of atHead ? c.entries : asOf(c.entries, snap.snapshot_id)) {
       out.push(
         kind === Kind.tag
           ? { object_id: ids[0] ?? null, ...e }
@@ -274,7 +280,11 @@ const SOURCES: Record<string, Source> = {
       Object.entries(o.values).map(([key, value]) => ({ key, value, scope: o.scope, scope_id: o.scope_id })),
     ),
   ducklake_snapshot: async (view, snap) => (await snapshotsThrough(view, snap)) as unknown as Row[],
-  ducklake_snapshot_changes: async (view, snap) => (await snapshotsThrough(view, snap)) as unknown as Row[],
+  // With the rows a client appended for snapshots not minted yet (docs/decisions/0710-metadata-appends.md).
+  ducklake_snapshot_changes: async (view, snap) => [
+    ...((await snapshotsThrough(view, snap)) as unknown as Row[]),
+    ...(((await readHead(view)).x_reserved_changes ?? []) as unknown as Row[]),
+  ],
   ducklake_schema: async (view, snap) =>
     (await v<SchemaRecord>(Kind.schema, ValueKind.schema)(view, snap)) as unknown as Row[],
   ducklake_table: async (view, snap) =>

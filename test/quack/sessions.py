@@ -948,4 +948,32 @@ SESSIONS |= {
         "INSERT INTO lake.t SELECT i, 'c' || i FROM range(3000) r(i)",
         "SELECT count(*) FROM lake.t WHERE k > 0",
     ],
+    # Rows a user INSERTs straight into the metadata catalog (Quack APPEND_REQUEST, decision 0710): a tag
+    # and a column tag kept beside the comments DuckLake writes, a seeded ducklake_table_stats row whose
+    # next_row_id the next commit takes, a duplicate snapshot_changes key refused with stock's text, a row
+    # for a later snapshot shown as stock shows it, and tables whose rows are derived refused.
+    "metadata-append": [
+        ATTACH,
+        "CREATE TABLE lake.t (i INTEGER)",
+        "INSERT INTO __ducklake_metadata_lake.ducklake_tag VALUES (1, 2, NULL, 'owner', 'alice'), "
+        "(1, 1, 7, 'team', 'x')",
+        # Rows beginning or ending after the head read back as written.
+        "SELECT * FROM __ducklake_metadata_lake.ducklake_tag ORDER BY key",
+        "COMMENT ON TABLE lake.t IS 'c1'",
+        "SELECT key, value, end_snapshot FROM __ducklake_metadata_lake.ducklake_tag ORDER BY key",
+        "INSERT INTO __ducklake_metadata_lake.ducklake_column_tag VALUES (1, 1, 3, NULL, 'pii', 'true')",
+        "COMMENT ON COLUMN lake.t.i IS 'col'",
+        "SELECT key, value, end_snapshot IS NULL FROM __ducklake_metadata_lake.ducklake_column_tag ORDER BY key",
+        "INSERT INTO __ducklake_metadata_lake.ducklake_table_stats VALUES (1, 5, 5, 100)",
+        "INSERT INTO lake.t VALUES (1), (2)",
+        "SELECT rowid, i FROM lake.t ORDER BY i",
+        "SELECT table_id, record_count, next_row_id FROM __ducklake_metadata_lake.ducklake_table_stats",
+        "INSERT INTO __ducklake_metadata_lake.ducklake_snapshot_changes VALUES (2, 'orphan', NULL, NULL, NULL)",
+        "INSERT INTO __ducklake_metadata_lake.ducklake_snapshot_changes VALUES (40, 'orphan', NULL, NULL, NULL)",
+        "SELECT snapshot_id, changes_made FROM __ducklake_metadata_lake.ducklake_snapshot_changes ORDER BY 1",
+        "INSERT INTO __ducklake_metadata_lake.ducklake_tag(object_id, key, value, begin_snapshot) "
+        "SELECT 1, 'k' || i, 'v', 1 FROM range(3) r(i)",
+        "SELECT count(*) FROM __ducklake_metadata_lake.ducklake_tag WHERE value = 'v'",
+        "SELECT * FROM lake.t ORDER BY i",
+    ],
 }

@@ -13,6 +13,7 @@ import {
   flushMarksOf,
   type SqlReadContext,
   type SqlResult,
+  type SqlValue,
   type SqlWriteAnswer,
   type SqlWriteRequest,
   type Statement,
@@ -130,6 +131,9 @@ export async function handleQuack(
         return { body: await prepare(req, header.connectionId, session, message.sql), lake };
       case MessageType.FETCH_REQUEST:
         return { body: fetchPage(req, header.connectionId, message.uuid), lake };
+      case MessageType.APPEND_REQUEST:
+        await appendRows(req, header.connectionId, session, message);
+        return { body: reply({ type: MessageType.SUCCESS_RESPONSE }), lake };
       case MessageType.DISCONNECT_MESSAGE:
         req.results.close(header.connectionId);
         return { body: reply({ type: MessageType.SUCCESS_RESPONSE }), lake };
@@ -255,6 +259,58 @@ async function answerReads(
     }
   }
   return last as SqlResult;
+}
+
+/**
+ * An INSERT into a `ducklake_*` table (APPEND_REQUEST, one chunk): the rows go to the writer as one commit,
+ * which decides what they mean (docs/decisions/0710-metadata-appends.md); stock answers SUCCESS.
+ */
+async function appendRows(
+  req: QuackRequest,
+  connectionId: string,
+  session: QuackSession,
+  message: Extract<Message, { type: typeof MessageType.APPEND_REQUEST }>,
+): Promise<void> {
+  const { chunk } = message;
+  const shape = `APPEND ${message.schema}.${message.table}`;
+  if (!scopeAtLeast(session.grant, "write")) {
+    throw new QuackForbidden(
+      `the token has read scope on lake '${session.lake}': this request writes (${shape}) and was not run; use a token with write scope`,
+    );
+  }
+  // Like a new query, an append closes the connection's open result.
+  req.results.close(connectionId);
+  const rows: SqlValue[][] = [];
+  for (let r = 0; r < chunk.rows; r++) rows.push(chunk.columns.map((col) => col[r] as SqlValue));
+  const request: SqlWriteRequest = {
+    sql: "",
+    // An admin's append may reserve a snapshot's changes row (the catalog's rule, decision 0710).
+    mayCreateLake: scopeAtLeast(session.grant, "admin"),
+    connection: await connectionHash(connectionId),
+    append: { schema: message.schema, table: message.table, types: chunk.types, rows },
+  };
+  try {
+    await timed(req.timer ?? null, "writer", () =>
+      callWriter<SqlWriteAnswer>(req.env, session.lake, (stub) =>
+        (stub as unknown as SqlWriterStub).sqlWrite(session.lake, request),
+      ),
+    );
+  } catch (err) {
+    log(
+      "warn",
+      {
+        msg: "quack: append refused",
+        requestId: req.requestId,
+        lake: session.lake,
+        shape,
+        rows: chunk.rows,
+        error: err instanceof CodedError ? err.code : String(err),
+        detail: err instanceof Error ? err.message.slice(0, 500) : undefined,
+      },
+      req.env.LOG_LEVEL,
+    );
+    throw err;
+  }
 }
 
 async function forwardWrite(

@@ -66,7 +66,12 @@ export type Message =
     }
   | { type: typeof MessageType.FETCH_REQUEST; uuid: bigint }
   | { type: typeof MessageType.FETCH_RESPONSE; results: DataChunk[]; batchIndex: bigint | null }
-  | { type: typeof MessageType.APPEND_REQUEST }
+  /**
+   * A client's INSERT into a table of the server's catalog (the quack extension's `AppendRequestMessage`):
+   * 1 schema name, 2 table name, 3 the chunk of rows (a unique_ptr DataChunkWrapper, the table's column
+   * types), one message per chunk of at most CHUNK_ROWS rows.
+   */
+  | { type: typeof MessageType.APPEND_REQUEST; schema: string; table: string; chunk: DataChunk }
   | { type: typeof MessageType.SUCCESS_RESPONSE }
   | { type: typeof MessageType.DISCONNECT_MESSAGE }
   | { type: typeof MessageType.ERROR_RESPONSE; message: string };
@@ -184,7 +189,12 @@ export function encodeMessage(m: Message): Uint8Array {
         stringField(w, 1, m.message);
         return;
       case MessageType.APPEND_REQUEST:
-        throw new QuackProtocolError("APPEND_REQUEST is not encoded by this server");
+        stringField(w, 1, m.schema);
+        stringField(w, 2, m.table);
+        w.fieldId(3);
+        w.u8(1);
+        w.object(() => writeChunkWrapper(w, m.chunk));
+        return;
       case MessageType.SUCCESS_RESPONSE:
       case MessageType.DISCONNECT_MESSAGE:
         return;
@@ -232,6 +242,7 @@ export const CLIENT_MESSAGE_TYPES: ReadonlySet<MessageTypeId> = new Set<MessageT
   MessageType.CONNECTION_REQUEST,
   MessageType.PREPARE_REQUEST,
   MessageType.FETCH_REQUEST,
+  MessageType.APPEND_REQUEST,
   MessageType.DISCONNECT_MESSAGE,
 ]);
 
@@ -309,8 +320,15 @@ function decodeBody(r: BinaryReader, type: MessageTypeId): Message {
     }
     case MessageType.ERROR_RESPONSE:
       return { type, message: readString(r, 1) };
-    case MessageType.APPEND_REQUEST:
-      throw new QuackProtocolError("APPEND_REQUEST is not supported by this server");
+    case MessageType.APPEND_REQUEST: {
+      const schema = readString(r, 1);
+      const table = readString(r, 2);
+      r.requireField(3, "append_chunk");
+      if (!r.bool()) throw new QuackProtocolError("an APPEND_REQUEST without its data chunk");
+      const chunk = readChunkWrapper(r);
+      r.end();
+      return { type, schema, table, chunk };
+    }
     case MessageType.SUCCESS_RESPONSE:
     case MessageType.DISCONNECT_MESSAGE:
       return { type };

@@ -417,10 +417,29 @@ export function writeVector(w: BinaryWriter, type: SqlType, values: readonly Sql
   }
 }
 
+/**
+ * DuckDB's `VectorType::CONSTANT_VECTOR`: a client's appended chunk (APPEND_REQUEST) writes a column whose
+ * rows all hold one value as field 90 = this, then the vector's fields for one row.
+ */
+const CONSTANT_VECTOR = 2;
+
 /** Reads the fields of one vector object of `count` rows (the caller consumes the object end). */
 export function readVector(r: BinaryReader, type: SqlType, count: number): SqlValue[] {
   // Before anything of `count` rows is allocated: the message's bytes must be able to back them.
   r.charge(count, `a ${type.id} vector of ${count} rows`);
+  if (r.field(90)) {
+    const vectorType = r.uleb();
+    if (vectorType !== CONSTANT_VECTOR) {
+      throw new QuackProtocolError(`vector type ${vectorType} (only flat and constant vectors are read)`);
+    }
+    // One row on the wire, the same value in every row of the chunk (already charged above).
+    const one = readFlatVector(r, type, Math.min(count, 1));
+    return count === 0 ? [] : new Array<SqlValue>(count).fill(one[0] as SqlValue);
+  }
+  return readFlatVector(r, type, count);
+}
+
+function readFlatVector(r: BinaryReader, type: SqlType, count: number): SqlValue[] {
   r.requireField(100, "has_validity_mask");
   let valid: (i: number) => boolean = () => true;
   if (r.bool()) {

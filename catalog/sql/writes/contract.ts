@@ -3,12 +3,29 @@
  * holds any write statement: the whole request is one atomic commit (decision record
  * `docs/decisions/0230-sql-write-translation.md`).
  */
-import type { SqlResult } from "../result.ts";
+import type { SqlResult, SqlType, SqlValue } from "../result.ts";
+
+/**
+ * A client's INSERT straight into a `ducklake_*` table (the Quack APPEND_REQUEST of one chunk), decoded by
+ * the door and applied by the writer as one commit (docs/decisions/0710-metadata-appends.md).
+ */
+export interface MetadataAppend {
+  /** The schema the client named (the metadata catalog's `main`). */
+  schema: string;
+  table: string;
+  /** The chunk's column types, as the client bound the table's columns. */
+  types: SqlType[];
+  /** Row-major values. */
+  rows: SqlValue[][];
+}
 
 export interface SqlWriteRequest {
   /** The request's SQL text: DuckLake's commit batch (statements separated by `;`). */
   sql: string;
-  /** True when the caller may create the lake (an admin's ATTACH of a lake that does not exist yet). */
+  /**
+   * True when the caller is an admin: it may create the lake (an ATTACH of a lake that does not exist yet)
+   * and append `ducklake_snapshot_changes` rows (docs/decisions/0710-metadata-appends.md).
+   */
   mayCreateLake: boolean;
   /** Replays the first answer for a repeated request with the same key (like a verb commit's key). */
   idempotencyKey?: string;
@@ -17,6 +34,8 @@ export interface SqlWriteRequest {
    * lone DELETE marks rows hidden from that connection's reads until its commit (`flush-marks.ts`).
    */
   connection?: string;
+  /** Instead of `sql` (then empty): rows appended to a `ducklake_*` table. */
+  append?: MetadataAppend;
 }
 
 export interface SqlWriteAnswer {

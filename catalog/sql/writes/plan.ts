@@ -8,9 +8,11 @@ import type { SelfStagedMember, StagedResult } from "../../commit/member.ts";
 import { InvalidRequest } from "../../errors.ts";
 import { splitStatements } from "../lexer.ts";
 import type { SqlResult } from "../result.ts";
+import type { MetadataAppend } from "./contract.ts";
 import { withFlushMarks } from "./flush-marks.ts";
 import { initBatch } from "./init.ts";
 import { LAST_COUNT, StagedRowsMember } from "./member.ts";
+import { appendResult, appendRows, MetadataAppendMember } from "./metadata-append.ts";
 import { parseWrite, type RowOp, resultOf } from "./parse.ts";
 import { commitAnswer, StagedCommitMember } from "./staged-member.ts";
 import { isStagedStatement, parseStagedBatch } from "./staged-parse.ts";
@@ -74,6 +76,20 @@ export function planSqlWrite(
     member: own(new StagedRowsMember(ops, sql, idempotencyKey, pinned), ops),
     answer: (r) => resultOf(last, Number(r.assigned[0]?.[LAST_COUNT] ?? 0)),
     alone: ops.some((op) => op.op === "insert" && op.table === "ducklake_snapshot"),
+  };
+}
+
+/**
+ * A client's rows appended to a `ducklake_*` table (Quack APPEND_REQUEST): checked and named before the
+ * request joins the coalescer, then one member that mints no snapshot (docs/decisions/0710-metadata-appends.md).
+ */
+export function planMetadataAppend(append: MetadataAppend, admin: boolean): SqlWritePlan {
+  const rows = appendRows(append, admin);
+  return {
+    kind: "commit",
+    member: new MetadataAppendMember(append.table, rows),
+    answer: () => appendResult(rows.length),
+    alone: false,
   };
 }
 

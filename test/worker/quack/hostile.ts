@@ -9,6 +9,28 @@ import { concat, encodeHeader, MessageType, type MessageTypeId } from "../../../
 
 const INVALID_INDEX = 0xffff_ffff_ffff_ffffn;
 
+/** One DataChunkWrapper object of `rows` rows and one column of `type`, written by `column`. */
+export function oneColumnChunk(
+  w: BinaryWriter,
+  rows: number,
+  column: (w: BinaryWriter) => void,
+  type: Parameters<typeof writeLogicalType>[1],
+): void {
+  w.object(() => {
+    w.fieldId(300);
+    w.object(() => {
+      w.fieldId(100);
+      w.uleb(rows);
+      w.fieldId(101);
+      w.uleb(1);
+      w.object(() => writeLogicalType(w, type));
+      w.fieldId(102);
+      w.uleb(1);
+      w.object(() => column(w));
+    });
+  });
+}
+
 /** A FETCH_RESPONSE-shaped body (any header type) of one chunk whose column is written by `column`. */
 function oneChunk(
   headerType: MessageTypeId,
@@ -22,19 +44,7 @@ function oneChunk(
     w.fieldId(1);
     w.uleb(1);
     w.u8(1);
-    w.object(() => {
-      w.fieldId(300);
-      w.object(() => {
-        w.fieldId(100);
-        w.uleb(rows);
-        w.fieldId(101);
-        w.uleb(1);
-        w.object(() => writeLogicalType(w, type));
-        w.fieldId(102);
-        w.uleb(1);
-        w.object(() => column(w));
-      });
-    });
+    oneColumnChunk(w, rows, column, type);
     w.fieldId(2);
     w.uleb(INVALID_INDEX);
   });

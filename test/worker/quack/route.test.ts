@@ -157,6 +157,32 @@ describe("PREPARE", () => {
     expect(text).toMatch(/read scope on lake 'sales'.*was not run/);
   });
 
+  it("applies an APPEND_REQUEST from a write token and refuses it from a read token (decision 0710)", async () => {
+    const tag = (value: string): Message => ({
+      type: MessageType.APPEND_REQUEST,
+      schema: "main",
+      table: "ducklake_tag",
+      chunk: {
+        types: [{ id: "BIGINT" }, { id: "BIGINT" }, { id: "BIGINT" }, { id: "VARCHAR" }, { id: "VARCHAR" }],
+        columns: [[0n], [0n], [null], [`append-${value}`], [value]],
+        rows: 1,
+      },
+    });
+    const reader = await connect(`sales:${TOKENS.readSales}`);
+    expect(errorText(await post(tag("r"), reader))).toMatch(
+      /read scope on lake 'sales'.*APPEND main.ducklake_tag.*was not run/,
+    );
+    const writer = await connect(`sales:${TOKENS.writeSales}`);
+    expect((await post(tag("w"), writer)).type).toBe(MessageType.SUCCESS_RESPONSE);
+    const read = await prepare(writer, 'SELECT key, value FROM "main".ducklake_tag WHERE object_id = 0');
+    if (read.type !== MessageType.PREPARE_RESPONSE) throw new Error(JSON.stringify(read));
+    const values = read.results.flatMap((c) => c.columns[1] ?? []);
+    expect(values).toContain("w");
+    expect(values).not.toContain("r");
+    const other = { ...tag("x"), table: "ducklake_data_file" } as Message;
+    expect(errorText(await post(other, writer))).toMatch(/this server derives that table/);
+  });
+
   it("refuses a request with no statement and an unsupported message type", async () => {
     const id = await connect(`sales:${TOKENS.readSales}`);
     expect(errorText(await prepare(id, " ; "))).toMatch(/No statement/);

@@ -79,6 +79,41 @@ def noop_ms(port):
     return statistics.median(xs)
 
 
+def http_verb_commits(port, lake):
+    """The same one-row insert as the Quack INSERT, committed through the HTTP verb door
+    (`POST /v1/lakes/{lake}/commits`, an `inline_insert` verb) straight to the edge's port: ms per commit."""
+    xs = []
+    for rep in range(REPS):
+        body = json.dumps({"verbs": [{"op": "inline_insert", "table": {"name": "t"},
+                                      "rows": [{"i": -1_000_000 - rep, "s": "verb"}]}]}).encode()
+        req = urllib.request.Request(f"http://127.0.0.1:{port}/v1/lakes/{lake}/commits", data=body, method="POST",
+                                     headers={"content-type": "application/json",
+                                              "authorization": f"Bearer {suite.DEV_TOKEN}"})
+        t0 = time.perf_counter()
+        with urllib.request.urlopen(req, timeout=60) as r:
+            r.read()
+        xs.append((time.perf_counter() - t0) * 1000)
+    return xs
+
+
+def commit_rows(quack_writes, verb_ms):
+    """The commit request of the Quack INSERT (the one whose Server-Timing has a `writer` phase) beside an
+    HTTP verb commit of the same row: ms at the proxy and, for Quack, its phases (issue 28)."""
+    med = statistics.median
+    rows = []
+    if quack_writes:
+        row = {"statement": "commit request only", "side": "edge Quack ducklake_commit",
+               "requests": 1, "median ms": round(med(w["ms"] for w in quack_writes), 1),
+               "p99 ms": round(pct([w["ms"] for w in quack_writes], 99), 1)}
+        for k in PHASES:
+            row[k] = round(med(w["phases"].get(k, 0.0) for w in quack_writes), 2)
+        rows.append(row)
+    if verb_ms:
+        rows.append({"statement": "commit request only", "side": "edge HTTP verb commit", "requests": 1,
+                     "median ms": round(med(verb_ms), 1), "p99 ms": round(pct(verb_ms, 99), 1)})
+    return rows
+
+
 def pct(xs, p):
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(p / 100 * len(xs)))]
@@ -162,6 +197,7 @@ def main():
                         "phases": {k: ph1.get(k, 0.0) - ph0.get(k, 0.0) for k in PHASES}})
         for con in sessions.values():
             con.close()
+        verb_ms = http_verb_commits(edge_port, lake)
         noop = {side: round(noop_ms(targets[side]), 2) for side in ("edge", "node")}
         load_after = loadavg()
         med = statistics.median
@@ -186,6 +222,7 @@ def main():
                         row[k] = round(med(x["phases"][k] for x in xs), 2)
                     row["noop ms/request"] = noop[side]
                 rows.append(row)
+        rows.extend(commit_rows(counters["edge"].writes, verb_ms))
         rows.append({"statement": "load average (1/5/15 min)", "side": f"before {load_before} / after {load_after}"})
     finally:
         for s in servers:

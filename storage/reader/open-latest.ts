@@ -17,6 +17,7 @@ import { publishedHead } from "../recovery.ts";
 import type { SegmentSummary } from "../segment.ts";
 import { decodedCutKey, decodedCutsOf } from "./decoded-cuts.ts";
 import { CutNotYetVisible, LakeNotFound } from "./errors.ts";
+import { sharedHeadListing } from "./head-lists.ts";
 import { buildReader, LakeReader } from "./lake-reader.ts";
 import {
   type ReadContext,
@@ -33,7 +34,10 @@ export interface OpenLatestOptions extends ReaderOptions {
 }
 
 async function head(ctx: ReadContext): Promise<SegmentSummary> {
-  const h = await publishedHead(ctx.bucket, ctx.lake, ctx.policy);
+  // One listing per open, shared only with opens that arrived before it started (head-lists.ts).
+  const h = await sharedHeadListing(ctx.source, ctx.lake, () =>
+    publishedHead(ctx.bucket, ctx.lake, ctx.policy),
+  );
   if (h === undefined)
     throw new LakeNotFound(
       `lake ${ctx.lake} has no WAL segment: no writer ever opened it; check the lake name or create the lake`,

@@ -21,7 +21,7 @@ import type { Cut } from "../read-view.ts";
 import type { SegmentSummary } from "../segment.ts";
 import type { ReaderCut } from "./lake-reader.ts";
 
-/** Cuts one isolate keeps across every lake: a few lakes' newest, or one lake's newest and the one before. */
+/** Built cuts one isolate keeps per store across every lake (least recently used dropped first): a few lakes' newest, or one lake's newest and the one before. */
 export const MAX_DECODED_CUTS = 4;
 /** Longest an entry is reused (a recreated lake's name can reuse the same positions after the 24 h grace). */
 export const DECODED_CUT_LIFETIME_MS = 60_000;

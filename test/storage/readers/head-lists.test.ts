@@ -5,13 +5,13 @@
  * held after it read the bucket, by a gate the test opens.
  */
 import { describe, expect, it } from "vitest";
-import type { Bucket, BucketListOptions, BucketListResult } from "../../../storage/api.ts";
+import type { BucketListOptions, BucketListResult } from "../../../storage/api.ts";
 import { openLatest } from "../../../storage/reader/index.ts";
 import type { LakeStore } from "../../../storage/store.ts";
-import { b, dump, faultBucket, lakeName, open, realBucket } from "../helpers.ts";
+import { b, DelegatingBucket, dump, faultBucket, lakeName, open, realBucket } from "../helpers.ts";
 
 /** A real bucket whose first WAL listing reads the bucket, reports it, then waits for `release()`. */
-class GatedBucket implements Bucket {
+class GatedBucket extends DelegatingBucket {
   lists = 0;
   private held = false;
   private open!: () => void;
@@ -23,12 +23,7 @@ class GatedBucket implements Bucket {
   readonly listed = new Promise<void>((resolve) => {
     this.signal = resolve;
   });
-  constructor(private readonly inner: Bucket) {}
-  put: Bucket["put"] = (k, v, o) => this.inner.put(k, v, o);
-  get: Bucket["get"] = (k, o) => this.inner.get(k, o);
-  head: Bucket["head"] = (k) => this.inner.head(k);
-  delete: Bucket["delete"] = (k) => this.inner.delete(k);
-  async list(o?: BucketListOptions): Promise<BucketListResult> {
+  override list = async (o?: BucketListOptions): Promise<BucketListResult> => {
     const r = await this.inner.list(o);
     if (!o?.prefix?.includes("/wal/")) return r;
     this.lists++;
@@ -38,7 +33,7 @@ class GatedBucket implements Bucket {
       await this.gate;
     }
     return r;
-  }
+  };
   release(): void {
     this.open();
   }

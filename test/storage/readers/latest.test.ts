@@ -7,7 +7,7 @@ import { markLakeDeleted } from "../../../storage/lakes.ts";
 import { WHOLE_TABLE_BYTES_MAX } from "../../../storage/layers.ts";
 import { CutNotYetVisible, LakeNotFound, openLatest, ReaderCounters } from "../../../storage/reader/index.ts";
 import type { LakeStore } from "../../../storage/store.ts";
-import { b, dump, faultBucket, lakeName, open, realBucket, s } from "../helpers.ts";
+import { b, DelegatingBucket, dump, faultBucket, lakeName, open, realBucket, s } from "../helpers.ts";
 
 const NO_WRITES = { put: 0, delete: 0, head: 0 };
 
@@ -16,24 +16,22 @@ async function writer(lake: string): Promise<LakeStore> {
 }
 
 /** A real bucket whose first WAL listing runs `hook` before returning (the head it returns is then stale). */
-class HookedBucket implements Bucket {
+class HookedBucket extends DelegatingBucket {
   private fired = false;
   constructor(
-    private readonly inner: Bucket,
+    inner: Bucket,
     private readonly hook: () => Promise<void>,
-  ) {}
-  put: Bucket["put"] = (k, v, o) => this.inner.put(k, v, o);
-  get: Bucket["get"] = (k, o) => this.inner.get(k, o);
-  head: Bucket["head"] = (k) => this.inner.head(k);
-  delete: Bucket["delete"] = (k) => this.inner.delete(k);
-  async list(o?: BucketListOptions): Promise<BucketListResult> {
+  ) {
+    super(inner);
+  }
+  override list = async (o?: BucketListOptions): Promise<BucketListResult> => {
     const r = await this.inner.list(o);
     if (!this.fired && o?.prefix?.includes("/wal/")) {
       this.fired = true;
       await this.hook();
     }
     return r;
-  }
+  };
 }
 
 describe("openLatest: the newest published cut from one list", () => {

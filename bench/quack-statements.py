@@ -11,7 +11,9 @@ INSERT, `SELECT count(*)`, a point filter, `count(*) FROM lake.snapshots()`, tim
 and an ATTACH of the existing lake on a new connection. Per statement and side: Quack requests, median and
 p99 ms, the server process CPU per statement (mean; edge: its whole process group) and (edge) the
 median per-phase ms summed over the statement's requests. `GET /` (a route that does
-nothing) gives each server's own request overhead. Prints one JSON object ({"rows": [...]}) on stdout.
+nothing) gives each server's own request overhead. Beside them (decision 0762), the INSERT's commit request
+(the one with a `writer` phase) and an HTTP verb commit of the same row, one per rep, interleaved. Prints one
+JSON object ({"rows": [...]}) on stdout.
 
     python3 bench/quack-statements.py [--quick]
 """
@@ -79,21 +81,18 @@ def noop_ms(port):
     return statistics.median(xs)
 
 
-def http_verb_commits(port, lake):
+def http_verb_commit(port, lake, rep):
     """The same one-row insert as the Quack INSERT, committed through the HTTP verb door
-    (`POST /v1/lakes/{lake}/commits`, an `inline_insert` verb) straight to the edge's port: ms per commit."""
-    xs = []
-    for rep in range(REPS):
-        body = json.dumps({"verbs": [{"op": "inline_insert", "table": {"name": "t"},
-                                      "rows": [{"i": -1_000_000 - rep, "s": "verb"}]}]}).encode()
-        req = urllib.request.Request(f"http://127.0.0.1:{port}/v1/lakes/{lake}/commits", data=body, method="POST",
-                                     headers={"content-type": "application/json",
-                                              "authorization": f"Bearer {suite.DEV_TOKEN}"})
-        t0 = time.perf_counter()
-        with urllib.request.urlopen(req, timeout=60) as r:
-            r.read()
-        xs.append((time.perf_counter() - t0) * 1000)
-    return xs
+    (`POST /v1/lakes/{lake}/commits`, an `inline_insert` verb) straight to the edge's port: its ms."""
+    body = json.dumps({"verbs": [{"op": "inline_insert", "table": {"name": "t"},
+                                  "rows": [{"i": -1_000_000 - rep, "s": "verb"}]}]}).encode()
+    req = urllib.request.Request(f"http://127.0.0.1:{port}/v1/lakes/{lake}/commits", data=body, method="POST",
+                                 headers={"content-type": "application/json",
+                                          "authorization": f"Bearer {suite.DEV_TOKEN}"})
+    t0 = time.perf_counter()
+    with urllib.request.urlopen(req, timeout=60) as r:
+        r.read()
+    return (time.perf_counter() - t0) * 1000
 
 
 def commit_rows(quack_writes, verb_ms):
@@ -166,7 +165,10 @@ def main():
         ops = [(name, fn) for name, fn in STATEMENTS] + [("ATTACH (existing lake)", None)]
         samples = {side: {name: [] for name, _ in ops} for side in targets}
         order = list(targets)
+        verb_ms = []
         for rep in range(REPS):
+            # Interleaved with the statements: the HTTP verb door's commit of the same row (issue 28).
+            verb_ms.append(http_verb_commit(edge_port, lake, rep))
             for name, fn in ops:
                 order = order[1:] + order[:1]  # rotate who goes first
                 for side in order:
@@ -197,7 +199,6 @@ def main():
                         "phases": {k: ph1.get(k, 0.0) - ph0.get(k, 0.0) for k in PHASES}})
         for con in sessions.values():
             con.close()
-        verb_ms = http_verb_commits(edge_port, lake)
         noop = {side: round(noop_ms(targets[side]), 2) for side in ("edge", "node")}
         load_after = loadavg()
         med = statistics.median

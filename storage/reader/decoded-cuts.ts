@@ -21,8 +21,12 @@ import type { Cut } from "../read-view.ts";
 import type { SegmentSummary } from "../segment.ts";
 import type { ReaderCut } from "./lake-reader.ts";
 
-/** Built cuts one isolate keeps per store across every lake (least recently used dropped first): a few lakes' newest, or one lake's newest and the one before. */
-export const MAX_DECODED_CUTS = 4;
+/**
+ * Built cuts one isolate keeps per store across every lake (least recently used dropped first): the newest
+ * and the one before it (a reader racing a commit), or two lakes' newest. Each may hold up to
+ * READER_PREFETCH_BYTES_MAX of prefetched blocks for its lifetime, so this bounds that retention to 16 MiB.
+ */
+export const MAX_DECODED_CUTS = 2;
 /** Longest an entry is reused (a recreated lake's name can reuse the same positions after the 24 h grace). */
 export const DECODED_CUT_LIFETIME_MS = 60_000;
 

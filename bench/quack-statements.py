@@ -11,7 +11,9 @@ INSERT, `SELECT count(*)`, a point filter, `count(*) FROM lake.snapshots()`, tim
 and an ATTACH of the existing lake on a new connection. Per statement and side: Quack requests, median and
 p99 ms, the server process CPU per statement (mean; edge: its whole process group) and (edge) the
 median per-phase ms summed over the statement's requests. `GET /` (a route that does
-nothing) gives each server's own request overhead. Prints one JSON object ({"rows": [...]}) on stdout.
+nothing) gives each server's own request overhead. Beside them (decision 0762), the INSERT's commit request
+(the one with a `writer` phase) and an HTTP verb commit of the same row, one per rep, interleaved. Prints one
+JSON object ({"rows": [...]}) on stdout.
 
     python3 bench/quack-statements.py [--quick]
 """
@@ -79,6 +81,38 @@ def noop_ms(port):
     return statistics.median(xs)
 
 
+def http_verb_commit(port, lake, rep):
+    """The same one-row insert as the Quack INSERT, committed through the HTTP verb door
+    (`POST /v1/lakes/{lake}/commits`, an `inline_insert` verb) straight to the edge's port: its ms."""
+    body = json.dumps({"verbs": [{"op": "inline_insert", "table": {"name": "t"},
+                                  "rows": [{"i": -1_000_000 - rep, "s": "verb"}]}]}).encode()
+    req = urllib.request.Request(f"http://127.0.0.1:{port}/v1/lakes/{lake}/commits", data=body, method="POST",
+                                 headers={"content-type": "application/json",
+                                          "authorization": f"Bearer {suite.DEV_TOKEN}"})
+    t0 = time.perf_counter()
+    with urllib.request.urlopen(req, timeout=60) as r:
+        r.read()
+    return (time.perf_counter() - t0) * 1000
+
+
+def commit_rows(quack_writes, verb_ms):
+    """The commit request of the Quack INSERT (the one whose Server-Timing has a `writer` phase) beside an
+    HTTP verb commit of the same row: ms at the proxy and, for Quack, its phases (issue 28)."""
+    med = statistics.median
+    rows = []
+    if quack_writes:
+        row = {"statement": "commit request only", "side": "edge Quack ducklake_commit",
+               "requests": 1, "median ms": round(med(w["ms"] for w in quack_writes), 1),
+               "p99 ms": round(pct([w["ms"] for w in quack_writes], 99), 1)}
+        for k in PHASES:
+            row[k] = round(med(w["phases"].get(k, 0.0) for w in quack_writes), 2)
+        rows.append(row)
+    if verb_ms:
+        rows.append({"statement": "commit request only", "side": "edge HTTP verb commit", "requests": 1,
+                     "median ms": round(med(verb_ms), 1), "p99 ms": round(pct(verb_ms, 99), 1)})
+    return rows
+
+
 def pct(xs, p):
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(p / 100 * len(xs)))]
@@ -131,7 +165,10 @@ def main():
         ops = [(name, fn) for name, fn in STATEMENTS] + [("ATTACH (existing lake)", None)]
         samples = {side: {name: [] for name, _ in ops} for side in targets}
         order = list(targets)
+        verb_ms = []
         for rep in range(REPS):
+            # Interleaved with the statements: the HTTP verb door's commit of the same row (issue 28).
+            verb_ms.append(http_verb_commit(edge_port, lake, rep))
             for name, fn in ops:
                 order = order[1:] + order[:1]  # rotate who goes first
                 for side in order:
@@ -186,6 +223,7 @@ def main():
                         row[k] = round(med(x["phases"][k] for x in xs), 2)
                     row["noop ms/request"] = noop[side]
                 rows.append(row)
+        rows.extend(commit_rows(counters["edge"].writes, verb_ms))
         rows.append({"statement": "load average (1/5/15 min)", "side": f"before {load_before} / after {load_after}"})
     finally:
         for s in servers:

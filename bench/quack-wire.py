@@ -39,6 +39,8 @@ class Counter:
         # bench/quack-statements.py), and the proxy's own view of each request's time.
         self.phases = {}
         self.request_ms = 0.0
+        # Each request that reached the lake writer (a `writer` phase): its proxy ms and phases.
+        self.writes = []
 
     def snapshot(self):
         with self.lock:
@@ -78,8 +80,11 @@ def proxy(listen, target, counter):
                 counter.req_bytes += len(body)
                 counter.resp_bytes += len(rb)
                 counter.request_ms += ms
-                for k, v in parse_server_timing(r.getheader("server-timing")).items():
+                timing = parse_server_timing(r.getheader("server-timing"))
+                for k, v in timing.items():
                     counter.phases[k] = counter.phases.get(k, 0.0) + v
+                if "writer" in timing:
+                    counter.writes.append({"ms": ms, "phases": timing})
             self.send_response(r.status)
             self.send_header("content-type", r.getheader("content-type") or "application/octet-stream")
             self.send_header("content-length", str(len(rb)))

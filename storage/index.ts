@@ -37,6 +37,8 @@ export { DEFAULT_POLICY as DEFAULT_MAINTENANCE_POLICY, MaintenanceCounters } fro
 export { mergeNewestFirst, visibleEntries } from "./merge.ts";
 export { openWriter } from "./open.ts";
 export {
+  BUCKET_IDENTITY,
+  bucketIdentity,
   CheckpointExpired,
   CheckpointNotFound,
   CountingBucket,

@@ -9,6 +9,8 @@
  * every phase is measured.
  */
 
+import { BUCKET_IDENTITY, type Bucket, bucketIdentity } from "../storage/index.ts";
+
 /** The phases a request is split into, in the order they usually run. */
 export const TIMING_PHASES = ["body", "auth", "parse", "cut", "store", "eval", "encode", "writer"] as const;
 export type TimingPhase = (typeof TIMING_PHASES)[number];
@@ -167,6 +169,8 @@ export function timedBucket(bucket: R2Bucket, timer: RequestTimer): R2Bucket {
   };
   return new Proxy(bucket, {
     get(target, prop) {
+      // The same store: the isolate's remembered tails and decoded cuts are shared with untimed requests.
+      if (prop === BUCKET_IDENTITY) return bucketIdentity(target as unknown as Bucket);
       const v = Reflect.get(target, prop, target) as unknown;
       if (typeof v !== "function") return v;
       const fn = v as (...args: unknown[]) => unknown;

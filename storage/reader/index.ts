@@ -5,6 +5,7 @@ export {
   ReaderCounters,
   type ReaderCountsSnapshot,
 } from "./counters.ts";
+export { BUCKET_IDENTITY, bucketIdentity, MAX_DECODED_CUTS } from "./decoded-cuts.ts";
 export {
   CheckpointExpired,
   CheckpointNotFound,

@@ -13,6 +13,7 @@ import { RECOVERY_CONCURRENCY } from "../recovery.ts";
 import { type RetryOptions, type RetryPolicy, readWithRetry, retryPolicy } from "../retry.ts";
 import { decodeSegment, type Segment } from "../segment.ts";
 import { CountingBucket, ReaderCounters } from "./counters.ts";
+import { bucketIdentity } from "./decoded-cuts.ts";
 
 /** Options every reader takes. */
 export interface ReaderOptions {
@@ -34,8 +35,8 @@ export interface ReaderOptions {
 export interface ReadContext {
   /** A CountingBucket over the caller's bucket. */
   bucket: Bucket;
-  /** The caller's bucket itself: what isolate-wide memory (tail-replays.ts) is keyed by. */
-  source: Bucket;
+  /** The caller's store's identity: what isolate-wide memory (tail-replays.ts, decoded-cuts.ts) is keyed by. */
+  source: object;
   lake: string;
   cache: ObjectCache | undefined;
   counters: ReaderCounters;
@@ -51,7 +52,7 @@ export function readContext(bucket: Bucket, lake: string, options: ReaderOptions
   const counters = options.counters ?? new ReaderCounters();
   return {
     bucket: new CountingBucket(bucket, counters),
-    source: bucket,
+    source: bucketIdentity(bucket),
     lake,
     cache: options.cache,
     counters,

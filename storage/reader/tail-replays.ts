@@ -9,7 +9,7 @@
  * same memtable. The remembered memtable is never written: a newer cut starts from its O(1) copy-on-write
  * `clone()` (storage/memtable.ts) and replays its new segments onto that.
  */
-import type { Bucket, Position } from "../api.ts";
+import type { Position } from "../api.ts";
 import type { MemTree } from "../memtable.ts";
 
 /**
@@ -29,11 +29,12 @@ export interface RememberedTail {
   mem: MemTree;
 }
 
-const byBucket = new WeakMap<Bucket, Map<string, RememberedTail>>();
+/** Keyed by the store's identity (`bucketIdentity`, decoded-cuts.ts): a per-request wrapper shares it. */
+const byBucket = new WeakMap<object, Map<string, RememberedTail>>();
 
 /** The remembered tail a cut of (manifestVersion, tailStart..segmentId) can extend, if any. */
 export function tailToExtend(
-  bucket: Bucket,
+  bucket: object,
   lake: string,
   manifestVersion: number,
   tailStart: number,
@@ -45,7 +46,7 @@ export function tailToExtend(
   return t;
 }
 
-export function rememberTail(bucket: Bucket, lake: string, tail: RememberedTail): void {
+export function rememberTail(bucket: object, lake: string, tail: RememberedTail): void {
   let lakes = byBucket.get(bucket);
   if (!lakes) {
     lakes = new Map();

@@ -16,6 +16,16 @@ export function realBucket(): Bucket {
   return env.BUCKET as unknown as Bucket;
 }
 
+/** A bucket that passes every call to `inner`: extend it and override the call a test intercepts. */
+export class DelegatingBucket implements Bucket {
+  constructor(protected readonly inner: Bucket) {}
+  put: Bucket["put"] = (k, v, o) => this.inner.put(k, v, o);
+  get: Bucket["get"] = (k, o) => this.inner.get(k, o);
+  head: Bucket["head"] = (k) => this.inner.head(k);
+  delete: Bucket["delete"] = (k) => this.inner.delete(k);
+  list: Bucket["list"] = (o) => this.inner.list(o);
+}
+
 export function faultBucket(seed = 1): FaultBucket {
   return new FaultBucket(realBucket(), { seed });
 }

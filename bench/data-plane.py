@@ -6,6 +6,12 @@
 - the Worker's memory (the workerd process's resident set, sampled every 50 ms) while a large object streams
   through the endpoint, up (multipart) and down (ranged GETs), against its size.
 
+Each INSERT through the endpoint runs twice: with the recipe's data secret as served (no `Expect:
+100-continue`, decision 0750) and with that one option removed (what the recipe sent before), so the cost of
+curl's 1 s wait for a `100 Continue` workerd never sends is measured beside the rest. Per endpoint row, the
+Worker's own log gives the S3 requests the INSERT made (by operation) and the time the Worker spent in them.
+Every row carries the load average when it was measured.
+
 Prints one JSON line: {"rows": [...], "params": {...}}. Ports as in test/quack/run.py (QUACK_TEST_PORTS).
 """
 import argparse, json, os, subprocess, sys, tempfile, threading, time
@@ -64,6 +70,36 @@ def timed(con, sql):
     return time.perf_counter() - t, r
 
 
+# The recipe's option that sends no `Expect: 100-continue` (worker/quack/recipe.ts NO_EXPECT_CONTINUE).
+NO_EXPECT = "EXTRA_HTTP_HEADERS MAP {'Expect': ''}, "
+
+
+def load():
+    return round(os.getloadavg()[0], 2)
+
+
+def s3_log(log_path, since, lake):
+    """The Worker's S3 request lines for `lake` written after byte `since`: per operation, count and summed
+    durationMs (the Worker's time from the request's headers to its answer, the body's upload included)."""
+    ops = {}
+    with open(log_path, "rb") as f:
+        f.seek(since)
+        for raw in f:
+            line = raw.decode("utf8", "replace")
+            if '"msg":"s3"' not in line:
+                continue
+            try:
+                entry = json.loads(line[line.index("{"):])
+            except ValueError:
+                continue
+            if entry.get("lake") != lake:
+                continue
+            op = ops.setdefault(entry.get("op") or "refused", [0, 0])
+            op[0] += 1
+            op[1] += entry.get("durationMs", 0)
+    return {k: {"requests": v[0], "worker_ms": v[1]} for k, v in sorted(ops.items())}
+
+
 def ctas_and_scan(con, db, n):
     con.execute(f"CREATE TABLE {db}.t (id BIGINT, s VARCHAR, x DOUBLE)")
     ins, _ = timed(con, f"INSERT INTO {db}.t SELECT i, md5(i::VARCHAR), i * 0.5 FROM range({n}) r(i)")
@@ -71,6 +107,20 @@ def ctas_and_scan(con, db, n):
     if r[0][0] != n:
         raise RuntimeError(f"{db}: read {r[0][0]} rows, wrote {n}")
     return ins, scan
+
+
+def recipe_without_no_expect(port, lake):
+    """The recipe's statements with the data secret's no-Expect option removed (the recipe before 0750)."""
+    status, recipe = plane.api(port, "GET", f"/v1/lakes/{lake}/quack")
+    if status != 200:
+        raise RuntimeError(f"GET /v1/lakes/{lake}/quack answered {status} {recipe}")
+    if NO_EXPECT not in (recipe["dataSecret"] or ""):
+        raise RuntimeError(f"the recipe's data secret no longer carries {NO_EXPECT!r}: {recipe['dataSecret']}")
+    con = suite.connect()
+    for stmt in recipe["statements"]:
+        if not stmt.startswith("LOAD "):
+            con.execute(stmt.replace(NO_EXPECT, "").replace("<token>", plane.TOKEN))
+    return con
 
 
 def main():
@@ -85,16 +135,25 @@ def main():
     p = suite.start_wrangler(port, inspector, f"{work}/state", f"{work}/wrangler.log", server_commit=True)
     rows = []
     try:
-        # Through the endpoint (the recipe) and through a local directory, interleaved twice.
+        # Through the endpoint (the recipe as served, then without its no-Expect option) and through a local
+        # directory, interleaved twice.
+        log_path = f"{work}/wrangler.log"
         for rep in range(2):
-            lake = f"ep{rep}"
-            con, _ = plane.recipe_session(port, lake)
-            ins, scan = ctas_and_scan(con, lake, n)
-            fresh, _ = plane.recipe_session(port, lake)
-            cold, _ = timed(fresh, f"SELECT count(*), sum(id), max(s), sum(x) FROM {lake}.t")
-            rows.append({"path": "endpoint (R2 prefix)", "run": rep + 1, "rows": n, "insert_s": round(ins, 2),
-                         "scan_s": round(scan, 2), "scan_new_session_s": round(cold, 2)})
-            log(json.dumps(rows[-1]))
+            for variant, strip in (("endpoint (R2 prefix)", False), ("endpoint, curl's Expect wait", True)):
+                lake = f"ep{rep}" if not strip else f"ex{rep}"
+                if strip:
+                    con = recipe_without_no_expect(port, lake)
+                else:
+                    con, _ = plane.recipe_session(port, lake)
+                since = os.path.getsize(log_path)
+                ins, scan = ctas_and_scan(con, lake, n)
+                requests = s3_log(log_path, since, lake)
+                fresh = recipe_without_no_expect(port, lake) if strip else plane.recipe_session(port, lake)[0]
+                cold, _ = timed(fresh, f"SELECT count(*), sum(id), max(s), sum(x) FROM {lake}.t")
+                rows.append({"path": variant, "run": rep + 1, "rows": n, "insert_s": round(ins, 2),
+                             "scan_s": round(scan, 2), "scan_new_session_s": round(cold, 2),
+                             "s3_requests": requests, "load": load()})
+                log(json.dumps(rows[-1]))
             local = f"lo{rep}"
             d = tempfile.mkdtemp(prefix="bench-data-plane-dir-", dir=work)
             con = suite.connect()
@@ -106,8 +165,13 @@ def main():
             fresh.execute(f"ATTACH 'ducklake:quack:127.0.0.1:{port}/{local}' AS {local}")
             cold, _ = timed(fresh, f"SELECT count(*), sum(id), max(s), sum(x) FROM {local}.t")
             rows.append({"path": "local directory", "run": rep + 1, "rows": n, "insert_s": round(ins, 2),
-                         "scan_s": round(scan, 2), "scan_new_session_s": round(cold, 2)})
+                         "scan_s": round(scan, 2), "scan_new_session_s": round(cold, 2), "load": load()})
             log(json.dumps(rows[-1]))
+        for rep in range(2):
+            local = next(r for r in rows if r["path"] == "local directory" and r["run"] == rep + 1)
+            for r in rows:
+                if r["path"].startswith("endpoint") and r["run"] == rep + 1:
+                    r["insert_vs_local"] = round(r["insert_s"] / max(local["insert_s"], 0.01), 2)
         # Memory while a large object streams through the endpoint.
         pids = workerd_pids(p.pid)
         con, _ = plane.recipe_session(port, "ep0")
@@ -133,7 +197,8 @@ def main():
                 raise RuntimeError(f"read {got} lines of {lines}")
             rows.append({"path": "stream through endpoint", "object_mb": round(size / 2**20), "workerd_rss_before_mb": round(base),
                          "peak_rss_upload_mb": round(up.peak), "peak_rss_download_mb": round(down.peak),
-                         "upload_s": round(up_s, 2), "download_s": round(down_s, 2)})
+                         "growth_upload_mb": round(up.peak - base), "growth_download_mb": round(down.peak - base),
+                         "upload_s": round(up_s, 2), "download_s": round(down_s, 2), "load": load()})
             log(json.dumps(rows[-1]))
     finally:
         suite.stop_all()

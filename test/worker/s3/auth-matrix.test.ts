@@ -381,6 +381,14 @@ describe("S3 endpoint auth matrix", () => {
     const e1 = (
       await s3("PUT", `/s3/${BUCKET}/lakes/s3a/data/mp.bin${q(1)}`, { ...t, body: part1 })
     ).headers.get("etag");
+    // A part is hashed in the Worker (R2's uploadPart takes no checksum): a tampered one gets no ETag.
+    const tampered = await s3("PUT", `/s3/${BUCKET}/lakes/s3a/data/mp.bin${q(2)}`, {
+      ...t,
+      body: part2,
+      claimedSha256: "0".repeat(64),
+    });
+    expect(await tampered.text()).toContain("<Code>XAmzContentSHA256Mismatch</Code>");
+    expect(tampered.headers.get("etag")).toBeNull();
     const e2 = (
       await s3("PUT", `/s3/${BUCKET}/lakes/s3a/data/mp.bin${q(2)}`, { ...t, body: part2 })
     ).headers.get("etag");

@@ -289,6 +289,20 @@ describe("S3 endpoint auth matrix", () => {
         }),
       ),
     ).toBe("SignatureDoesNotMatch");
+    // A signed DeleteObjects replayed with another body (other keys of the same lake): refused, nothing
+    // deleted (decision 0751).
+    expect(
+      (await s3("PUT", `/s3/${BUCKET}/lakes/s3a/data/victim.bin`, { ...admin, body: OWN_BYTES })).status,
+    ).toBe(200);
+    const deleteXml = (k: string): Uint8Array =>
+      new TextEncoder().encode(`<Delete><Object><Key>${k}</Key></Object></Delete>`);
+    const swapped = await s3("POST", `/s3/${BUCKET}/?delete=`, {
+      ...admin,
+      body: deleteXml("lakes/s3a/data/absent.bin"),
+      sendBody: deleteXml("lakes/s3a/data/victim.bin"),
+    });
+    expect(await codeOf(swapped)).toBe("XAmzContentSHA256Mismatch");
+    expect(await env.BUCKET.head("lakes/s3a/data/victim.bin")).not.toBeNull();
     // No region in the credential (the library would substitute one): refused by name.
     const noRegion = (h: string): string => h.replace("/auto/s3/", "//s3/");
     expect(await codeOf(await s3("GET", key, { ...admin, mangleAuth: noRegion }))).toBe(

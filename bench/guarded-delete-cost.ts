@@ -6,11 +6,11 @@
  * Worker-to-Durable-Object hop of a deployed call is not in either figure.
  */
 import { loadavg } from "node:os";
-import { systemClock } from "../durable-objects/clock.ts";
 import { DEFAULT_TUNABLES } from "../durable-objects/options.ts";
 import { MemoryRegistry } from "../durable-objects/registry.ts";
-import { Writer } from "../durable-objects/writer.ts";
+import { FaultBucket } from "../storage/fault-bucket.ts";
 import { dataObjectKey } from "../storage/keys.ts";
+import { makeWriter } from "./commit.bench.ts";
 import { localBucket } from "./harness.ts";
 import type { Row } from "./report.ts";
 
@@ -27,22 +27,7 @@ function median(xs: number[]): number {
 
 export async function guardedDeleteCost(keys: number): Promise<Row[]> {
   const { bucket, dispose } = await localBucket();
-  const writer = new Writer({
-    lake: LAKE,
-    bucket,
-    identity: "bench",
-    registry: new MemoryRegistry(),
-    clock: systemClock,
-    now: () => Date.now(),
-    tunables: DEFAULT_TUNABLES,
-    abort: (reason) => {
-      throw new Error(`writer aborted during the benchmark: ${reason}`);
-    },
-    scheduleBackground: () => undefined,
-    log: (level, fields) => {
-      if (level === "error") console.error(JSON.stringify(fields));
-    },
-  });
+  const writer = makeWriter(new FaultBucket(bucket), LAKE, new MemoryRegistry(), DEFAULT_TUNABLES);
   const guarded: number[] = [];
   const plain: number[] = [];
   try {

@@ -19,7 +19,7 @@ type Workload = "own" | "one";
 
 let lakeSeq = 0;
 
-function makeWriter(
+export function makeWriter(
   bucket: FaultBucket,
   lake: string,
   registry: MemoryRegistry,

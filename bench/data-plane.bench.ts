@@ -2,15 +2,21 @@
  * `npm run bench -- data-plane [--quick]`: stock DuckDB 1.5.5 against `wrangler dev` (bench/data-plane.py):
  * an INSERT of N rows and a full scan through the Worker's S3 endpoint (the lake's R2 prefix) beside the same
  * through a local directory, in one run; and the workerd process's memory while a large object streams
- * through the endpoint (docs/decisions/0501-s3-endpoint.md). Needs python3 with tools/requirements.txt;
+ * through the endpoint (docs/decisions/0501-s3-endpoint.md), each INSERT beside its bytes written straight into
+ * Miniflare's R2 (bench/r2-floor.ts); then, in the same run, the guarded DELETE against a plain one
+ * (bench/guarded-delete-cost.ts). Needs python3 with tools/requirements.txt;
  * ports as in test/quack/run.py (QUACK_TEST_PORTS).
  */
 import { spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { guardedDeleteCost } from "./guarded-delete-cost.ts";
 import type { BenchOptions, BenchResult, Row } from "./report.ts";
 
-/** The whole run (wrangler start-up, four lakes, two large objects) must finish within this. */
+/** Keys per guarded DeleteObjects (S3's own bound on one DeleteObjects). */
+const DELETE_KEYS = 1_000;
+
+/** The whole run (wrangler start-up, six lakes, two large objects) must finish within this. */
 const RUN_TIMEOUT_MS = 30 * 60 * 1000;
 
 export async function run(opts: BenchOptions): Promise<BenchResult> {
@@ -27,5 +33,11 @@ export async function run(opts: BenchOptions): Promise<BenchResult> {
     rows: Row[];
     params: Record<string, unknown>;
   };
-  return { name: "data-plane", params: { quick: opts.quick, ...parsed.params }, rows: parsed.rows };
+  // Same run: the guarded DELETE's cost beside a plain one.
+  const deletes = await guardedDeleteCost(DELETE_KEYS);
+  return {
+    name: "data-plane",
+    params: { quick: opts.quick, ...parsed.params },
+    rows: [...parsed.rows, ...deletes],
+  };
 }

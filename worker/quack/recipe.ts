@@ -46,6 +46,12 @@ export interface QuackRecipe {
 }
 
 /**
+ * The data secret's option that sends no `Expect: 100-continue` (curl adds it to bodies over 1 MiB and then
+ * waits 1 s for an answer workerd does not give): docs/decisions/0750-s3-expect-continue.md.
+ */
+export const NO_EXPECT_CONTINUE = "EXTRA_HTTP_HEADERS MAP {'Expect': ''}";
+
+/**
  * The data secret for a lake whose data path is its own prefix: a `TYPE r2` (or `s3`, as the data path's
  * scheme) secret whose ENDPOINT is this Worker's `/s3` (path style), key id the lake, secret the token,
  * scoped to the lake's prefix (decision record docs/decisions/0501-s3-endpoint.md).
@@ -60,7 +66,9 @@ export function dataSecret(
   if (!m) return null;
   const [, scheme, bucket] = m;
   const ident = lake.replace(/-/g, "_");
-  return `CREATE SECRET ${ident}_data (TYPE ${scheme}, KEY_ID '${lake}', SECRET '<token>', ENDPOINT '${hostHeader.trim()}/s3', URL_STYLE 'path', USE_SSL ${secure}, REGION 'auto', SCOPE '${scheme}://${bucket}/lakes/${lake}/');`;
+  // EXTRA_HTTP_HEADERS: an empty `Expect` stops httpfs's curl from waiting for a `100 Continue` that
+  // workerd never sends, 1 s before every body over 1 MiB (docs/decisions/0750-s3-expect-continue.md).
+  return `CREATE SECRET ${ident}_data (TYPE ${scheme}, KEY_ID '${lake}', SECRET '<token>', ENDPOINT '${hostHeader.trim()}/s3', URL_STYLE 'path', USE_SSL ${secure}, REGION 'auto', ${NO_EXPECT_CONTINUE}, SCOPE '${scheme}://${bucket}/lakes/${lake}/');`;
 }
 
 /** The whole recipe: the data secret (when the Worker serves the lake's files), the Quack secret, ATTACH. */

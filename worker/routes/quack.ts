@@ -62,7 +62,7 @@ const QuackRecipeSchema = z
       description:
         "DuckDB's httpfs reaches the lake's files through this Worker's S3 endpoint (/s3) with this secret; null when the lake's data path is external",
       example:
-        "CREATE SECRET sales_data (TYPE r2, KEY_ID 'sales', SECRET '<token>', ENDPOINT 'edge.example.com/s3', URL_STYLE 'path', USE_SSL true, REGION 'auto', SCOPE 'r2://ducklake-edge/lakes/sales/');",
+        "CREATE SECRET sales_data (TYPE r2, KEY_ID 'sales', SECRET '<token>', ENDPOINT 'edge.example.com/s3', URL_STYLE 'path', USE_SSL true, REGION 'auto', EXTRA_HTTP_HEADERS MAP {'Expect': ''}, SCOPE 'r2://ducklake-edge/lakes/sales/');",
     }),
     statements: z.array(z.string()).openapi({ description: "every statement, in order" }),
     note: z.string().nullable(),

@@ -53,7 +53,8 @@ export async function uploadPart(
   ) {
     throw new S3Error("InvalidArgument", `partNumber must be 1..${MAX_PART_NUMBER}`);
   }
-  const body = streamedBody(request, bodyLimit(env.MAX_DATA_FILE_BYTES));
+  // R2's uploadPart takes no checksum: the part is hashed here, on the way through.
+  const body = streamedBody(request, bodyLimit(env.MAX_DATA_FILE_BYTES), "worker");
   let part: R2UploadedPart;
   try {
     part = await env.BUCKET.resumeMultipartUpload(key, uploadId).uploadPart(

@@ -2,7 +2,7 @@
 import { dataObjectKey } from "../../storage/keys.ts";
 import type { Env } from "../env.ts";
 import { callWriter } from "../lake-rpc.ts";
-import { bodyLimit, streamedBody } from "./body.ts";
+import { bodyLimit, isChecksumMismatch, SHA256_MISMATCH, streamedBody } from "./body.ts";
 import { S3Error, xmlEscape } from "./errors.ts";
 import { scopedKey } from "./scope.ts";
 import { parseDeleteKeys, readXmlBody, xmlResponse } from "./xml.ts";
@@ -88,15 +88,22 @@ export async function getObject(env: Env, key: string, rangeHeader: string | nul
   return new Response(object.body, { status: 206, headers });
 }
 
-/** Streams the body into R2, put-if-absent: a lake's data files never change once written. */
+/**
+ * Streams the body into R2, put-if-absent: a lake's data files never change once written. R2 checks the
+ * signed SHA-256 itself and refuses a mismatch before the object exists (decision 0750).
+ */
 export async function putObject(env: Env, key: string, request: Request): Promise<Response> {
-  const body = streamedBody(request, bodyLimit(env.MAX_DATA_FILE_BYTES));
+  const body = streamedBody(request, bodyLimit(env.MAX_DATA_FILE_BYTES), "r2");
   let stored: R2Object | null;
   try {
-    stored = await env.BUCKET.put(key, body.readable, { onlyIf: { etagDoesNotMatch: "*" } });
+    stored = await env.BUCKET.put(key, body.readable, {
+      onlyIf: { etagDoesNotMatch: "*" },
+      ...(body.sha256ForR2 !== null ? { sha256: body.sha256ForR2 } : {}),
+    });
   } catch (err) {
     const bodyErr = await body.finished;
     if (bodyErr) throw bodyErr;
+    if (isChecksumMismatch(err)) throw new S3Error("XAmzContentSHA256Mismatch", SHA256_MISMATCH);
     throw err;
   }
   const bodyErr = await body.finished;

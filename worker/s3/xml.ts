@@ -21,17 +21,32 @@ function xmlText(raw: string): string {
   });
 }
 
-/** The request body as text, refused unstarted when its stated or actual size passes the bound. */
+/**
+ * The request body as text, refused unstarted when its stated or actual size passes the bound, and refused
+ * unless it is exactly the body the signature covers: these bodies say which keys are deleted and which
+ * parts make an object, so a captured signature replayed with another body must not pass
+ * (docs/decisions/0751-s3-signature-replay.md). Object bodies are checked as they stream (body.ts).
+ */
 export async function readXmlBody(request: Request): Promise<string> {
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (!Number.isFinite(declared) || declared > MAX_S3_XML_BYTES) {
     throw new S3Error("EntityTooLarge", `XML bodies are limited to ${MAX_S3_XML_BYTES} bytes`);
   }
-  const text = await request.text();
-  if (text.length > MAX_S3_XML_BYTES) {
+  const bytes = new Uint8Array(await request.arrayBuffer());
+  if (bytes.byteLength > MAX_S3_XML_BYTES) {
     throw new S3Error("EntityTooLarge", `XML bodies are limited to ${MAX_S3_XML_BYTES} bytes`);
   }
-  return text;
+  const claimed = request.headers.get("x-amz-content-sha256") ?? "";
+  const actual = [...new Uint8Array(await crypto.subtle.digest("SHA-256", bytes))]
+    .map((b) => b.toString(16).padStart(2, "0"))
+    .join("");
+  if (claimed !== actual) {
+    throw new S3Error(
+      "XAmzContentSHA256Mismatch",
+      "this request's XML body must be signed: x-amz-content-sha256 must be its hex SHA-256",
+    );
+  }
+  return new TextDecoder().decode(bytes);
 }
 
 /** The text of each `<tag>…</tag>` inside `xml`, in order. */

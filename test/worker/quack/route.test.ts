@@ -294,7 +294,7 @@ describe("GET /v1/lakes/{lake}/quack", () => {
     expect(res.status).toBe(200);
     // The lake exists with its own prefix as data path: the data secret routes httpfs to this Worker's /s3.
     const dataSecret =
-      "CREATE SECRET sales_data (TYPE r2, KEY_ID 'sales', SECRET '<token>', ENDPOINT 'edge.test/s3', URL_STYLE 'path', USE_SSL true, REGION 'auto', SCOPE 'r2://ducklake-edge/lakes/sales/');";
+      "CREATE SECRET sales_data (TYPE r2, KEY_ID 'sales', SECRET '<token>', ENDPOINT 'edge.test/s3', URL_STYLE 'path', USE_SSL true, REGION 'auto', EXTRA_HTTP_HEADERS MAP {'Expect': ''}, SCOPE 'r2://ducklake-edge/lakes/sales/');";
     const secret =
       "CREATE SECRET sales_quack (TYPE quack, TOKEN 'sales:<token>', SCOPE 'quack:edge.test:443/sales');";
     const attach = "ATTACH 'ducklake:quack:edge.test:443/sales' AS sales;";

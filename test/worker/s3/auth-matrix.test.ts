@@ -289,6 +289,20 @@ describe("S3 endpoint auth matrix", () => {
         }),
       ),
     ).toBe("SignatureDoesNotMatch");
+    // A signed DeleteObjects replayed with another body (other keys of the same lake): refused, nothing
+    // deleted (decision 0751).
+    expect(
+      (await s3("PUT", `/s3/${BUCKET}/lakes/s3a/data/victim.bin`, { ...admin, body: OWN_BYTES })).status,
+    ).toBe(200);
+    const deleteXml = (k: string): Uint8Array =>
+      new TextEncoder().encode(`<Delete><Object><Key>${k}</Key></Object></Delete>`);
+    const swapped = await s3("POST", `/s3/${BUCKET}/?delete=`, {
+      ...admin,
+      body: deleteXml("lakes/s3a/data/absent.bin"),
+      sendBody: deleteXml("lakes/s3a/data/victim.bin"),
+    });
+    expect(await codeOf(swapped)).toBe("XAmzContentSHA256Mismatch");
+    expect(await env.BUCKET.head("lakes/s3a/data/victim.bin")).not.toBeNull();
     // No region in the credential (the library would substitute one): refused by name.
     const noRegion = (h: string): string => h.replace("/auto/s3/", "//s3/");
     expect(await codeOf(await s3("GET", key, { ...admin, mangleAuth: noRegion }))).toBe(
@@ -381,6 +395,14 @@ describe("S3 endpoint auth matrix", () => {
     const e1 = (
       await s3("PUT", `/s3/${BUCKET}/lakes/s3a/data/mp.bin${q(1)}`, { ...t, body: part1 })
     ).headers.get("etag");
+    // A part is hashed in the Worker (R2's uploadPart takes no checksum): a tampered one gets no ETag.
+    const tampered = await s3("PUT", `/s3/${BUCKET}/lakes/s3a/data/mp.bin${q(2)}`, {
+      ...t,
+      body: part2,
+      claimedSha256: "0".repeat(64),
+    });
+    expect(await tampered.text()).toContain("<Code>XAmzContentSHA256Mismatch</Code>");
+    expect(tampered.headers.get("etag")).toBeNull();
     const e2 = (
       await s3("PUT", `/s3/${BUCKET}/lakes/s3a/data/mp.bin${q(2)}`, { ...t, body: part2 })
     ).headers.get("etag");

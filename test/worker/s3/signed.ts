@@ -26,6 +26,8 @@ export interface SignedOptions {
   /** Sign this path+query but send `sendPath` (a replay onto another request). */
   sendPath?: string;
   sendMethod?: string;
+  /** Send this body instead of the signed one (a replay with a substituted body). */
+  sendBody?: Uint8Array;
   /** Claim this body hash instead of the body's own. */
   claimedSha256?: string;
   region?: string;
@@ -56,8 +58,9 @@ export async function s3(method: string, pathAndQuery: string, o: SignedOptions)
   const sendHeaders = new Headers(signed.headers);
   sendHeaders.set("host", HOST);
   if (o.mangleAuth) sendHeaders.set("authorization", o.mangleAuth(sendHeaders.get("authorization") ?? ""));
-  if (method === "PUT" || method === "POST") sendHeaders.set("content-length", String(body.byteLength));
+  const sent = o.sendBody ?? body;
+  if (method === "PUT" || method === "POST") sendHeaders.set("content-length", String(sent.byteLength));
   const init: RequestInit = { method: o.sendMethod ?? method, headers: sendHeaders };
-  if ((o.sendMethod ?? method) !== "GET" && (o.sendMethod ?? method) !== "HEAD") init.body = body;
+  if ((o.sendMethod ?? method) !== "GET" && (o.sendMethod ?? method) !== "HEAD") init.body = sent;
   return serveS3(asSent(`http://${HOST}${o.sendPath ?? pathAndQuery}`, init), env);
 }

@@ -312,6 +312,31 @@ SESSIONS = {
         ("on", "b", "COMMIT"),
         "SELECT count(*) FROM lake.u",
     ],
+    # ducklake_max_retry_count (docs/decisions/0720-staged-retry-count.md): a staged commit whose transaction
+    # read a snapshot another commit has since followed fails with 0 or 1 (stock's one attempt takes the
+    # taken snapshot id) and lands with 2 (stock's second attempt, the rebase here).
+    "retry-count": [
+        ATTACH,
+        "CREATE TABLE lake.t (i INTEGER)",
+        "INSERT INTO lake.t VALUES (1)",
+        ("on", "b", "SET ducklake_max_retry_count = 1"),
+        ("on", "b", "BEGIN"),
+        ("on", "b", "INSERT INTO lake.t VALUES (2)"),
+        "INSERT INTO lake.t VALUES (3)",
+        ("on", "b", "COMMIT"),
+        ("on", "b", "SET ducklake_max_retry_count = 0"),
+        ("on", "b", "BEGIN"),
+        ("on", "b", "INSERT INTO lake.t VALUES (4)"),
+        "INSERT INTO lake.t VALUES (5)",
+        ("on", "b", "COMMIT"),
+        ("on", "b", "INSERT INTO lake.t VALUES (6)"),
+        ("on", "b", "SET ducklake_max_retry_count = 2"),
+        ("on", "b", "BEGIN"),
+        ("on", "b", "INSERT INTO lake.t VALUES (7)"),
+        "INSERT INTO lake.t VALUES (8)",
+        ("on", "b", "COMMIT"),
+        "SELECT i FROM lake.t ORDER BY i",
+    ],
     # Delete files replacing others (docs/decisions/0615-delete-file-replacements.md): deletion vectors
     # (puffin, no per-row snapshots) replace the live one begun at the commit; two DELETEs of one file in one
     # transaction write one plain delete file.

@@ -11,6 +11,7 @@ import {
   type CutIdentity,
   CutMemos,
   flushMarksOf,
+  routeMetadataSchema,
   type SqlReadContext,
   type SqlResult,
   type SqlWriteAnswer,
@@ -27,6 +28,7 @@ import { LakeNotFound } from "../../storage/index.ts";
 import { scopeAtLeast } from "../auth.ts";
 import { openCut } from "../cut.ts";
 import type { Env } from "../env.ts";
+import { metadataSchemaLake } from "../lake-name.ts";
 import { callWriter } from "../lake-rpc.ts";
 import { clientMessage } from "../lakes.ts";
 import { log } from "../log.ts";
@@ -185,15 +187,21 @@ async function prepare(
   // Like stock, a new query closes the connection's open result.
   req.results.close(connectionId);
   const timer = req.timer ?? null;
-  const { statements, reads } = timedSync(timer, "parse", () => {
+  const { statements, reads, route } = timedSync(timer, "parse", () => {
     const split = splitStatements(sql);
-    return { statements: split, reads: split.every((s) => statementKind(s) === "read") };
+    // A METADATA_SCHEMA other than the default names its own catalog (docs/decisions/0721-metadata-schemas.md).
+    const routed = split.length === 0 ? null : routeMetadataSchema(split);
+    const stmts = routed?.statements ?? split;
+    return { statements: stmts, reads: stmts.every((s) => statementKind(s) === "read"), route: routed };
   });
   if (statements.length === 0) return errorReply("No statement to prepare");
   const connection = await connectionHash(connectionId);
+  const target =
+    route?.schema == null ? session : { ...session, lake: metadataSchemaLake(session.lake, route.schema) };
+  const text = route?.rewritten ? statements.map((s) => s.text).join(";\n") : sql;
   const result = reads
-    ? await answerReads(req, session, statements, connection)
-    : await forwardWrite(req, session, sql, statements, connection);
+    ? await answerReads(req, target, statements, connection)
+    : await forwardWrite(req, target, text, statements, connection);
   return timedSync(timer, "encode", () =>
     prepareResponse(req.results, { connectionId, owner: session.owner }, result, req.now),
   );

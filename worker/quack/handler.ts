@@ -33,6 +33,7 @@ import { callWriter } from "../lake-rpc.ts";
 import { clientMessage } from "../lakes.ts";
 import { log } from "../log.ts";
 import { type RequestTimer, timed, timedSync } from "../request-timing.ts";
+import { schemaCatalogMayBeCreated } from "../schema-catalogs.ts";
 import { type DataChunk, toChunks } from "./chunk.ts";
 import { listDataObjects } from "./data-objects.ts";
 import { QuackForbidden, QuackLimit, QuackProtocolError } from "./errors.ts";
@@ -201,7 +202,14 @@ async function prepare(
   const text = route?.rewritten ? statements.map((s) => s.text).join(";\n") : sql;
   const result = reads
     ? await answerReads(req, target, statements, connection)
-    : await forwardWrite(req, target, text, statements, connection);
+    : await forwardWrite(
+        req,
+        target,
+        text,
+        statements,
+        connection,
+        route?.schema == null ? null : session.lake,
+      );
   return timedSync(timer, "encode", () =>
     prepareResponse(req.results, { connectionId, owner: session.owner }, result, req.now),
   );
@@ -271,6 +279,8 @@ async function forwardWrite(
   sql: string,
   statements: Statement[],
   connection: string,
+  /** The lake whose metadata-schema catalog `session.lake` is, if it is one (decision 0721). */
+  parentLake: string | null,
 ): Promise<SqlResult> {
   if (!scopeAtLeast(session.grant, "write")) {
     throw new QuackForbidden(
@@ -280,7 +290,9 @@ async function forwardWrite(
   try {
     const request: SqlWriteRequest = {
       sql,
-      mayCreateLake: scopeAtLeast(session.grant, "admin"),
+      mayCreateLake:
+        scopeAtLeast(session.grant, "admin") &&
+        (parentLake === null || (await schemaCatalogMayBeCreated(req.env.BUCKET, parentLake))),
       connection,
     };
     const answer = await timed(req.timer ?? null, "writer", () =>

@@ -59,8 +59,9 @@ function mentions(stmt: Statement, statement: number): Mention[] {
     const a = t[i] as Token;
     const dot = t[i + 1];
     const b = t[i + 2];
-    // `<schema>.ducklake_<table>`: DuckLake qualifies every metadata table with its schema.
-    if (isIdent(a) && dot?.kind === "op" && dot.text === "." && isIdent(b)) {
+    // `"<schema>".ducklake_<table>`: DuckLake qualifies every metadata table with its schema, always
+    // quoted (`SQLIdentifierToString`); an unquoted qualifier is an alias, never a schema it sends.
+    if (a.kind === "quoted" && dot?.kind === "op" && dot.text === "." && isIdent(b)) {
       if (b.value.toLowerCase().startsWith("ducklake_") && !a.value.toLowerCase().startsWith("ducklake_"))
         push(a);
     }

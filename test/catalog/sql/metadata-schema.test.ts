@@ -14,6 +14,11 @@ describe("METADATA_SCHEMA routing (docs/decisions/0721-metadata-schemas.md)", ()
     expect(r.statements.map((s) => s.text)).toEqual(splitStatements(sql).map((s) => s.text));
   });
 
+  it("counts only quoted qualifiers, as DuckLake always quotes its schema", () => {
+    expect(route('SELECT t.ducklake_x FROM "main".ducklake_table t').schema).toBeNull();
+    expect(route("SELECT t.ducklake_x FROM ducklake_table t").rewritten).toBe(false);
+  });
+
   it("names the schema and rewrites its qualifiers, its commit call and its existence probe", () => {
     const r = route(
       `SELECT MAX(snapshot_id) FROM "metadata_s1".ducklake_snapshot s JOIN "metadata_s1".ducklake_schema USING (snapshot_id);

@@ -13,3 +13,9 @@ export function isLakeName(name: string): boolean {
 export function metadataSchemaLake(lake: string, schema: string): string {
   return `${lake}.${schema}`;
 }
+
+/** The lake and schema a metadata-schema catalog's name stands for; null for a lake's own name. */
+export function schemaCatalogParts(name: string): { lake: string; schema: string } | null {
+  const dot = name.indexOf(".");
+  return dot < 0 ? null : { lake: name.slice(0, dot), schema: name.slice(dot + 1) };
+}

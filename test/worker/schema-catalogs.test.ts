@@ -6,7 +6,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { lakeState } from "../../storage/lakes.ts";
-import { metadataSchemaLake } from "../../worker/lake-name.ts";
+import { isLakeName, metadataSchemaLake, schemaCatalogParts } from "../../worker/lake-name.ts";
 import { callWriter } from "../../worker/lake-rpc.ts";
 import { schemaCatalogMayBeCreated, schemaCatalogsOf } from "../../worker/schema-catalogs.ts";
 import { call } from "../support/http.ts";
@@ -14,6 +14,13 @@ import { call } from "../support/http.ts";
 const createCatalog = (name: string) => callWriter(env, name, (stub) => stub.createLake(name));
 
 describe("metadata-schema catalogs go with their lake", () => {
+  it("are named apart from every lake, and the name gives back its lake and schema", () => {
+    const name = metadataSchemaLake("sales", "metadata_s1");
+    expect(isLakeName(name)).toBe(false);
+    expect(schemaCatalogParts(name)).toEqual({ lake: "sales", schema: "metadata_s1" });
+    expect(schemaCatalogParts("sales")).toBeNull();
+  });
+
   it("are listed by their lake, hidden from the lake list, deleted and purged with it", async () => {
     expect((await call("/v1/lakes/sch", { method: "PUT", body: {} })).status).toBe(201);
     // A lake whose name extends this one's is not one of its catalogs.

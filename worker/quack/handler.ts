@@ -28,7 +28,7 @@ import { LakeNotFound } from "../../storage/index.ts";
 import { scopeAtLeast } from "../auth.ts";
 import { openCut } from "../cut.ts";
 import type { Env } from "../env.ts";
-import { metadataSchemaLake } from "../lake-name.ts";
+import { metadataSchemaLake, schemaCatalogParts } from "../lake-name.ts";
 import { callWriter } from "../lake-rpc.ts";
 import { clientMessage } from "../lakes.ts";
 import { log } from "../log.ts";
@@ -174,6 +174,12 @@ async function checkLakeOnConnect(env: Env, session: QuackSession): Promise<void
 }
 
 function lakeMissing(lake: string): QuackForbidden {
+  const parts = schemaCatalogParts(lake);
+  if (parts !== null) {
+    return new QuackForbidden(
+      `metadata schema '${parts.schema}' of lake '${parts.lake}' does not exist: ATTACH the lake with METADATA_SCHEMA '${parts.schema}' and an admin token to initialise it`,
+    );
+  }
   return new QuackForbidden(
     `lake '${lake}' does not exist: create it with PUT /v1/lakes/${lake}, or ATTACH it with an admin token to initialise it`,
   );

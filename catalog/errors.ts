@@ -47,6 +47,21 @@ export class RetryBudgetExhausted extends CodedError {
   }
 }
 
+/**
+ * A staged commit (`ducklake_commit`) whose client allows at most one attempt (`max_retry_count` 0 or 1)
+ * lost its race: another commit landed after the snapshot its transaction read. Stock DuckLake's first
+ * attempt writes that snapshot + 1, hits `ducklake_snapshot`'s key and stops at once; the text is stock's
+ * (docs/decisions/0720-staged-retry-count.md). Only the member fails; nothing of it is written.
+ */
+export class RetryCountExceeded extends CodedError {
+  readonly code = "RetryCountExceeded";
+  constructor(maxRetryCount: number, detail: string) {
+    super(
+      `Failed to commit DuckLake transaction.\nExceeded the maximum retry count of ${maxRetryCount} set by the ducklake_max_retry_count setting.\n. Consider increasing the value with: e.g., "SET ducklake_max_retry_count = ${maxRetryCount * 10};"\n${detail}`,
+    );
+  }
+}
+
 export class NotFound extends CodedError {
   readonly code = "NotFound";
   constructor(detail: string) {
@@ -153,7 +168,8 @@ export function isMemberError(e: unknown): e is CodedError {
     e instanceof IdempotencyKeyReused ||
     e instanceof InvalidRequest ||
     e instanceof FlushPlanStale ||
-    e instanceof InlineFloorViolation
+    e instanceof InlineFloorViolation ||
+    e instanceof RetryCountExceeded
   );
 }
 

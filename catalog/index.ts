@@ -143,6 +143,7 @@ export { AnswerCache } from "./sql/answer-cache.ts";
 export { type CutIdentity, CutMemos } from "./sql/cut-memo.ts";
 export { type StatementKind, statementKind } from "./sql/kind.ts";
 export { MAX_SQL_TOKENS, type Statement, shapeOf, splitStatements } from "./sql/lexer.ts";
+export { MAX_METADATA_SCHEMA_CHARS, routeMetadataSchema, type SchemaRoute } from "./sql/metadata-schema.ts";
 export { answerRead, type DataObjects, type SqlReadContext } from "./sql/reads.ts";
 export type { SqlField, SqlInterval, SqlResult, SqlTimeTz, SqlType, SqlValue } from "./sql/result.ts";
 export type { SqlWriteAnswer, SqlWriteRequest } from "./sql/writes/contract.ts";

@@ -108,14 +108,17 @@ export interface LakePage {
   cursor?: string;
 }
 
-/** Lake names with any object in the bucket (live or being removed), a page at a time, in name order. */
+/**
+ * Lake names with any object in the bucket (live or being removed), a page at a time, in name order;
+ * with `namePrefix`, only the names that begin with it.
+ */
 export async function listLakeNames(
   bucket: Bucket,
-  options: { cursor?: string; limit?: number } = {},
+  options: { cursor?: string; limit?: number; namePrefix?: string } = {},
 ): Promise<LakePage> {
   const page = await bucketCall("listing the lakes", READ_FAILED, () =>
     bucket.list({
-      prefix: "lakes/",
+      prefix: `lakes/${options.namePrefix ?? ""}`,
       delimiter: "/",
       limit: Math.min(Math.max(options.limit ?? 100, 1), 1000),
       ...(options.cursor ? { cursor: options.cursor } : {}),

@@ -18,6 +18,8 @@ const STATUS_BY_CODE: Record<string, number> = {
   // A create naming a deleted lake whose objects await removal: the name is not free yet (not "exists").
   LakeDeletedPendingRemoval: 409,
   CommitConflict: 409,
+  // A staged commit that allowed one attempt lost its race (docs/decisions/0720-staged-retry-count.md).
+  RetryCountExceeded: 409,
   IdempotencyKeyReused: 409,
   Constraint: 409,
   DuplicateKey: 409,

@@ -11,6 +11,7 @@ import {
   quoteName,
   RETRY_SUBSTRINGS,
   RetryBudgetExhausted,
+  RetryCountExceeded,
   Unsupported,
 } from "../../catalog/errors.ts";
 import { CodedError } from "../../storage/errors.ts";
@@ -33,6 +34,7 @@ describe("error texts and the retry wire contract", () => {
       const q = quoteName(name);
       const errors: CodedError[] = [
         new RetryBudgetExhausted(`gave up; started from snapshot 3, lost to ${q}`),
+        new RetryCountExceeded(1, `snapshot 4 was taken by ${q}`),
         new NotFound(`table ${q} does not exist`),
         new AlreadyExists(`${q} is already a table`),
         new Constraint(`schema ${q} still holds table ${q}`),
@@ -51,6 +53,11 @@ describe("error texts and the retry wire contract", () => {
   it("every class has its stable code and says what to do", () => {
     expect(new CommitConflict("x").code).toBe("CommitConflict");
     expect(new RetryBudgetExhausted("x").code).toBe("RetryBudgetExhausted");
+    expect(new RetryCountExceeded(1, "x").code).toBe("RetryCountExceeded");
+    // Stock DuckLake's text, which DuckLake's suite and users match (docs/decisions/0720-staged-retry-count.md).
+    expect(new RetryCountExceeded(1, "x").message).toContain(
+      "Exceeded the maximum retry count of 1 set by the ducklake_max_retry_count setting.",
+    );
     expect(new NotFound("x").code).toBe("NotFound");
     expect(new AlreadyExists("x").code).toBe("AlreadyExists");
     expect(new Constraint("x").code).toBe("Constraint");

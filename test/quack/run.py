@@ -258,11 +258,18 @@ def run_parallel(n, sql, setup):
 CONFLICT_RE = re.compile(r"Transaction conflict - attempting to [^\n]*? - but another transaction has [a-z ]+")
 
 
+RETRY_COUNT_RE = re.compile(r"Failed to commit DuckLake transaction\.\nExceeded the maximum retry count of \d+ set by "
+                            r"the ducklake_max_retry_count setting\.")
+
+
 def same_conflict(stock_message, edge_message):
-    """DuckLake's conflict text, where stock answers one, is in the edge's answer too (DuckLake's retry and
-    users match it); other errors compare by class only."""
-    m = CONFLICT_RE.search(stock_message)
-    return m is None or m.group(0) in edge_message
+    """DuckLake's conflict and retry-count texts, where stock answers one, are in the edge's answer too
+    (DuckLake's retry and users match them); other errors compare by class only."""
+    for pattern in (CONFLICT_RE, RETRY_COUNT_RE):
+        m = pattern.search(stock_message)
+        if m is not None and m.group(0) not in edge_message:
+            return False
+    return True
 
 
 def run_statement(con, sql, data_dirs=()):

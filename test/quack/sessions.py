@@ -312,6 +312,57 @@ SESSIONS = {
         ("on", "b", "COMMIT"),
         "SELECT count(*) FROM lake.u",
     ],
+    # METADATA_SCHEMA (docs/decisions/0721-metadata-schemas.md): two more DuckLake catalogs beside the
+    # lake's default one, each with its own snapshots, ids and data path; re-attached, each reads its own.
+    "metadata-schemas": [
+        ATTACH,
+        "CREATE TABLE lake.t (i INTEGER)",
+        "INSERT INTO lake.t VALUES (1)",
+        "ATTACH '{attach}' AS s1 (DATA_PATH '{data}s1/', METADATA_SCHEMA 'metadata_s1')",
+        "CREATE TABLE s1.t (s VARCHAR)",
+        "INSERT INTO s1.t VALUES ('a'), ('b')",
+        "ATTACH '{attach}' AS s2 (DATA_PATH '{data}s2/', METADATA_SCHEMA 'metadata_s2')",
+        "CREATE TABLE s2.u (x BIGINT)",
+        "INSERT INTO s2.u SELECT range FROM range(5)",
+        "INSERT INTO s2.u SELECT range FROM range(100, 2100)",
+        "DELETE FROM s1.t WHERE s = 'a'",
+        "SELECT * FROM s1.t ORDER BY s",
+        "SELECT count(*), sum(x) FROM s2.u",
+        "SELECT * FROM lake.t",
+        "SELECT snapshot_id, changes FROM ducklake_snapshots('s1') ORDER BY snapshot_id",
+        "SELECT snapshot_id, changes FROM ducklake_snapshots('s2') ORDER BY snapshot_id",
+        "SELECT snapshot_id FROM ducklake_snapshots('lake') ORDER BY snapshot_id",
+        "SELECT table_name FROM duckdb_tables() WHERE database_name IN ('s1', 's2') ORDER BY ALL",
+        "DETACH s1",
+        "ATTACH '{attach}' AS s1 (METADATA_SCHEMA 'metadata_s1')",
+        "SELECT * FROM s1.t ORDER BY s",
+        "SELECT count(*) FROM s2.u AT (VERSION => 2)",
+    ],
+    # ducklake_max_retry_count (docs/decisions/0720-staged-retry-count.md): a staged commit whose transaction
+    # read a snapshot another commit has since followed fails with 0 or 1 (stock's one attempt takes the
+    # taken snapshot id) and lands with 2 (stock's second attempt, the rebase here).
+    "retry-count": [
+        ATTACH,
+        "CREATE TABLE lake.t (i INTEGER)",
+        "INSERT INTO lake.t VALUES (1)",
+        ("on", "b", "SET ducklake_max_retry_count = 1"),
+        ("on", "b", "BEGIN"),
+        ("on", "b", "INSERT INTO lake.t VALUES (2)"),
+        "INSERT INTO lake.t VALUES (3)",
+        ("on", "b", "COMMIT"),
+        ("on", "b", "SET ducklake_max_retry_count = 0"),
+        ("on", "b", "BEGIN"),
+        ("on", "b", "INSERT INTO lake.t VALUES (4)"),
+        "INSERT INTO lake.t VALUES (5)",
+        ("on", "b", "COMMIT"),
+        ("on", "b", "INSERT INTO lake.t VALUES (6)"),
+        ("on", "b", "SET ducklake_max_retry_count = 2"),
+        ("on", "b", "BEGIN"),
+        ("on", "b", "INSERT INTO lake.t VALUES (7)"),
+        "INSERT INTO lake.t VALUES (8)",
+        ("on", "b", "COMMIT"),
+        "SELECT i FROM lake.t ORDER BY i",
+    ],
     # Delete files replacing others (docs/decisions/0615-delete-file-replacements.md): deletion vectors
     # (puffin, no per-row snapshots) replace the live one begun at the commit; two DELETEs of one file in one
     # transaction write one plain delete file.

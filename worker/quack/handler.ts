@@ -11,6 +11,7 @@ import {
   type CutIdentity,
   CutMemos,
   flushMarksOf,
+  routeMetadataSchema,
   type SqlReadContext,
   type SqlResult,
   type SqlValue,
@@ -28,10 +29,12 @@ import { LakeNotFound } from "../../storage/index.ts";
 import { scopeAtLeast } from "../auth.ts";
 import { openCut } from "../cut.ts";
 import type { Env } from "../env.ts";
+import { metadataSchemaLake, schemaCatalogParts } from "../lake-name.ts";
 import { callWriter } from "../lake-rpc.ts";
 import { clientMessage } from "../lakes.ts";
 import { log } from "../log.ts";
 import { type RequestTimer, timed, timedSync } from "../request-timing.ts";
+import { schemaCatalogMayBeCreated } from "../schema-catalogs.ts";
 import { type DataChunk, toChunks } from "./chunk.ts";
 import { listDataObjects } from "./data-objects.ts";
 import { QuackForbidden, QuackLimit, QuackProtocolError } from "./errors.ts";
@@ -175,6 +178,12 @@ async function checkLakeOnConnect(env: Env, session: QuackSession): Promise<void
 }
 
 function lakeMissing(lake: string): QuackForbidden {
+  const parts = schemaCatalogParts(lake);
+  if (parts !== null) {
+    return new QuackForbidden(
+      `metadata schema '${parts.schema}' of lake '${parts.lake}' does not exist: ATTACH the lake with METADATA_SCHEMA '${parts.schema}' and an admin token to initialise it`,
+    );
+  }
   return new QuackForbidden(
     `lake '${lake}' does not exist: create it with PUT /v1/lakes/${lake}, or ATTACH it with an admin token to initialise it`,
   );
@@ -189,15 +198,28 @@ async function prepare(
   // Like stock, a new query closes the connection's open result.
   req.results.close(connectionId);
   const timer = req.timer ?? null;
-  const { statements, reads } = timedSync(timer, "parse", () => {
+  const { statements, reads, route } = timedSync(timer, "parse", () => {
     const split = splitStatements(sql);
-    return { statements: split, reads: split.every((s) => statementKind(s) === "read") };
+    // A METADATA_SCHEMA other than the default names its own catalog (docs/decisions/0721-metadata-schemas.md).
+    const routed = split.length === 0 ? null : routeMetadataSchema(split);
+    const stmts = routed?.statements ?? split;
+    return { statements: stmts, reads: stmts.every((s) => statementKind(s) === "read"), route: routed };
   });
   if (statements.length === 0) return errorReply("No statement to prepare");
   const connection = await connectionHash(connectionId);
+  const target =
+    route?.schema == null ? session : { ...session, lake: metadataSchemaLake(session.lake, route.schema) };
+  const text = route?.rewritten ? statements.map((s) => s.text).join(";\n") : sql;
   const result = reads
-    ? await answerReads(req, session, statements, connection)
-    : await forwardWrite(req, session, sql, statements, connection);
+    ? await answerReads(req, target, statements, connection)
+    : await forwardWrite(
+        req,
+        target,
+        text,
+        statements,
+        connection,
+        route?.schema == null ? null : session.lake,
+      );
   return timedSync(timer, "encode", () =>
     prepareResponse(req.results, { connectionId, owner: session.owner }, result, req.now),
   );
@@ -319,6 +341,8 @@ async function forwardWrite(
   sql: string,
   statements: Statement[],
   connection: string,
+  /** The lake whose metadata-schema catalog `session.lake` is, if it is one (decision 0721). */
+  parentLake: string | null,
 ): Promise<SqlResult> {
   if (!scopeAtLeast(session.grant, "write")) {
     throw new QuackForbidden(
@@ -328,7 +352,9 @@ async function forwardWrite(
   try {
     const request: SqlWriteRequest = {
       sql,
-      mayCreateLake: scopeAtLeast(session.grant, "admin"),
+      mayCreateLake:
+        scopeAtLeast(session.grant, "admin") &&
+        (parentLake === null || (await schemaCatalogMayBeCreated(req.env.BUCKET, parentLake))),
       connection,
     };
     const answer = await timed(req.timer ?? null, "writer", () =>

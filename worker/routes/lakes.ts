@@ -7,15 +7,27 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { MAX_DATA_PATH, normalizeDataPath } from "../../catalog/index.ts";
 import { MAX_FLUSH_SPACING_MS } from "../../durable-objects/requests.ts";
+import { CodedError } from "../../storage/errors.ts";
 import { type LakeState, lakeState, listLakeNames } from "../../storage/lakes.ts";
 import type { AppEnv } from "../app-env.ts";
 import { authenticate } from "../auth.ts";
-import { invalid } from "../errors.ts";
+import { invalid, publicCode } from "../errors.ts";
 import { lakeDataUrl } from "../file-checks.ts";
+import { isLakeName } from "../lake-name.ts";
 import { callWriter } from "../lake-rpc.ts";
 import { requireScope } from "../middleware.ts";
 import { pageLimit } from "../page-limit.ts";
+import { schemaCatalogsOf } from "../schema-catalogs.ts";
 import { bearerSecurity, ErrorEnvelopeSchema, LakeParamSchema, lakeRouteErrors } from "../schemas/common.ts";
+
+/** What a delete (or, with `purged` and `objectsRemoved`, a purge) of one lake answers. */
+interface Removal {
+  lake: string;
+  deletedAt: number;
+  removeAfter: number;
+  purged?: boolean;
+  objectsRemoved?: number;
+}
 
 /** The lake list pages: at most this many names per page, this many when `limit` is not given. */
 const MAX_LAKES_PAGE = 100;
@@ -197,12 +209,34 @@ export function registerLakeRoutes(app: OpenAPIHono<AppEnv>): void {
 
   app.openapi(deleteLake, async (c) => {
     const { lake } = c.req.valid("param");
-    if (c.req.valid("query").purge === "true") {
-      const purged = await callWriter(c.env, lake, (stub) => stub.purgeLake(lake));
-      return c.json(purged, 200);
+    // A lake's metadata-schema catalogs go with it (docs/decisions/0721-metadata-schemas.md). The lake
+    // goes first: once it is deleted no catalog of it is created, so the listing after it finds them all.
+    // A lake never created may still hold catalogs (attached with METADATA_SCHEMA only): they go too.
+    const purge = c.req.valid("query").purge === "true";
+    const removeOne = (name: string): Promise<Removal> =>
+      purge
+        ? callWriter(c.env, name, (stub) => stub.purgeLake(name))
+        : callWriter(c.env, name, (stub) => stub.deleteLake(name));
+    let own: Removal | undefined;
+    let failure: unknown;
+    try {
+      own = await removeOne(lake);
+    } catch (err) {
+      // Only a lake that does not exist lets its catalogs go without it.
+      if (!(err instanceof CodedError && publicCode(err.code) === "NotFound")) throw err;
+      failure = err;
     }
-    const deleted = await callWriter(c.env, lake, (stub) => stub.deleteLake(lake));
-    return c.json(deleted, 202);
+    const catalogs = await schemaCatalogsOf(c.env.BUCKET, lake);
+    if (own === undefined && catalogs.length === 0) throw failure;
+    for (const name of catalogs) {
+      const p = await removeOne(name);
+      if (own !== undefined && purge) {
+        own.purged = (own.purged ?? true) && (p.purged ?? true);
+        own.objectsRemoved = (own.objectsRemoved ?? 0) + (p.objectsRemoved ?? 0);
+      }
+    }
+    if (own === undefined) throw failure;
+    return purge ? c.json(own, 200) : c.json(own, 202);
   });
 
   app.openapi(listLakes, async (c) => {
@@ -212,7 +246,10 @@ export function registerLakeRoutes(app: OpenAPIHono<AppEnv>): void {
       limit: q.limit ?? DEFAULT_LAKES_PAGE,
       ...(q.cursor !== undefined ? { cursor: q.cursor } : {}),
     });
-    const visible = page.lakes.filter((name) => grant.lakes === "*" || grant.lakes.includes(name));
+    // A metadata-schema catalog (`<lake>.<schema>`, decision 0721) is part of its lake, not a lake.
+    const visible = page.lakes.filter(
+      (name) => isLakeName(name) && (grant.lakes === "*" || grant.lakes.includes(name)),
+    );
     const states: { name: string; state: LakeState["state"] }[] = [];
     // At most six at once: a Worker has six outgoing connections.
     for (let i = 0; i < visible.length; i += 6) {

@@ -107,15 +107,15 @@ const secrets = byShape("attach.secrets", "FROM duckdb_secrets()", async () =>
   ),
 );
 
-const tableExists = byShape(
-  "attach.table_exists",
-  "SELECT COUNT(*) FROM information_schema.tables WHERE table_name = 'ducklake_metadata' AND table_schema = 'main'",
-  async (ctx, stmt) => {
-    const tables = await tablesOf(ctx);
-    const n = literal(stmt, 1) === METADATA_SCHEMA && tables.has(literal(stmt, 0)) ? 1n : 0n;
-    return result([{ name: "count_star()", type: T.BIGINT }], [[n]]);
-  },
-);
+/** DuckLake's existence probe over Quack; its second literal names the metadata schema (metadata-schema.ts). */
+export const TABLE_EXISTS_PROBE =
+  "SELECT COUNT(*) FROM information_schema.tables WHERE table_name = 'ducklake_metadata' AND table_schema = 'main'";
+
+const tableExists = byShape("attach.table_exists", TABLE_EXISTS_PROBE, async (ctx, stmt) => {
+  const tables = await tablesOf(ctx);
+  const n = literal(stmt, 1) === METADATA_SCHEMA && tables.has(literal(stmt, 0)) ? 1n : 0n;
+  return result([{ name: "count_star()", type: T.BIGINT }], [[n]]);
+});
 
 /**
  * The server-side `ducklake_commit` is listed: DuckLake then sends its data-only commits as one staged

@@ -20,7 +20,13 @@ import {
   stageMember,
 } from "../../commit/member.ts";
 import { findConflict } from "../../conflict.ts";
-import { CommitConflict, InvalidRequest, isMemberError, Unsupported } from "../../errors.ts";
+import {
+  CommitConflict,
+  InvalidRequest,
+  isMemberError,
+  RetryCountExceeded,
+  Unsupported,
+} from "../../errors.ts";
 import { dataPathPrefix } from "../../file-paths.ts";
 import { readSnapshotsBetween } from "../../head.ts";
 import { Kind, keys, OptionScope } from "../../keys.ts";
@@ -51,6 +57,14 @@ import type { CommitText } from "./staged-snapshot.ts";
 import { inlineValue } from "./translate.ts";
 
 const STAGED = stagedReader("staged commit");
+
+/**
+ * The largest `max_retry_count` with which DuckLake's commit loop gives up after its first attempt (its
+ * `finished_retrying` is `i + 1 >= max_retry_count`, true at i = 0 for 0 and 1). Above it the second
+ * attempt re-reads the head and checks conflicts, which the rebase here does in one step
+ * (docs/decisions/0720-staged-retry-count.md).
+ */
+export const SINGLE_ATTEMPT_RETRY_COUNT = 1;
 
 /** Inlined rows of one table that keep the row ids of the versions they replace. */
 interface Preserved {
@@ -151,6 +165,16 @@ export class StagedCommitMember implements SelfStagedMember {
     if (base > premise.snapshot_id) {
       throw new InvalidRequest(
         `the staged commit read snapshot ${base}, past the lake's head ${premise.snapshot_id}`,
+      );
+    }
+    const read = intOrNull(h.transaction_snapshot_id, "transaction_snapshot_id");
+    const tries = this.batch.call.maxRetryCount;
+    if (read !== null && read < premise.snapshot_id && tries <= SINGLE_ATTEMPT_RETRY_COUNT) {
+      // Stock's first attempt writes snapshot read + 1, which a commit since has taken; with one attempt
+      // allowed it stops there, whatever the race (docs/decisions/0720-staged-retry-count.md).
+      throw new RetryCountExceeded(
+        tries,
+        `snapshot ${read + 1} was taken by another commit after this transaction read snapshot ${read} (the lake's head is ${premise.snapshot_id}); nothing was written`,
       );
     }
     const baseRecord = await this.snapshotAt(group, base);

@@ -313,6 +313,29 @@ SESSIONS = {
         "SELECT min(i), max(i), count(*) FROM lake.p",
         "SELECT count(*) FROM lake.p WHERE i < 0",
     ],
+    # A flush of inlined deletes of a data file that also has a delete file (docs/decisions/0731-flush-into-delete-file.md):
+    # stock writes one delete file holding both, replacing the live one. Two rewrites racing: DuckLake's conflict text.
+    "flush-deletes-into-delete-file": [
+        "ATTACH '{attach}' AS lake (DATA_PATH '{data}', DATA_INLINING_ROW_LIMIT 10)",
+        "CREATE TABLE lake.t (key INTEGER, v VARCHAR)",
+        "INSERT INTO lake.t SELECT i, 'thisisastring_' || i FROM range(100) t(i)",
+        "DELETE FROM lake.t WHERE key < 39",
+        "DELETE FROM lake.t WHERE key > 90",
+        "DELETE FROM lake.t WHERE key > 41",
+        "CALL ducklake_flush_inlined_data('lake')",
+        "SELECT * FROM lake.t ORDER BY key",
+        "SELECT count(*) FROM lake.t AT (VERSION => 3)",
+        "SELECT count(*) FROM lake.t AT (VERSION => 4)",
+        "SELECT count(*) FROM lake.t AT (VERSION => 5)",
+        "SELECT * FROM ducklake_table_deletions('lake', 't', 0, 6) ORDER BY key",
+        # Two rewrites racing: the later commit gets DuckLake's conflict text.
+        ("on", "b", "BEGIN"),
+        ("on", "b", "CALL ducklake_rewrite_data_files('lake', 't', delete_threshold => 0)"),
+        "CALL ducklake_rewrite_data_files('lake', 't', delete_threshold => 0)",
+        ("on", "b", "COMMIT"),
+        "SELECT * FROM lake.t ORDER BY key",
+        "SELECT count(*) FROM lake.t AT (VERSION => 5)",
+    ],
     # A comment on a column added in the same transaction: DuckLake's batch writes the column tag before
     # the new column (translate.ts insertsColumn).
     "comment-new-column": [

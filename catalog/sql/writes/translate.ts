@@ -66,6 +66,7 @@ import {
   writeColumnStats,
   writeTableStats,
 } from "../../verbs/ops/stats-support.ts";
+import { replacedSnapshots } from "./flush-deletes.ts";
 import { type MergeSpan, mergeSpan } from "./merge-output.ts";
 import type { Literal, RowOp } from "./parse.ts";
 import { type RewriteOutput, type RewriteStaged, stageRewrites } from "./rewrite.ts";
@@ -1167,7 +1168,9 @@ export class Translator {
       snaps.push(d.begin_snapshot);
     }
     if (carried.length === 0) return false;
-    const from = replaced ? replaced.begin_snapshot : Math.min(...snaps);
+    // Merged with a replaced file: its rows' snapshots count too (decision 0731).
+    if (replaced) snaps.push(...replacedSnapshots(replaced));
+    const from = Math.min(...snaps);
     const count = carried.length + (replaced?.delete_count ?? 0);
     if (
       partialMax !== Math.max(...snaps) ||

@@ -336,6 +336,33 @@ SESSIONS = {
         "SELECT * FROM lake.t ORDER BY key",
         "SELECT count(*) FROM lake.t AT (VERSION => 5)",
     ],
+    # A flush of inlined deletes of a data file a rewrite ended (docs/decisions/0732-flush-deletes-of-ended-file.md):
+    # stock still writes their delete file, for the ended file; time travel before the rewrite reads it.
+    "flush-deletes-of-ended-file": [
+        "ATTACH '{attach}' AS lake (DATA_PATH '{data}', DATA_INLINING_ROW_LIMIT 100)",
+        "CREATE TABLE lake.t (i INTEGER)",
+        "INSERT INTO lake.t FROM range(1, 201)",
+        "DELETE FROM lake.t WHERE i = 1",
+        "DELETE FROM lake.t WHERE i = 200",
+        "CALL ducklake_rewrite_data_files('lake', delete_threshold => 0)",
+        "CALL ducklake_flush_inlined_data('lake')",
+        "SELECT min(i), max(i), count(*) FROM lake.t",
+        "SELECT min(i), max(i), count(*) FROM lake.t AT (VERSION => 2)",
+        "SELECT min(i), max(i), count(*) FROM lake.t AT (VERSION => 3)",
+        "SELECT min(i), max(i), count(*) FROM lake.t AT (VERSION => 4)",
+        "SELECT * FROM ducklake_table_deletions('lake', 't', 0, 4) ORDER BY i",
+    ],
+    # A rewrite in the transaction that creates, fills and deletes from its table: a no-op, as in stock.
+    "rewrite-in-transaction": [
+        "ATTACH '{attach}' AS lake (DATA_PATH '{data}', DATA_INLINING_ROW_LIMIT 100)",
+        "BEGIN",
+        "CREATE TABLE lake.s (i INTEGER)",
+        "INSERT INTO lake.s FROM range(1, 201)",
+        "DELETE FROM lake.s WHERE i = 1",
+        "CALL ducklake_rewrite_data_files('lake', delete_threshold => 0)",
+        "COMMIT",
+        "SELECT min(i), max(i), count(*) FROM lake.s",
+    ],
     # A comment on a column added in the same transaction: DuckLake's batch writes the column tag before
     # the new column (translate.ts insertsColumn).
     "comment-new-column": [

@@ -66,7 +66,7 @@ import {
   writeColumnStats,
   writeTableStats,
 } from "../../verbs/ops/stats-support.ts";
-import { replacedSnapshots } from "./flush-deletes.ts";
+import { endedDataFile, replacedSnapshots } from "./flush-deletes.ts";
 import { type MergeSpan, mergeSpan } from "./merge-output.ts";
 import type { Literal, RowOp } from "./parse.ts";
 import { type RewriteOutput, type RewriteStaged, stageRewrites } from "./rewrite.ts";
@@ -1587,8 +1587,9 @@ export class Translator {
     const begin = int(r.begin_snapshot, "delete file.begin_snapshot");
     // A delete file that replaces one this batch removed keeps that file's begin (its rows carry their
     // snapshots, partial_max the newest): DuckLake's rewrite of a file's deletes.
+    const carried = await this.carriedInlinedDeletes(t, f, begin, r, replaced);
     if (
-      !(await this.carriedInlinedDeletes(t, f, begin, r, replaced)) &&
+      !carried &&
       !(
         replaced &&
         begin === replaced.begin_snapshot &&
@@ -1604,7 +1605,8 @@ export class Translator {
         keys.current(Kind.dataFile, t, f),
         ValueKind.dataFile,
         "data file",
-      ))
+      )) &&
+      !(carried && (await endedDataFile(this.ctx, t, f)))
     ) {
       throw new NotFound(`data file ${f} of table ${t} does not exist (or was removed)`);
     }

@@ -84,6 +84,17 @@ function compareText(a: string, b: string): number {
 const isFloat = (type: string): boolean => type === "float32" || type === "float64";
 
 /**
+ * A BOOLEAN stats text as DuckDB casts it: Parquet file stats say `0`/`1`, inlined rows' `false`/`true`
+ * (stock compares them as values, so `1` and `true` are equal; decision 0730).
+ */
+function parseBoolStat(text: string): number | undefined {
+  const t = text.trim().toLowerCase();
+  if (t === "true" || t === "t" || t === "1") return 1;
+  if (t === "false" || t === "f" || t === "0") return 0;
+  return undefined;
+}
+
+/**
  * Orders two stats texts for a column type: negative, zero or positive, or undefined when either is not a
  * value of that type (a number column's text that is no number, a NaN), so no order is known.
  */
@@ -99,6 +110,11 @@ export function compareStatValues(type: string, a: string, b: string): number | 
     const y = parseExact(b);
     return x === undefined || y === undefined ? undefined : compareExact(x, y);
   }
+  if (type === "boolean") {
+    const x = parseBoolStat(a);
+    const y = parseBoolStat(b);
+    return x === undefined || y === undefined ? undefined : x - y;
+  }
   return compareText(a, b);
 }
 
@@ -106,6 +122,7 @@ export function compareStatValues(type: string, a: string, b: string): number | 
 export function isComparableValue(type: string, text: string): boolean {
   if (isFloat(type)) return !Number.isNaN(parseFloatStat(text));
   if (isNumericType(type)) return parseExact(text) !== undefined;
+  if (type === "boolean") return parseBoolStat(text) !== undefined;
   return true;
 }
 

@@ -123,6 +123,14 @@ describe("pruneFiles", () => {
     column(3, "Amount", "decimal(10,2)"),
   ];
 
+  it("a BOOLEAN file's Parquet stats 0..1 may hold true: kept (decision 0730)", () => {
+    const plan = planOf([column(4, "flag", "boolean")], [[{ column_id: 4, min: "0", max: "1" }]]);
+    expect(pruneFiles(plan, [{ column: "flag", op: "eq", value: "true" }]).pruned).toBe(0);
+    expect(pruneFiles(plan, [{ column: "flag", op: "gt", value: "true" }]).pruned).toBe(1);
+    expect(compareStatValues("boolean", "1", "true")).toBe(0);
+    expect(sign(compareStatValues("boolean", "false", "1"))).toBe(-1);
+  });
+
   it("varchar stats min '10' max '9' may hold '5': kept", () => {
     const plan = planOf(cols, [[{ column_id: 1, min: "10", max: "9" }]]);
     expect(pruneFiles(plan, [{ column: "code", op: "eq", value: "5" }]).pruned).toBe(0);

@@ -281,6 +281,88 @@ SESSIONS = {
         "SELECT count(*) FROM lake.g",
         "SELECT count(*) FROM lake.g AT (VERSION => 7)",
     ],
+    # A rewrite of every file of a table that also holds inlined rows (docs/decisions/0730-rewrite-inlined-fold.md):
+    # stock folds the live inlined rows (a deleted one left out) into the table's column stats and count; a
+    # table with a column stock cannot fold (BLOB) keeps its stats; a rewrite leaving a clean file unrewritten
+    # recomputes from both files.
+    "rewrite-inlined-fold": [
+        "ATTACH '{attach}' AS lake (DATA_PATH '{data}', DATA_INLINING_ROW_LIMIT 100)",
+        "CREATE TABLE lake.m (i INTEGER, s VARCHAR, d DOUBLE, b BOOLEAN, dt DATE)",
+        "INSERT INTO lake.m SELECT i, 'v' || i, i / 4, i % 2 = 0, DATE '2020-01-01' + i::INTEGER FROM range(1, 201) t(i)",
+        "INSERT INTO lake.m SELECT i, 'w' || i, i / 4, NULL, NULL FROM range(201, 251) t(i)",
+        "INSERT INTO lake.m VALUES (-5, NULL, -1.5, true, DATE '1999-12-31')",
+        "DELETE FROM lake.m WHERE i = 1",
+        "DELETE FROM lake.m WHERE i = 250",
+        "SELECT min(i), max(i), min(s), max(s), min(d), max(d), count(*) FROM lake.m",
+        "CALL ducklake_rewrite_data_files('lake', delete_threshold => 0)",
+        "SELECT min(i), max(i), min(s), max(s), min(d), max(d), min(dt), max(dt), count(*) FROM lake.m",
+        "SELECT count(*) FROM lake.m WHERE i > 245",
+        "SELECT count(*) FROM lake.m AT (VERSION => 6)",
+        "CREATE TABLE lake.n (i INTEGER, bl BLOB)",
+        "INSERT INTO lake.n SELECT i, 'x'::BLOB FROM range(1, 201) t(i)",
+        "INSERT INTO lake.n VALUES (500, 'y'::BLOB)",
+        "DELETE FROM lake.n WHERE i = 1",
+        "CALL ducklake_rewrite_data_files('lake', 'n', delete_threshold => 0)",
+        "SELECT min(i), max(i), count(*) FROM lake.n",
+        "CREATE TABLE lake.p (i INTEGER)",
+        "INSERT INTO lake.p SELECT i FROM range(1, 201) t(i)",
+        "INSERT INTO lake.p SELECT i FROM range(1000, 1300) t(i)",
+        "INSERT INTO lake.p VALUES (-7)",
+        "DELETE FROM lake.p WHERE i = 1",
+        "CALL ducklake_rewrite_data_files('lake', 'p', delete_threshold => 0)",
+        "SELECT min(i), max(i), count(*) FROM lake.p",
+        "SELECT count(*) FROM lake.p WHERE i < 0",
+    ],
+    # A flush of inlined deletes of a data file that also has a delete file (docs/decisions/0731-flush-into-delete-file.md):
+    # stock writes one delete file holding both, replacing the live one. Two rewrites racing: DuckLake's conflict text.
+    "flush-deletes-into-delete-file": [
+        "ATTACH '{attach}' AS lake (DATA_PATH '{data}', DATA_INLINING_ROW_LIMIT 10)",
+        "CREATE TABLE lake.t (key INTEGER, v VARCHAR)",
+        "INSERT INTO lake.t SELECT i, 'thisisastring_' || i FROM range(100) t(i)",
+        "DELETE FROM lake.t WHERE key < 39",
+        "DELETE FROM lake.t WHERE key > 90",
+        "DELETE FROM lake.t WHERE key > 41",
+        "CALL ducklake_flush_inlined_data('lake')",
+        "SELECT * FROM lake.t ORDER BY key",
+        "SELECT count(*) FROM lake.t AT (VERSION => 3)",
+        "SELECT count(*) FROM lake.t AT (VERSION => 4)",
+        "SELECT count(*) FROM lake.t AT (VERSION => 5)",
+        "SELECT * FROM ducklake_table_deletions('lake', 't', 0, 6) ORDER BY key",
+        # Two rewrites racing: the later commit gets DuckLake's conflict text.
+        ("on", "b", "BEGIN"),
+        ("on", "b", "CALL ducklake_rewrite_data_files('lake', 't', delete_threshold => 0)"),
+        "CALL ducklake_rewrite_data_files('lake', 't', delete_threshold => 0)",
+        ("on", "b", "COMMIT"),
+        "SELECT * FROM lake.t ORDER BY key",
+        "SELECT count(*) FROM lake.t AT (VERSION => 5)",
+    ],
+    # A flush of inlined deletes of a data file a rewrite ended (docs/decisions/0732-flush-deletes-of-ended-file.md):
+    # stock still writes their delete file, for the ended file; time travel before the rewrite reads it.
+    "flush-deletes-of-ended-file": [
+        "ATTACH '{attach}' AS lake (DATA_PATH '{data}', DATA_INLINING_ROW_LIMIT 100)",
+        "CREATE TABLE lake.t (i INTEGER)",
+        "INSERT INTO lake.t FROM range(1, 201)",
+        "DELETE FROM lake.t WHERE i = 1",
+        "DELETE FROM lake.t WHERE i = 200",
+        "CALL ducklake_rewrite_data_files('lake', delete_threshold => 0)",
+        "CALL ducklake_flush_inlined_data('lake')",
+        "SELECT min(i), max(i), count(*) FROM lake.t",
+        "SELECT min(i), max(i), count(*) FROM lake.t AT (VERSION => 2)",
+        "SELECT min(i), max(i), count(*) FROM lake.t AT (VERSION => 3)",
+        "SELECT min(i), max(i), count(*) FROM lake.t AT (VERSION => 4)",
+        "SELECT * FROM ducklake_table_deletions('lake', 't', 0, 4) ORDER BY i",
+    ],
+    # A rewrite in the transaction that creates, fills and deletes from its table: a no-op, as in stock.
+    "rewrite-in-transaction": [
+        "ATTACH '{attach}' AS lake (DATA_PATH '{data}', DATA_INLINING_ROW_LIMIT 100)",
+        "BEGIN",
+        "CREATE TABLE lake.s (i INTEGER)",
+        "INSERT INTO lake.s FROM range(1, 201)",
+        "DELETE FROM lake.s WHERE i = 1",
+        "CALL ducklake_rewrite_data_files('lake', delete_threshold => 0)",
+        "COMMIT",
+        "SELECT min(i), max(i), count(*) FROM lake.s",
+    ],
     # A comment on a column added in the same transaction: DuckLake's batch writes the column tag before
     # the new column (translate.ts insertsColumn).
     "comment-new-column": [

@@ -58,7 +58,10 @@ async function memo<T>(ctx: SqlReadContext, key: string, load: () => Promise<T>)
 /** One table's data and delete file rows at the cut's head (empty before the lake exists). */
 export function filesOf(ctx: SqlReadContext, tableId: number): Promise<TableFileRows> {
   const view = ctx.view;
-  if (!view) return Promise.resolve({ snapshot_id: 0, data_files: [], delete_files: [] });
+  // A transaction-local id (DuckLake numbers a table created in the open transaction from 2^63) names no
+  // committed table: stock's catalog holds no row for it (decision 0732).
+  if (!view || !Number.isSafeInteger(tableId))
+    return Promise.resolve({ snapshot_id: 0, data_files: [], delete_files: [] });
   return memo(ctx, `files:table:${tableId}`, () => tableFileRows(view, tableId));
 }
 

@@ -7,7 +7,7 @@ import { UnknownFunction } from "../../errors.ts";
 import { DUCKDB_FUNCTIONS } from "../duckdb-functions.ts";
 import type { Expr } from "./ast.ts";
 import { type Compiled, refuse } from "./evaluator-model.ts";
-import { castValue, typeText, unify, type VType } from "./values.ts";
+import { castValue, isFloat, typeText, unify, type VType } from "./values.ts";
 
 export function scalarFunction(e: Expr & { k: "fn" }, args: Compiled[], name: string): Compiled {
   switch (e.name) {
@@ -60,6 +60,19 @@ export function scalarFunction(e: Expr & { k: "fn" }, args: Compiled[], name: st
           // DuckDB lowers ASCII and Unicode letters; refuse what JS might map differently.
           if (/[^ -~\t\n\r]/.test(v)) throw refuse(`${e.name}() of non-ASCII text`);
           return up ? v.toUpperCase() : v.toLowerCase();
+        },
+      };
+    }
+    case "isnan": {
+      // DuckLake's rewrite commit asks it of an inlined FLOAT/DOUBLE column (decision 0730).
+      const a = args[0];
+      if (args.length !== 1 || !a || !isFloat(a.t.t)) throw refuse("isnan() of other than one float");
+      return {
+        t: { t: { id: "BOOLEAN" } },
+        name,
+        ev: (env) => {
+          const v = a.ev(env);
+          return v === null ? null : Number.isNaN(v as number);
         },
       };
     }

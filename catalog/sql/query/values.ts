@@ -5,6 +5,8 @@
  * Every integer type is held as a bigint while evaluating and converted back when the answer is built.
  */
 import { InvalidRequest, Unsupported } from "../../errors.ts";
+import { floatText } from "../../values/numbers.ts";
+import { dateFromEpochDays, timestampFromEpochNanos } from "../../values/temporal.ts";
 import { timestamptzMicros } from "../metadata/common.ts";
 import type { SqlType, SqlValue } from "../result.ts";
 
@@ -187,6 +189,14 @@ function castError(v: SqlValue, to: SqlType): InvalidRequest {
   );
 }
 
+/** A DECIMAL's unscaled value as DuckDB writes it: every fraction digit of its scale (`1.50`, `-0.05`). */
+function decimalText(unscaled: bigint, scale: number): string {
+  const neg = unscaled < 0n;
+  const digits = (neg ? -unscaled : unscaled).toString().padStart(scale + 1, "0");
+  const body = scale === 0 ? digits : `${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
+  return neg ? `-${body}` : body;
+}
+
 /** Text of a value as DuckDB's CAST(… AS VARCHAR) writes it, for the types the subset casts. */
 export function toText(v: SqlValue, t: SqlType): string {
   if (t.id === "BOOLEAN") return v ? "true" : "false";
@@ -196,9 +206,20 @@ export function toText(v: SqlValue, t: SqlType): string {
     if (Number.isNaN(n)) return "nan";
     if (n === Number.POSITIVE_INFINITY) return "inf";
     if (n === Number.NEGATIVE_INFINITY) return "-inf";
-    throw new Unsupported("metadata query: a DOUBLE rendered as text");
+    return floatText(n, t.id === "FLOAT");
   }
   if (isInt(t)) return String(v);
+  if (t.id === "DECIMAL") return decimalText(v as bigint, t.scale);
+  // Dates and timestamps of years 1..9999 (DuckDB prints others with more digits or a `(BC)`; refused).
+  if (t.id === "DATE" || t.id === "TIMESTAMP") {
+    const text =
+      t.id === "DATE"
+        ? dateFromEpochDays(v as number)
+        : timestampFromEpochNanos("timestamp", (v as bigint) * 1000n);
+    if (!/^\d{4}-/.test(text) || text.startsWith("0000"))
+      throw new Unsupported(`metadata query: a ${typeText(t)} outside years 1 to 9999 rendered as text`);
+    return text;
+  }
   if (t.id === "VARCHAR" || t.id === "UUID" || t.id === "JSON") return v as string;
   throw new Unsupported(`metadata query: a ${typeText(t)} rendered as text`);
 }

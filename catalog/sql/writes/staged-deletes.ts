@@ -189,6 +189,8 @@ export function replacesBesideNewFiles(batch: StagedBatch): boolean {
  */
 export async function replacedDeleteOps(input: ReplacedDeletesInput): Promise<RowOp[]> {
   const { batch, premise } = input;
+  // Beside inlined rows or deletes, dropped files or a flush: stock numbers the files differently from
+  // what the verbs would (measured, docs/decisions/0733-replacements-beside-other-rows.md), so refused.
   for (const [t, list] of Object.entries(batch.rows) as [StagedTable, StagedRow[]][]) {
     if (
       t !== "commit" &&

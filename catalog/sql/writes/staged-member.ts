@@ -52,7 +52,7 @@ import { type FileMapping, fileMapping, type StagedNameMap, stagedNameMaps } fro
 import type { StagedBatch, StagedRow } from "./staged-parse.ts";
 import { replaceDeleteFiles } from "./staged-replace.ts";
 import { isRewrite, rewriteOps } from "./staged-rewrite.ts";
-import { schemaRaceConflict } from "./staged-schema-race.ts";
+import { compactionRaceConflict, schemaRaceConflict } from "./staged-schema-race.ts";
 import type { CommitText } from "./staged-snapshot.ts";
 import { inlineValue } from "./translate.ts";
 
@@ -200,6 +200,10 @@ export class StagedCommitMember implements SelfStagedMember {
     // A schema change since the commit read: DuckLake's conflict check on the tables it writes (decision 0614).
     if (sv !== premise.schema_version) {
       const conflict = schemaRaceConflict(this.batch, base, theirSide(raced).changes);
+      if (conflict !== null) throw new CommitConflict(conflict);
+    }
+    if (raced.length > 0) {
+      const conflict = compactionRaceConflict(this.batch, theirSide(raced).changes);
       if (conflict !== null) throw new CommitConflict(conflict);
     }
     let staged: StagedMember;

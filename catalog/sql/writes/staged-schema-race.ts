@@ -58,3 +58,26 @@ export function schemaRaceConflict(batch: StagedBatch, base: number, theirs: Cha
   }
   return null;
 }
+
+/**
+ * DuckLake's conflict check for a staged compaction (merge_adjacent or rewrite_delete) racing commits since
+ * its transaction read: a table another commit dropped, deleted from or compacted is refused with its text,
+ * whatever else changed (decision docs/decisions/0731-flush-into-delete-file.md).
+ */
+export function compactionRaceConflict(batch: StagedBatch, theirs: ChangeSet): string | null {
+  const typed = (type: string): number[] =>
+    [
+      ...new Set(
+        batch.rows.compaction
+          .filter((c) => c.compaction_type?.k === "str" && c.compaction_type.v === type)
+          .map((c) => int(c.table_id, "table_id")),
+      ),
+    ].sort((a, b) => a - b);
+  for (const t of [...typed("merge_adjacent"), ...typed("rewrite_delete")]) {
+    if (theirs.droppedTables.includes(t)) return duckLakeConflict("compact table", t, "dropped it");
+    if (theirs.deletedFromTable.includes(t)) return duckLakeConflict("compact table", t, "deleted from it");
+    if (theirs.mergeAdjacent.includes(t) || theirs.rewriteDelete.includes(t))
+      return duckLakeConflict("compact table", t, "compacted it");
+  }
+  return null;
+}

@@ -16,6 +16,7 @@ import {
   dropDataFile,
   tableOfDroppedFile,
 } from "../../../verbs/ops/files.ts";
+import { endedDataFile } from "../flush-deletes.ts";
 import type { RowOp } from "../parse.ts";
 import type { Batch } from "./batch.ts";
 import { bad, bool, type Cells, cellsOf, int, intOrNull, str, strOrNull } from "./cells.ts";
@@ -32,8 +33,9 @@ export async function insertDeleteFile(batch: Batch, r: Cells): Promise<void> {
   const begin = int(r.begin_snapshot, "delete file.begin_snapshot");
   // A delete file that replaces one this batch removed keeps that file's begin (its rows carry their
   // snapshots, partial_max the newest): DuckLake's rewrite of a file's deletes.
+  const carried = await carriedInlinedDeletes(batch, t, f, begin, r, replaced);
   if (
-    !(await carriedInlinedDeletes(batch, t, f, begin, r, replaced)) &&
+    !carried &&
     !(replaced && begin === replaced.begin_snapshot && intOrNull(r.partial_max, "partial_max") === batch.S) &&
     !(begin !== batch.S && flushDeletes(batch, t, f, begin, r))
   ) {
@@ -45,7 +47,8 @@ export async function insertDeleteFile(batch: Batch, r: Cells): Promise<void> {
       keys.current(Kind.dataFile, t, f),
       ValueKind.dataFile,
       "data file",
-    ))
+    )) &&
+    !(carried && (await endedDataFile(batch.ctx, t, f)))
   ) {
     throw new NotFound(`data file ${f} of table ${t} does not exist (or was removed)`);
   }

@@ -8,6 +8,7 @@ import { Unsupported } from "../../../errors.ts";
 import { scanInlineRows, settleInlineFloor } from "../../../inline-floor.ts";
 import { keys } from "../../../keys.ts";
 import type { DeleteFileRecord, InlineFileDeleteRecord, InlineRowRecord } from "../../../records.ts";
+import { replacedSnapshots } from "../flush-deletes.ts";
 import type { RowOp } from "../parse.ts";
 import { type Batch, type Flush, summarise } from "./batch.ts";
 import { bad, type Cells, INLINED_DATA, INLINED_DELETE, int, intOrNull } from "./cells.ts";
@@ -166,7 +167,9 @@ export async function carriedInlinedDeletes(
     snaps.push(d.begin_snapshot);
   }
   if (carried.length === 0) return false;
-  const from = replaced ? replaced.begin_snapshot : Math.min(...snaps);
+  // Merged with a replaced file: its rows' snapshots count too (decision 0731).
+  if (replaced) snaps.push(...replacedSnapshots(replaced));
+  const from = Math.min(...snaps);
   const count = carried.length + (replaced?.delete_count ?? 0);
   if (partialMax !== Math.max(...snaps) || begin !== from || int(r.delete_count, "delete_count") !== count) {
     throw bad(

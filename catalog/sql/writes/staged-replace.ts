@@ -9,6 +9,7 @@
  */
 import { ValueKind } from "../../codec.ts";
 import { InvalidRequest } from "../../errors.ts";
+import { newDeleteFileRecord } from "../../file-records.ts";
 import { Kind, keys } from "../../keys.ts";
 import type { DeleteFileRecord, GcFileRecord } from "../../records.ts";
 import type { VerbContext } from "../../verbs/context.ts";
@@ -50,10 +51,14 @@ export async function replaceDeleteFiles(ctx: VerbContext, staged: readonly Stag
       ...(await scheduledPath(ctx, table, replaced)),
       schedule_start: Math.floor(ctx.env.now() * 1000),
     } satisfies GcFileRecord);
-    ctx.write(keys.current(Kind.deleteFile, t, next.delete_file_id), ValueKind.deleteFile, {
-      ...next,
-      begin_snapshot: withSnapshots ? replaced.begin_snapshot : S,
-      partial_max: withSnapshots ? S : null,
-    } satisfies DeleteFileRecord);
+    ctx.write(
+      keys.current(Kind.deleteFile, t, next.delete_file_id),
+      ValueKind.deleteFile,
+      newDeleteFileRecord({
+        ...next,
+        begin_snapshot: withSnapshots ? replaced.begin_snapshot : S,
+        partial_max: withSnapshots ? S : null,
+      }),
+    );
   }
 }

@@ -8,7 +8,8 @@
  * (`VerbContext`: versions, history, the name index), so both front doors leave identical keys.
  *
  * This file is the front: the work is in `translate/`, one concern per file, all of them reading and
- * writing one explicit per-batch record (`translate/batch.ts`); `translate/dispatch.ts` runs the batch.
+ * writing one explicit per-batch record (`translate/batch.ts`); `translate/dispatch.ts` runs the batch
+ * (docs/decisions/0741-translator-parts.md).
  */
 import type { SnapshotRecord } from "../../records.ts";
 import type { VerbContext } from "../../verbs/context.ts";

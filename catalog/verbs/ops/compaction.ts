@@ -15,6 +15,7 @@
 import { ValueKind } from "../../codec.ts";
 import { InvalidRequest } from "../../errors.ts";
 import { joinPath } from "../../file-paths.ts";
+import { newDataFileRecord } from "../../file-records.ts";
 import { Kind, keys } from "../../keys.ts";
 import type {
   DataFileRecord,
@@ -131,14 +132,18 @@ export async function mergeAdjacentFiles(
       schedule_start: now,
     } satisfies GcFileRecord);
   }
-  ctx.write(keys.current(Kind.dataFile, t, dataFileId), ValueKind.dataFile, {
-    ...row,
-    begin_snapshot: Math.min(...files.map((f) => f.begin_snapshot)),
-    partial_max: Math.max(...files.map((f) => f.partial_max ?? f.begin_snapshot)),
-    partition_id: first.partition_id,
-    x_partition_values: first.x_partition_values,
-    ...(adjacent ? {} : { x_row_ids_in_file: true as const }),
-  } satisfies DataFileRecord);
+  ctx.write(
+    keys.current(Kind.dataFile, t, dataFileId),
+    ValueKind.dataFile,
+    newDataFileRecord({
+      ...row,
+      begin_snapshot: Math.min(...files.map((f) => f.begin_snapshot)),
+      partial_max: Math.max(...files.map((f) => f.partial_max ?? f.begin_snapshot)),
+      partition_id: first.partition_id,
+      x_partition_values: first.x_partition_values,
+      ...(adjacent ? {} : { x_row_ids_in_file: true as const }),
+    }),
+  );
   ctx.change("mergeAdjacent", t);
   ctx.newFileTables.add(t);
   ctx.touch(t);
@@ -182,12 +187,12 @@ export async function rewriteDataFiles(ctx: VerbContext, v: VerbOf<"rewrite_data
     }
     const dataFileId = ctx.fileId();
     const { row } = await dataFileRow(ctx, table, v.file, dataFileId, v.rowIdStart);
-    const rec: DataFileRecord = {
+    const rec = newDataFileRecord({
       ...row,
       partition_id: first.partition_id,
       x_partition_values: first.x_partition_values,
       x_row_ids_in_file: true,
-    };
+    });
     ctx.write(keys.current(Kind.dataFile, t, dataFileId), ValueKind.dataFile, rec);
     live = [rec];
     out.dataFileId = dataFileId;

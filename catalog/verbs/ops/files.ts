@@ -15,6 +15,7 @@ import {
   tableDirOf,
   writerReaches,
 } from "../../file-paths.ts";
+import { newDataFileRecord, newDeleteFileRecord } from "../../file-records.ts";
 import { Kind, keys, OptionScope } from "../../keys.ts";
 import type {
   ColumnRecord,
@@ -145,12 +146,10 @@ export async function dataFileRow(
   }
   return {
     cols,
-    row: {
+    row: newDataFileRecord({
       data_file_id: dataFileId,
       table_id: table.table_id,
       begin_snapshot: ctx.snapshotId,
-      end_snapshot: null,
-      file_order: null,
       path: spec.path,
       path_is_relative: spec.pathIsRelative ?? true,
       file_format: spec.format ?? "parquet",
@@ -160,13 +159,11 @@ export async function dataFileRow(
       row_id_start: rowIdStart,
       partition_id: partitionId,
       encryption_key: spec.encryptionKey ?? null,
-      mapping_id: null,
-      partial_max: null,
       x_column_stats: stats,
       // DuckLake derives a VARIANT column's per-field rows from its extra stats (decision 0620).
       x_variant_stats: stats.flatMap((s) => variantFileStats(s.column_id, s.extra_stats)),
       x_partition_values: values.map((pv) => ({ partition_key_index: pv.index, partition_value: pv.value })),
-    },
+    }),
   };
 }
 
@@ -285,11 +282,10 @@ export async function deleteFileRow(
   spec: DeleteFileSpec,
 ): Promise<DeleteFileRecord> {
   await checkFilePath(ctx, table, "delete", spec);
-  return {
+  return newDeleteFileRecord({
     delete_file_id: deleteFileId,
     table_id: table.table_id,
     begin_snapshot: ctx.snapshotId,
-    end_snapshot: null,
     data_file_id: dataFileId,
     path: spec.path,
     path_is_relative: spec.pathIsRelative ?? true,
@@ -298,8 +294,7 @@ export async function deleteFileRow(
     file_size_bytes: spec.fileSizeBytes,
     footer_size: spec.footerSize ?? null,
     encryption_key: spec.encryptionKey ?? null,
-    partial_max: null,
-  };
+  });
 }
 
 export async function registerDeleteFile(

@@ -7,6 +7,7 @@
  */
 import { decodeValue, ValueKind } from "../../codec.ts";
 import { Constraint, InvalidRequest, NotFound, quoteName } from "../../errors.ts";
+import { newDataFileRecord, newDeleteFileRecord } from "../../file-records.ts";
 import {
   type InlineRowWrite,
   scanInlineRows,
@@ -18,7 +19,6 @@ import { Kind, keys } from "../../keys.ts";
 import type {
   ColumnRecord,
   DataFileRecord,
-  DeleteFileRecord,
   InlinedTableRecord,
   InlineFileDeleteRecord,
   InlineRowRecord,
@@ -400,11 +400,11 @@ async function flushRows(
   const { row } = await dataFileRow(ctx, table, spec, dataFileId, minOf(rows.map((r) => r.row_id)));
   const begins = rows.map((r) => r.begin_snapshot);
   // Backdated to the first row's snapshot; rows above `partial_max`'s snapshot filter are not yet visible.
-  const fileRow: DataFileRecord = {
+  const fileRow = newDataFileRecord({
     ...row,
     begin_snapshot: minOf(begins),
     partial_max: maxOf(begins),
-  };
+  });
   ctx.write(keys.current(Kind.dataFile, t, dataFileId), ValueKind.dataFile, fileRow);
   // The table's bytes grow by the new file; its record count already holds the rows.
   const stats = await readTableStats(ctx, t);
@@ -458,11 +458,15 @@ async function mergeFileDeletes(
   for (const d of live) ctx.endVersion(Kind.deleteFile, [t, d.delete_file_id], ValueKind.deleteFile, d);
   for (const d of inlined) ctx.st.delete(d.key);
   const deleteFileId = ctx.fileId();
-  ctx.write(keys.current(Kind.deleteFile, t, deleteFileId), ValueKind.deleteFile, {
-    ...(await deleteFileRow(ctx, table, dataFileId, deleteFileId, spec)),
-    begin_snapshot: minOf(begins),
-    partial_max: maxOf(begins),
-  } satisfies DeleteFileRecord);
+  ctx.write(
+    keys.current(Kind.deleteFile, t, deleteFileId),
+    ValueKind.deleteFile,
+    newDeleteFileRecord({
+      ...(await deleteFileRow(ctx, table, dataFileId, deleteFileId, spec)),
+      begin_snapshot: minOf(begins),
+      partial_max: maxOf(begins),
+    }),
+  );
   ctx.change("deletedFromTable", t);
   ctx.deletedDataFileIds.add(dataFileId);
   return deleteFileId;
@@ -512,11 +516,15 @@ export async function flushInlined(ctx: VerbContext, v: VerbOf<"flush_inlined">)
       const ends = flushed.deleted.map((r) => r.end_snapshot as number);
       // DuckLake begins it at the first delete and leaves partial_max NULL (the file's rows carry their
       // snapshot ids); our reader still needs the newest one to filter older snapshots.
-      ctx.write(keys.current(Kind.deleteFile, t, deleteFileId), ValueKind.deleteFile, {
-        ...(await deleteFileRow(ctx, table, flushed.dataFileId, deleteFileId, v.deleteFile)),
-        begin_snapshot: minOf(ends),
-        x_max_snapshot: maxOf(ends),
-      } satisfies DeleteFileRecord);
+      ctx.write(
+        keys.current(Kind.deleteFile, t, deleteFileId),
+        ValueKind.deleteFile,
+        newDeleteFileRecord({
+          ...(await deleteFileRow(ctx, table, flushed.dataFileId, deleteFileId, v.deleteFile)),
+          begin_snapshot: minOf(ends),
+          x_max_snapshot: maxOf(ends),
+        }),
+      );
       out.deleteFileId = deleteFileId;
     }
     for (const k of flushed.dropKeys) ctx.st.delete(k);

@@ -33,7 +33,8 @@ export interface SnapshotRow {
 /**
  * Everything one batch's translation reads and accumulates, passed explicitly to every part (one record,
  * not fields of a class): the inputs (context, premise, statements, pins), then what the batch has seen so
- * far. Made by `newBatch`; only the parts of `translate/` mutate it, within one `run`.
+ * far. Made by `newBatch`; only the parts of `translate/` mutate it, within one `run`
+ * (docs/decisions/0741-translator-parts.md).
  */
 export interface Batch {
   readonly ctx: VerbContext;

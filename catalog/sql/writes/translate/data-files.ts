@@ -3,8 +3,8 @@
  * `ducklake_column_mapping` name maps (decision 0600).
  */
 import { ValueKind } from "../../../codec.ts";
+import { newDataFileRecord } from "../../../file-records.ts";
 import { Kind, keys } from "../../../keys.ts";
-import type { DataFileRecord } from "../../../records.ts";
 import { checkFilePath } from "../../../verbs/ops/files.ts";
 import { checkFileMapping, writeNameMap } from "../../../verbs/ops/name-maps.ts";
 import { type MergeSpan, mergeSpan } from "../merge-output.ts";
@@ -26,11 +26,10 @@ export async function insertDataFile(batch: Batch, r: Cells): Promise<void> {
   const merged = flushed ? undefined : mergedInto(batch, t, begin, r);
   if (!merged && !flushed) checkBegin(batch, r.begin_snapshot, "data file");
   noEnd(r.end_snapshot, "data file");
-  const rec: DataFileRecord = {
+  const rec = newDataFileRecord({
     data_file_id: id,
     table_id: t,
     begin_snapshot: begin,
-    end_snapshot: null,
     file_order: intOrNull(r.file_order, "file_order"),
     path: str(r.path, "path"),
     path_is_relative: bool(r.path_is_relative, "path_is_relative"),
@@ -47,7 +46,7 @@ export async function insertDataFile(batch: Batch, r: Cells): Promise<void> {
     x_column_stats: batch.fileStats.get(id) ?? [],
     x_variant_stats: batch.variantStats.get(id) ?? [],
     x_partition_values: batch.partitionValues.get(id) ?? [],
-  };
+  });
   batch.fileStats.delete(id);
   batch.partitionValues.delete(id);
   batch.variantStats.delete(id);

@@ -6,6 +6,7 @@
 import { parseChangesMade } from "../../../changes.ts";
 import { ValueKind } from "../../../codec.ts";
 import { NotFound, Unsupported } from "../../../errors.ts";
+import { newDeleteFileRecord } from "../../../file-records.ts";
 import { Kind, keys } from "../../../keys.ts";
 import { DUCKLAKE_TABLES } from "../../../reads/ducklake-tables.ts";
 import type { DataFileRecord, DeleteFileRecord, GcFileRecord } from "../../../records.ts";
@@ -52,21 +53,24 @@ export async function insertDeleteFile(batch: Batch, r: Cells): Promise<void> {
   const pathIsRelative = bool(r.path_is_relative, "path_is_relative");
   await checkFilePath(batch.ctx, table, "delete", { path, pathIsRelative });
   // Written as is (not putVersion): a replacement keeps the replaced file's begin.
-  batch.ctx.write(keys.current(Kind.deleteFile, t, id), ValueKind.deleteFile, {
-    delete_file_id: id,
-    table_id: t,
-    data_file_id: f,
-    begin_snapshot: begin,
-    end_snapshot: null,
-    path,
-    path_is_relative: pathIsRelative,
-    format: str(r.format, "format"),
-    delete_count: int(r.delete_count, "delete_count"),
-    file_size_bytes: int(r.file_size_bytes, "file_size_bytes"),
-    footer_size: intOrNull(r.footer_size, "footer_size"),
-    encryption_key: strOrNull(r.encryption_key, "encryption_key"),
-    partial_max: intOrNull(r.partial_max, "partial_max"),
-  } satisfies DeleteFileRecord);
+  batch.ctx.write(
+    keys.current(Kind.deleteFile, t, id),
+    ValueKind.deleteFile,
+    newDeleteFileRecord({
+      delete_file_id: id,
+      table_id: t,
+      data_file_id: f,
+      begin_snapshot: begin,
+      path,
+      path_is_relative: pathIsRelative,
+      format: str(r.format, "format"),
+      delete_count: int(r.delete_count, "delete_count"),
+      file_size_bytes: int(r.file_size_bytes, "file_size_bytes"),
+      footer_size: intOrNull(r.footer_size, "footer_size"),
+      encryption_key: strOrNull(r.encryption_key, "encryption_key"),
+      partial_max: intOrNull(r.partial_max, "partial_max"),
+    }),
+  );
   batch.ctx.deletedDataFileIds.add(f);
   batch.parquetDeletes.add(t);
 }

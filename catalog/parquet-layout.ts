@@ -9,13 +9,14 @@
  */
 
 import type { z } from "zod";
-import type {
-  LeafStats,
-  ParquetField,
-  ParquetRow,
-  ParquetType,
-  ParquetValue,
-  WrittenFile,
+import {
+  type LeafStats,
+  PARQUET_INT64,
+  type ParquetField,
+  type ParquetRow,
+  type ParquetType,
+  type ParquetValue,
+  type WrittenFile,
 } from "../parquet/index.ts";
 import { Unsupported } from "./errors.ts";
 import type { ColumnRecord, FileColumnStats } from "./records.ts";
@@ -44,6 +45,40 @@ export const ROW_ID_FIELD_ID = 2147483540;
 export const SNAPSHOT_ID_FIELD_ID = 2147483539;
 export const DELETE_FILE_PATH_FIELD_ID = 2147483646;
 export const DELETE_POS_FIELD_ID = 2147483645;
+
+/** DuckLake's internal columns' names: a row's id and its snapshot, in data files and delete files. */
+export const ROW_ID_COLUMN = "_ducklake_internal_row_id";
+export const SNAPSHOT_ID_COLUMN = "_ducklake_internal_snapshot_id";
+
+/**
+ * The internal columns' Parquet fields as DuckLake writes them (BIGINT, nullable): the one declaration
+ * every writer of a flushed, compacted or rewritten file (and of a flush's delete file) appends.
+ */
+export const ROW_ID_FIELD: ParquetField = {
+  name: ROW_ID_COLUMN,
+  fieldId: ROW_ID_FIELD_ID,
+  type: PARQUET_INT64,
+  nullable: true,
+};
+export const SNAPSHOT_ID_FIELD: ParquetField = {
+  name: SNAPSHOT_ID_COLUMN,
+  fieldId: SNAPSHOT_ID_FIELD_ID,
+  type: PARQUET_INT64,
+  nullable: true,
+};
+/** A position delete file's columns (DuckLake's, as Iceberg's): the data file's path and the row's position. */
+export const DELETE_FILE_PATH_FIELD: ParquetField = {
+  name: "file_path",
+  fieldId: DELETE_FILE_PATH_FIELD_ID,
+  type: { kind: "string" },
+  nullable: true,
+};
+export const DELETE_POS_FIELD: ParquetField = {
+  name: "pos",
+  fieldId: DELETE_POS_FIELD_ID,
+  type: PARQUET_INT64,
+  nullable: true,
+};
 
 /** A column with its children (in column order): the shape the layout walks. */
 export interface LayoutColumn {

@@ -19,6 +19,7 @@ import {
   type LayoutColumn,
   layoutColumns,
   ROW_ID_FIELD_ID,
+  SNAPSHOT_ID_COLUMN,
   SNAPSHOT_ID_FIELD_ID,
 } from "../parquet-layout.ts";
 import type { PlannedFile, ScanPlan } from "../reads/files-at.ts";
@@ -117,7 +118,7 @@ async function deletedPositions(
   if (!d) return out;
   const file = await fetchFile(source, budget, d.resolved_path, d.file_size_bytes, dataPath);
   for (const r of file.rows) {
-    const snap = asNumber(r._ducklake_internal_snapshot_id);
+    const snap = asNumber(r[SNAPSHOT_ID_COLUMN]);
     if (d.snapshot_filter !== null && snap !== null && snap > d.snapshot_filter) continue;
     const pos = asNumber(r.pos);
     if (pos !== null) out.add(pos);

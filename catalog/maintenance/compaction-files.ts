@@ -7,7 +7,6 @@
  * carried or derived). Pure: bytes in, bytes out (decision docs/decisions/0322-compaction-output.md).
  */
 import {
-  PARQUET_INT64,
   type ParquetField,
   type ParquetRow,
   readParquet,
@@ -25,7 +24,11 @@ import {
   type LayoutColumn,
   layoutColumns,
   parquetFields,
+  ROW_ID_COLUMN,
+  ROW_ID_FIELD,
   ROW_ID_FIELD_ID,
+  SNAPSHOT_ID_COLUMN,
+  SNAPSHOT_ID_FIELD,
   SNAPSHOT_ID_FIELD_ID,
   toParquetValue,
   verbColumnStats,
@@ -343,26 +346,14 @@ export async function writeCompacted(
   pacer: Pacer,
 ): Promise<{ file: WrittenFile; spec: DataFileSpec }> {
   const fields: ParquetField[] = [...parquetFields(cols)];
-  if (internal.rowId)
-    fields.push({
-      name: "_ducklake_internal_row_id",
-      fieldId: ROW_ID_FIELD_ID,
-      type: PARQUET_INT64,
-      nullable: true,
-    });
-  if (internal.snapshotId)
-    fields.push({
-      name: "_ducklake_internal_snapshot_id",
-      fieldId: SNAPSHOT_ID_FIELD_ID,
-      type: PARQUET_INT64,
-      nullable: true,
-    });
+  if (internal.rowId) fields.push(ROW_ID_FIELD);
+  if (internal.snapshotId) fields.push(SNAPSHOT_ID_FIELD);
   const prows: ParquetRow[] = [];
   for (const r of rows) {
     prows.push({
       ...r.values,
-      ...(internal.rowId ? { _ducklake_internal_row_id: r.rowId } : {}),
-      ...(internal.snapshotId ? { _ducklake_internal_snapshot_id: r.snapshotId } : {}),
+      ...(internal.rowId ? { [ROW_ID_COLUMN]: r.rowId } : {}),
+      ...(internal.snapshotId ? { [SNAPSHOT_ID_COLUMN]: r.snapshotId } : {}),
     });
     await pacer.tick();
   }

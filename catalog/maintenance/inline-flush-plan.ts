@@ -7,7 +7,7 @@
  * (decision docs/decisions/0321-maintenance-flush.md).
  */
 
-import { PARQUET_INT64, type ParquetField, type ParquetRow, writeParquetPaced } from "../../parquet/index.ts";
+import { type ParquetField, type ParquetRow, writeParquetPaced } from "../../parquet/index.ts";
 import type { ReadView } from "../../storage/api.ts";
 import { decodeValue, ValueKind } from "../codec.ts";
 import { CodedError, InvalidRequest } from "../errors.ts";
@@ -16,13 +16,15 @@ import { inlineRowRange, readInlineFloors } from "../inline-floor.ts";
 import { FlushRun } from "../inline-flush-run.ts";
 import { type ScopedOptions, tableOption } from "../options.ts";
 import {
-  DELETE_FILE_PATH_FIELD_ID,
-  DELETE_POS_FIELD_ID,
+  DELETE_FILE_PATH_FIELD,
+  DELETE_POS_FIELD,
   fileColumnStats,
   layoutColumns,
   parquetFields,
-  ROW_ID_FIELD_ID,
-  SNAPSHOT_ID_FIELD_ID,
+  ROW_ID_COLUMN,
+  ROW_ID_FIELD,
+  SNAPSHOT_ID_COLUMN,
+  SNAPSHOT_ID_FIELD,
   toParquetRow,
   verbColumnStats,
 } from "../parquet-layout.ts";
@@ -162,22 +164,13 @@ async function planTable(
   }
   const top = layoutColumns(cols);
   const userFields = parquetFields(cols);
-  const fields: ParquetField[] = [
-    ...userFields,
-    { name: "_ducklake_internal_row_id", fieldId: ROW_ID_FIELD_ID, type: PARQUET_INT64, nullable: true },
-    {
-      name: "_ducklake_internal_snapshot_id",
-      fieldId: SNAPSHOT_ID_FIELD_ID,
-      type: PARQUET_INT64,
-      nullable: true,
-    },
-  ];
+  const fields: ParquetField[] = [...userFields, ROW_ID_FIELD, SNAPSHOT_ID_FIELD];
   const prows: ParquetRow[] = [];
   for (const r of rows) {
     prows.push({
       ...toParquetRow(top, r.values),
-      _ducklake_internal_row_id: BigInt(r.row_id),
-      _ducklake_internal_snapshot_id: BigInt(r.begin_snapshot),
+      [ROW_ID_COLUMN]: BigInt(r.row_id),
+      [SNAPSHOT_ID_COLUMN]: BigInt(r.begin_snapshot),
     });
     await pacer.tick();
   }
@@ -207,20 +200,11 @@ async function planTable(
     .filter((d): d is { pos: number; end: number } => d.end !== null);
   if (deleted.length > 0) {
     const del = await writeParquetPaced(
-      [
-        { name: "file_path", fieldId: DELETE_FILE_PATH_FIELD_ID, type: { kind: "string" }, nullable: true },
-        { name: "pos", fieldId: DELETE_POS_FIELD_ID, type: PARQUET_INT64, nullable: true },
-        {
-          name: "_ducklake_internal_snapshot_id",
-          fieldId: SNAPSHOT_ID_FIELD_ID,
-          type: PARQUET_INT64,
-          nullable: true,
-        },
-      ],
+      [DELETE_FILE_PATH_FIELD, DELETE_POS_FIELD, SNAPSHOT_ID_FIELD],
       deleted.map((d) => ({
-        file_path: joinPath(tablePath, name),
-        pos: BigInt(d.pos),
-        _ducklake_internal_snapshot_id: BigInt(d.end),
+        [DELETE_FILE_PATH_FIELD.name]: joinPath(tablePath, name),
+        [DELETE_POS_FIELD.name]: BigInt(d.pos),
+        [SNAPSHOT_ID_COLUMN]: BigInt(d.end),
       })),
       paced,
     );

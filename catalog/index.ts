@@ -145,6 +145,7 @@ export { type StatementKind, statementKind } from "./sql/kind.ts";
 export { MAX_SQL_TOKENS, type Statement, shapeOf, splitStatements } from "./sql/lexer.ts";
 export { answerRead, type DataObjects, type SqlReadContext } from "./sql/reads.ts";
 export type { SqlField, SqlInterval, SqlResult, SqlTimeTz, SqlType, SqlValue } from "./sql/result.ts";
+export { VARIANT_PHYSICAL } from "./sql/result.ts";
 export type { SqlWriteAnswer, SqlWriteRequest } from "./sql/writes/contract.ts";
 export { flushMarksOf } from "./sql/writes/flush-marks.ts";
 export { expiresSnapshots, planSqlWrite } from "./sql/writes/plan.ts";

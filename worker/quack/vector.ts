@@ -7,7 +7,14 @@
  * string), as stock's `WriteToStorage` writes it, so re-encoding stock's bytes is byte-identical
  * (decision record `docs/decisions/0201-quack-wire-codec.md`).
  */
-import type { SqlField, SqlInterval, SqlTimeTz, SqlType, SqlValue } from "../../catalog/index.ts";
+import {
+  type SqlField,
+  type SqlInterval,
+  type SqlTimeTz,
+  type SqlType,
+  type SqlValue,
+  VARIANT_PHYSICAL,
+} from "../../catalog/index.ts";
 import type { BinaryReader, BinaryWriter } from "./binary.ts";
 import { QuackEncodeError, QuackProtocolError } from "./errors.ts";
 
@@ -306,6 +313,11 @@ function decodeText(bytes: Uint8Array, type: SqlType, row: number): string {
 
 /** Writes the fields of one vector object holding `values` (one per row) of `type`. */
 export function writeVector(w: BinaryWriter, type: SqlType, values: readonly SqlValue[]): void {
+  // A VARIANT vector is serialized as its physical STRUCT (docs/decisions/0701-variant-wire.md).
+  if (type.id === "VARIANT") {
+    writeVector(w, VARIANT_PHYSICAL, values);
+    return;
+  }
   const count = values.length;
   const hasNull = values.some((v) => v === null);
   w.fieldId(100);
@@ -419,6 +431,7 @@ export function writeVector(w: BinaryWriter, type: SqlType, values: readonly Sql
 
 /** Reads the fields of one vector object of `count` rows (the caller consumes the object end). */
 export function readVector(r: BinaryReader, type: SqlType, count: number): SqlValue[] {
+  if (type.id === "VARIANT") return readVector(r, VARIANT_PHYSICAL, count);
   // Before anything of `count` rows is allocated: the message's bytes must be able to back them.
   r.charge(count, `a ${type.id} vector of ${count} rows`);
   r.requireField(100, "has_validity_mask");

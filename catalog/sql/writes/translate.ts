@@ -69,6 +69,7 @@ import {
 import { type MergeSpan, mergeSpan } from "./merge-output.ts";
 import type { Literal, RowOp } from "./parse.ts";
 import { type RewriteOutput, type RewriteStaged, stageRewrites } from "./rewrite.ts";
+import { cellValue } from "./variant-literal.ts";
 
 type Cells = Record<string, Literal>;
 
@@ -1905,7 +1906,8 @@ export class Translator {
       for (const c of data) {
         const node = nodes.get(c);
         if (!node) throw bad(`${op.table} has no column ${quoteName(c)}`);
-        values[c] = parseValue(node, inlineValue(r[c] as Literal), `${op.table}.${c} (row ${rowId})`);
+        const cell = cellValue(node, r[c] as Literal, inlineValue);
+        values[c] = parseValue(node, cell, `${op.table}.${c} (row ${rowId})`);
       }
       await writeInlinedRows(this.ctx, t, [
         { record: { row_id: rowId, begin_snapshot: this.S, end_snapshot: null, schema_version: sv, values } },

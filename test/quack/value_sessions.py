@@ -202,7 +202,11 @@ def variant_session(seed):
         "CALL ducklake_flush_inlined_data('lake', table_name => 'p')",
         "SELECT id, va, variant_typeof(va), va::VARCHAR FROM lake.p ORDER BY id",
         "SELECT id, va FROM lake.p AT (VERSION => 4) ORDER BY id",
-        "SELECT table_id, column_id, min_value, max_value, contains_null, contains_nan "
+        # Known difference (docs/decisions/0700-variant-values.md): after a server-side flush stock clears the
+        # flushed VARIANT column's min/max (a file has none for it), ducklake-edge keeps the inlined rows';
+        # DuckLake builds VARIANT statistics from extra_stats alone, so no answer depends on them.
+        "SELECT table_id, column_id, contains_null, contains_nan, extra_stats, "
+        "CASE WHEN table_id = 2 AND column_id = 2 THEN 'flushed' ELSE min_value || ' .. ' || max_value END "
         "FROM __ducklake_metadata_lake.ducklake_table_column_stats ORDER BY ALL",
     ]
 

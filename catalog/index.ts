@@ -149,6 +149,7 @@ export { VARIANT_PHYSICAL } from "./sql/result.ts";
 export type { SqlWriteAnswer, SqlWriteRequest } from "./sql/writes/contract.ts";
 export { flushMarksOf } from "./sql/writes/flush-marks.ts";
 export { expiresSnapshots, planSqlWrite } from "./sql/writes/plan.ts";
+export { int128ToUuid, uuidToInt128 } from "./uuid.ts";
 export { timestamptzFromEpochMicros } from "./values/index.ts";
 export type { Assigned } from "./verbs/context.ts";
 export {

@@ -8,11 +8,13 @@
  * (decision record `docs/decisions/0201-quack-wire-codec.md`).
  */
 import {
+  int128ToUuid,
   type SqlField,
   type SqlInterval,
   type SqlTimeTz,
   type SqlType,
   type SqlValue,
+  uuidToInt128 as uuidInt128,
   VARIANT_PHYSICAL,
 } from "../../catalog/index.ts";
 import type { BinaryReader, BinaryWriter } from "./binary.ts";
@@ -105,7 +107,6 @@ function fixedOf(type: SqlType): Fixed | null {
 /** TIME WITH TIME ZONE packs micros in the high 40 bits and (MAX_OFFSET - offset seconds) in the low 24. */
 const TIMETZ_OFFSET_BITS = 24n;
 const TIMETZ_MAX_OFFSET = 16 * 60 * 60 - 1;
-const UUID_SIGN = 1n << 63n;
 
 function fail(type: SqlType, value: SqlValue): never {
   const shown = typeof value === "bigint" ? `${value}n` : (JSON.stringify(value) ?? String(value));
@@ -129,15 +130,7 @@ function asBigint(type: SqlType, v: SqlValue): bigint {
 function uuidToInt128(type: SqlType, v: SqlValue): bigint {
   if (typeof v !== "string" || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(v))
     fail(type, v);
-  const hex = v.replaceAll("-", "");
-  const upper = BigInt(`0x${hex.slice(0, 16)}`) ^ UUID_SIGN;
-  return (BigInt.asIntN(64, upper) << 64n) | BigInt(`0x${hex.slice(16)}`);
-}
-
-function int128ToUuid(v: bigint): string {
-  const upper = BigInt.asUintN(64, v >> 64n) ^ UUID_SIGN;
-  const hex = upper.toString(16).padStart(16, "0") + BigInt.asUintN(64, v).toString(16).padStart(16, "0");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return uuidInt128(v);
 }
 
 function writeFixed(view: DataView, at: number, kind: Fixed, type: SqlType, v: SqlValue): void {

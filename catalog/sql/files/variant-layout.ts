@@ -15,6 +15,7 @@
  * slot's width of unspecified bytes; no reader looks at them (the tag says NULL).
  */
 import { InvalidRequest, Unsupported } from "../../errors.ts";
+import { uuidToInt128 } from "../../uuid.ts";
 import { decimalParams, type StoredValue } from "../../values/index.ts";
 import type { SqlInterval, SqlTimeTz, SqlValue } from "../result.ts";
 
@@ -89,7 +90,6 @@ class Bytes {
 }
 
 const UTF8 = new TextEncoder();
-const UUID_SIGN = 1n << 63n;
 
 /** `HH:MM:SS[.fffffffff]` as nanoseconds since midnight (TIME_NS, which has no SqlType). */
 function timeNanos(v: StoredValue): bigint {
@@ -123,8 +123,6 @@ function primitive(data: Bytes, t: string, v: StoredValue, scalar: PrimitiveValu
     case "timestamp_ns":
     case "timestamp_s":
     case "timestamptz":
-      data.int(value as bigint, 8);
-      break;
     case "time_ns":
       data.int(value as bigint, 8);
       break;
@@ -148,13 +146,9 @@ function primitive(data: Bytes, t: string, v: StoredValue, scalar: PrimitiveValu
       data.uleb((value as Uint8Array).length);
       data.raw(value as Uint8Array);
       break;
-    case "uuid": {
-      const hex = (value as string).replaceAll("-", "");
-      const upper = BigInt(`0x${hex.slice(0, 16)}`) ^ UUID_SIGN;
-      data.int(BigInt(`0x${hex.slice(16)}`), 8);
-      data.int(upper, 8);
+    case "uuid":
+      data.int(uuidToInt128(value as string), 16);
       break;
-    }
     case "timetz": {
       const { micros, offsetSeconds } = value as SqlTimeTz;
       data.int((micros << 24n) | BigInt(16 * 60 * 60 - 1 - offsetSeconds), 8);

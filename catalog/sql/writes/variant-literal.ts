@@ -117,6 +117,13 @@ function mergeShape(shape: Shape, v: StoredValue): Shape {
   return { k: "prim", t: node.t };
 }
 
+/** The elements of one list literal, refused unless they share one type (DuckDB would unify them). */
+function oneType(items: StoredValue[]): StoredValue[] {
+  let shape: Shape = null;
+  for (const item of items) shape = mergeShape(shape, item);
+  return items;
+}
+
 /** The stored VARIANT value of the literal DuckLake wrote for a VARIANT cell. */
 export function variantOfLiteral(l: Literal): StoredValue {
   switch (l.k) {
@@ -140,10 +147,7 @@ export function variantOfLiteral(l: Literal): StoredValue {
       return { t: "object", v: l.fields.map((f) => [f.name, variantOfLiteral(f.v)]) };
     }
     case "list": {
-      const items = l.items.map(variantOfLiteral);
-      let shape: Shape = null;
-      for (const item of items) shape = mergeShape(shape, item);
-      return { t: "array", v: items };
+      return { t: "array", v: oneType(l.items.map(variantOfLiteral)) };
     }
     case "map":
       return refuse("a MAP literal");
@@ -158,14 +162,47 @@ function castValue(cast: string, text: string): StoredValue {
   return typed(t, text);
 }
 
+/** Whether a column's type tree holds a VARIANT anywhere (its cells then need typing here). */
+function holdsVariant(node: TypeNode): boolean {
+  return node.type === "variant" || node.children.some(holdsVariant);
+}
+
 /**
- * A cell of an inlined row as the value `parseValue` takes for its column: a VARIANT column's cell is
- * typed from its literal here; every other column's is `plain` (translate.ts `inlineValue`).
+ * A cell of an inlined row as the value `parseValue` takes for its column: a VARIANT cell (at the top or
+ * inside a LIST, STRUCT or MAP) is typed from its literal here; everything else is `plain`
+ * (translate.ts `inlineValue`).
  */
 export function cellValue(
   node: TypeNode | undefined,
   l: Literal,
   plain: (l: Literal) => InlineValue,
 ): InlineValue {
-  return node?.type === "variant" ? (variantOfLiteral(l) as InlineValue) : plain(l);
+  if (!node || !holdsVariant(node)) return plain(l);
+  if (node.type === "variant") return variantOfLiteral(l) as InlineValue;
+  const [first, second] = node.children;
+  // A list's (a map's keys', values') elements are one list literal: DuckDB unifies their types before the
+  // cast to VARIANT, so VARIANT elements must already agree, as inside a VARIANT array.
+  // Elements that are themselves nested around a VARIANT (STRUCT(a VARIANT)[]) would be unified field by
+  // field: more than one such element is refused rather than checked.
+  const elements = (child: TypeNode, items: Literal[]): InlineValue[] => {
+    if (child.type === "variant") return oneType(items.map(variantOfLiteral)) as InlineValue[];
+    if (holdsVariant(child) && items.filter((i) => i.k !== "null").length > 1)
+      refuse(`a list of ${child.type.toUpperCase()} values holding VARIANT values`);
+    return items.map((i) => cellValue(child, i, plain));
+  };
+  if (node.type === "list" && l.k === "list" && first) return elements(first, l.items);
+  if (node.type === "struct" && l.k === "struct") {
+    const out: { [field: string]: InlineValue } = {};
+    for (const f of l.fields) {
+      const child = node.children.find((c) => c.name.toLowerCase() === f.name.toLowerCase());
+      out[f.name] = child ? cellValue(child, f.v, plain) : plain(f.v);
+    }
+    return out;
+  }
+  if (node.type === "map" && l.k === "map" && first && second) {
+    const keys = elements(first, l.keys);
+    const values = elements(second, l.values);
+    return keys.map((key, i) => ({ key, value: values[i] ?? null }));
+  }
+  return plain(l);
 }

@@ -9,8 +9,9 @@ import { describe, expect, it } from "vitest";
 import type { InlineValue } from "../../../catalog/records.ts";
 import { sqlValueOf } from "../../../catalog/sql/files/inlined-values.ts";
 import type { SqlValue } from "../../../catalog/sql/result.ts";
-import { parseTupleText } from "../../../catalog/sql/writes/parse.ts";
-import { variantOfLiteral } from "../../../catalog/sql/writes/variant-literal.ts";
+import { type Literal, parseTupleText } from "../../../catalog/sql/writes/parse.ts";
+import { inlineValue } from "../../../catalog/sql/writes/translate.ts";
+import { cellValue, variantOfLiteral } from "../../../catalog/sql/writes/variant-literal.ts";
 import { toText } from "../../../catalog/values/index.ts";
 
 interface Physical {
@@ -267,5 +268,46 @@ describe("a VARIANT value's text is DuckDB's VARCHAR cast of it (the stats DuckL
     ["42", "42"],
   ])("%s", (literal, text) => {
     expect(toText(node, stored(literal))).toBe(text);
+  });
+});
+
+describe("a VARIANT inside a LIST, STRUCT or MAP column is typed from its literal too", () => {
+  it("types the VARIANT fields and leaves the rest as plain values", () => {
+    const [lit] = parseTupleText("({'a': 42, 'b': [CAST('2000-01-01' AS DATE), NULL], 'c': 'x'})");
+    const variant = { name: "a", type: "variant", children: [] };
+    const node = {
+      name: "s",
+      type: "struct",
+      children: [
+        variant,
+        { name: "b", type: "list", children: [{ ...variant, name: "e" }] },
+        { name: "c", type: "varchar", children: [] },
+      ],
+    };
+    expect(cellValue(node, lit as Literal, inlineValue)).toEqual({
+      a: { t: "int32", v: 42 },
+      b: [{ t: "date", v: "2000-01-01" }, null],
+      c: "x",
+    });
+  });
+});
+
+describe("VARIANT elements of a LIST or MAP column are one list literal: DuckDB unifies them first", () => {
+  const variant = { name: "e", type: "variant", children: [] };
+  const cell = (text: string, node: { name: string; type: string; children: unknown[] }) => {
+    const [lit] = parseTupleText(`(${text})`);
+    return cellValue(node as never, lit as Literal, inlineValue);
+  };
+  it("keeps elements of one type and refuses the rest by shape", () => {
+    const list = { name: "l", type: "list", children: [variant] };
+    expect(cell("[42, NULL, 7]", list)).toEqual([{ t: "int32", v: 42 }, null, { t: "int32", v: 7 }]);
+    expect(() => cell("[42, 1.5]", list)).toThrow(/different types/);
+    const nested = {
+      name: "l",
+      type: "list",
+      children: [{ name: "s", type: "struct", children: [{ ...variant, name: "a" }] }],
+    };
+    expect(() => cell("[{'a': 42}, {'a': 'x'}]", nested)).toThrow(/STRUCT values holding VARIANT/);
+    expect(cell("[{'a': 42}, NULL]", nested)).toEqual([{ a: { t: "int32", v: 42 } }, null]);
   });
 });

@@ -311,3 +311,18 @@ describe("VARIANT elements of a LIST or MAP column are one list literal: DuckDB 
     expect(cell("[{'a': 42}, NULL]", nested)).toEqual([{ a: { t: "int32", v: 42 } }, null]);
   });
 });
+
+describe("numeric literals take the type stock DuckDB 1.5.5 gives them in a VARIANT", () => {
+  it.each([
+    ["0.05", "decimal(3,2)"],
+    ["100.0", "decimal(4,1)"],
+    ["-0.001", "decimal(4,3)"],
+    ["123456789012345678.5", "decimal(19,1)"],
+    ["1234567890123456789012345678901234567.8", "decimal(38,1)"],
+    ["12345678901234567890123456789012345678.9", "float64"],
+    ["-2147483648", "int64"],
+    ["1e-05", "float64"],
+  ])("%s is %s", (literal, t) => {
+    expect((stored(literal) as { t: string }).t).toBe(t);
+  });
+});

@@ -146,9 +146,11 @@ export { MAX_SQL_TOKENS, type Statement, shapeOf, splitStatements } from "./sql/
 export { MAX_METADATA_SCHEMA_CHARS, routeMetadataSchema, type SchemaRoute } from "./sql/metadata-schema.ts";
 export { answerRead, type DataObjects, type SqlReadContext } from "./sql/reads.ts";
 export type { SqlField, SqlInterval, SqlResult, SqlTimeTz, SqlType, SqlValue } from "./sql/result.ts";
+export { VARIANT_PHYSICAL } from "./sql/result.ts";
 export type { SqlWriteAnswer, SqlWriteRequest } from "./sql/writes/contract.ts";
 export { flushMarksOf } from "./sql/writes/flush-marks.ts";
 export { expiresSnapshots, planMetadataAppend, planSqlWrite } from "./sql/writes/plan.ts";
+export { int128ToUuid, uuidToInt128 } from "./uuid.ts";
 export { timestamptzFromEpochMicros } from "./values/index.ts";
 export type { Assigned } from "./verbs/context.ts";
 export {

@@ -35,6 +35,7 @@ export type SqlType =
         | "INTERVAL"
         | "UUID"
         | "JSON"
+        | "VARIANT"
         | "SQLNULL";
     }
   | { id: "DECIMAL"; width: number; scale: number }
@@ -42,6 +43,46 @@ export type SqlType =
   | { id: "ARRAY"; child: SqlType; size: number }
   | { id: "STRUCT"; fields: readonly SqlField[] }
   | { id: "MAP"; key: SqlType; value: SqlType };
+
+/**
+ * DuckDB's physical form of a VARIANT (its type id 109 carries these children as STRUCT type info): per
+ * row the object keys, the object/array children (key index, value index), the values (type tag, byte
+ * offset into data) and the data bytes (docs/decisions/0701-variant-wire.md). A VARIANT's SqlValue is a
+ * record of exactly these fields.
+ */
+export const VARIANT_PHYSICAL: SqlType = {
+  id: "STRUCT",
+  fields: [
+    { name: "keys", type: { id: "LIST", child: { id: "VARCHAR" } } },
+    {
+      name: "children",
+      type: {
+        id: "LIST",
+        child: {
+          id: "STRUCT",
+          fields: [
+            { name: "keys_index", type: { id: "UINTEGER" } },
+            { name: "values_index", type: { id: "UINTEGER" } },
+          ],
+        },
+      },
+    },
+    {
+      name: "values",
+      type: {
+        id: "LIST",
+        child: {
+          id: "STRUCT",
+          fields: [
+            { name: "type_id", type: { id: "UTINYINT" } },
+            { name: "byte_offset", type: { id: "UINTEGER" } },
+          ],
+        },
+      },
+    },
+    { name: "data", type: { id: "BLOB" } },
+  ],
+};
 
 export interface SqlField {
   name: string;
@@ -61,7 +102,7 @@ export interface SqlField {
  *   TIMESTAMP_S / _MS / _NS: bigint in seconds / milliseconds / nanoseconds
  * - INTERVAL: { months: number; days: number; micros: bigint }
  * - LIST / ARRAY: SqlValue[]; STRUCT: an object keyed by field name (every field present, possibly null);
- *   MAP: array of { key, value }
+ *   MAP: array of { key, value }; VARIANT: a record of VARIANT_PHYSICAL's fields
  * - null is NULL for every type.
  */
 export type SqlValue =

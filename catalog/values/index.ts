@@ -15,6 +15,7 @@
  *   (`2026-12-01 08:30:38.123456+00` for timestamptz, always UTC).
  * - list: JSON array. struct: JSON object with every field in declaration order (missing fields null).
  *   map: JSON array of `{"key": k, "value": v}` (keys non-null, distinct).
+ * - variant: a tagged tree keeping each value's type (`variant.ts`, docs/decisions/0700-variant-values.md).
  * - geometry: not inlinable (Unsupported); write a Parquet file.
  */
 
@@ -33,6 +34,7 @@ import {
 } from "./numbers.ts";
 import { parseDate, parseInterval, parseTime, parseTimestamp } from "./temporal.ts";
 import { parseBlob, parseBoolean, parseJson, parseUuid, parseVarchar } from "./text.ts";
+import { parseVariant } from "./variant.ts";
 
 export type { TypeNode } from "../types.ts";
 export type { StoredValue } from "./errors.ts";
@@ -49,6 +51,7 @@ export {
   timestamptzFromEpochMicros,
 } from "./temporal.ts";
 export { blobBytes, blobFromBytes } from "./text.ts";
+export { isVariantPrimitive, MAX_VARIANT_DEPTH, VARIANT_TYPES, type VariantNode } from "./variant.ts";
 
 /** A column's type tree (children in column order) from the table's column records. */
 export function columnTree(cols: readonly ColumnRecord[], column: ColumnRecord): TypeNode {
@@ -116,6 +119,7 @@ function parseScalar(type: string, input: StoredValue, path: string): StoredValu
  */
 export function parseValue(node: TypeNode, input: StoredValue, path: string): StoredValue {
   if (input === null) return null;
+  if (node.type === "variant") return parseVariant(input, path, parseScalar);
   if (node.type === "list") {
     if (!Array.isArray(input)) refuse(path, "list", input, "a list is a JSON array");
     const element = child(node, 0);
@@ -198,6 +202,24 @@ function nestedText(node: TypeNode, stored: StoredValue): string {
   return NESTED_QUOTE.test(text) ? quoteNested(text) : text;
 }
 
+/**
+ * DuckDB's text of a stored VARIANT value (its VARCHAR cast): a primitive as its type prints it, an
+ * object `{'k': v, …}` (keys always quoted), an array `[v, …]`, nested values quoted as in a STRUCT.
+ */
+function variantText(stored: StoredValue, nested: boolean): string {
+  if (stored === null) return "NULL";
+  const node = stored as { t: string; v: StoredValue };
+  if (node.t === "object") {
+    const fields = (node.v as [string, StoredValue][]).map(
+      ([k, v]) => `${quoteNested(k)}: ${variantText(v, true)}`,
+    );
+    return `{${fields.join(", ")}}`;
+  }
+  if (node.t === "array") return `[${(node.v as StoredValue[]).map((v) => variantText(v, true)).join(", ")}]`;
+  const type: TypeNode = { name: "variant", type: node.t, children: [] };
+  return nested ? nestedText(type, node.v) : scalarText(node.t, node.v);
+}
+
 function quoteNested(s: string): string {
   return `'${s.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`;
 }
@@ -208,6 +230,7 @@ function quoteNested(s: string): string {
  */
 export function toText(node: TypeNode, stored: StoredValue): string | null {
   if (stored === null) return null;
+  if (node.type === "variant") return variantText(stored, false);
   if (node.type === "list" || node.type === "struct" || node.type === "map") return nestedText(node, stored);
   return scalarText(node.type, stored);
 }

@@ -24,7 +24,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 from sessions import (  # noqa: E402
     ATTACH as ATTACH_SQL, DELETE_FILE_IDS_BY_CONTENT, FILE_IDS_BY_CONTENT, RACY_ON_STOCK, SERVER_COMMIT_PENDING,
-    SESSIONS, VALUE_PROPERTY)
+    SESSIONS, STOCK_STORAGE, VALUE_PROPERTY)
 
 # QUACK_SESSIONS_MODULE=path/to/file.py runs that file's SESSIONS instead (to probe statements locally).
 if os.environ.get("QUACK_SESSIONS_MODULE"):
@@ -112,9 +112,12 @@ EXT = {"ducklake": ext(duckdb_extension_ducklake, "ducklake"), "quack": ext(duck
        "httpfs": ext(duckdb_extension_httpfs, "httpfs")}
 
 
-def connect(path=":memory:", load=("httpfs", "quack", "ducklake")):
-    con = duckdb.connect(path, config={"allow_unsigned_extensions": "true", "autoinstall_known_extensions": "false",
-                                       "autoload_known_extensions": "false"})
+def connect(path=":memory:", load=("httpfs", "quack", "ducklake"), storage=None):
+    config = {"allow_unsigned_extensions": "true", "autoinstall_known_extensions": "false",
+              "autoload_known_extensions": "false"}
+    if storage:
+        config["storage_compatibility_version"] = storage
+    con = duckdb.connect(path, config=config)
     for e in load:
         con.execute(f"LOAD '{EXT[e]}'")
     return con
@@ -151,9 +154,10 @@ class StockServer:
     """Stock DuckDB as a Quack server over a DuckDB-file DuckLake catalog (no ducklake on the server:
     DuckLake then commits client-side, as against ducklake-edge)."""
 
-    def __init__(self, path, port):
+    def __init__(self, path, port, storage=None):
         self.port = port
-        self.con = connect(path, load=("httpfs", "quack"))
+        # `storage`: the catalog file's storage version; a VARIANT column needs v1.5.0 (STOCK_STORAGE).
+        self.con = connect(path, load=("httpfs", "quack"), storage=storage)
         self.con.execute(f"CALL quack_serve('quack:127.0.0.1:{port}', token => '{STOCK_TOKEN}')")
 
     def rows(self, table):
@@ -288,7 +292,7 @@ def run_statement(con, sql, data_dirs=()):
 def run_session(name, statements, edge_port, take_port, work):
     lake = f"conf-{name}"[:63]
     stock_port = take_port()
-    stock = StockServer(f"{work}/{name}-stock-meta.duckdb", stock_port)
+    stock = StockServer(f"{work}/{name}-stock-meta.duckdb", stock_port, STOCK_STORAGE.get(name))
     # Same-length directory names: DuckDB writes the data path into delete files, whose sizes are compared.
     dirs = {"edge": f"{work}/{name}-data-e/", "stock": f"{work}/{name}-data-s/"}
     secrets = {

@@ -897,6 +897,11 @@ SESSIONS |= {
 # Issue 26's value property: seeded random values of every type, inlined and in Parquet (value_sessions.py).
 from value_sessions import VALUE_SESSIONS  # noqa: E402
 
+# The storage version of a session's stock catalog file when not the default (v1.0.0): stock stores VARIANT
+# columns (an inlined-data table's) only from v1.5.0 on, so the value sessions, which write VARIANT values,
+# need it (docs/decisions/0700-variant-values.md).
+STOCK_STORAGE = {name: "v1.5.0" for name in VALUE_SESSIONS}
+
 SESSIONS |= VALUE_SESSIONS
 
 # The value property compares every value read back, and every generated statement must succeed on stock;

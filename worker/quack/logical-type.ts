@@ -4,14 +4,15 @@
  * (`LogicalTypeId`, `ExtraTypeInfoType`); JSON is VARCHAR with the alias "JSON", MAP is a LIST of
  * STRUCT(key, value) under its own id (decision record `docs/decisions/0201-quack-wire-codec.md`).
  */
-import type { SqlType } from "../../catalog/index.ts";
+import { type SqlType, VARIANT_PHYSICAL } from "../../catalog/index.ts";
 import type { BinaryReader, BinaryWriter } from "./binary.ts";
 import { QuackProtocolError } from "./errors.ts";
 
-type ScalarId = Exclude<SqlType, { id: "DECIMAL" | "LIST" | "ARRAY" | "STRUCT" | "MAP" }>["id"];
+type ScalarId = Exclude<SqlType, { id: "DECIMAL" | "LIST" | "ARRAY" | "STRUCT" | "MAP" }>["id"] & string;
+type PlainId = Exclude<ScalarId, "VARIANT">;
 
 /** DuckDB's LogicalTypeId numbers for the scalar types (JSON is VARCHAR + alias). */
-const SCALAR_IDS: Record<ScalarId, number> = {
+const SCALAR_IDS: Record<PlainId, number> = {
   SQLNULL: 1,
   BOOLEAN: 10,
   TINYINT: 11,
@@ -46,6 +47,8 @@ const ID_STRUCT = 100;
 const ID_LIST = 101;
 const ID_MAP = 102;
 const ID_ARRAY = 108;
+/** VARIANT: its own id, with its physical STRUCT as struct type info (docs/decisions/0701-variant-wire.md). */
+const ID_VARIANT = 109;
 
 /** DuckDB's ExtraTypeInfoType numbers. */
 const INFO_GENERIC = 1;
@@ -54,14 +57,18 @@ const INFO_LIST = 4;
 const INFO_STRUCT = 5;
 const INFO_ARRAY = 9;
 
-const SCALAR_BY_ID = new Map<number, ScalarId>(
-  (Object.entries(SCALAR_IDS) as [ScalarId, number][])
+const SCALAR_BY_ID = new Map<number, PlainId>(
+  (Object.entries(SCALAR_IDS) as [PlainId, number][])
     .filter(([name]) => name !== "JSON")
     .map(([n, i]) => [i, n]),
 );
 
 /** Deepest type nesting accepted on decode (DuckLake's types nest a few levels). */
 export const MAX_TYPE_DEPTH = 64;
+
+function variantFields(): readonly { name: string; type: SqlType }[] {
+  return VARIANT_PHYSICAL.id === "STRUCT" ? VARIANT_PHYSICAL.fields : [];
+}
 
 export function writeLogicalType(w: BinaryWriter, type: SqlType): void {
   w.fieldId(100);
@@ -97,12 +104,14 @@ export function writeLogicalType(w: BinaryWriter, type: SqlType): void {
         w.object(() => writeLogicalType(w, child));
       });
       break;
-    case "STRUCT":
-      w.uleb(ID_STRUCT);
+    case "VARIANT":
+    case "STRUCT": {
+      const fields = type.id === "STRUCT" ? type.fields : variantFields();
+      w.uleb(type.id === "STRUCT" ? ID_STRUCT : ID_VARIANT);
       writeInfo(w, INFO_STRUCT, () => {
-        if (type.fields.length === 0) return;
+        if (fields.length === 0) return;
         w.fieldId(200);
-        w.list(type.fields, (f) => {
+        w.list(fields, (f) => {
           w.object(() => {
             w.fieldId(0);
             w.string(f.name);
@@ -112,6 +121,7 @@ export function writeLogicalType(w: BinaryWriter, type: SqlType): void {
         });
       });
       break;
+    }
     case "ARRAY":
       w.uleb(ID_ARRAY);
       writeInfo(w, INFO_ARRAY, () => {
@@ -239,6 +249,10 @@ function typeOf(id: number, info: Info | null): SqlType {
       const [k, v] = child.fields as [{ name: string; type: SqlType }, { name: string; type: SqlType }];
       return { id: "MAP", key: k.type, value: v.type };
     }
+    case ID_VARIANT:
+      if (info?.kind !== INFO_STRUCT || JSON.stringify(info.fields) !== JSON.stringify(variantFields()))
+        throw new QuackProtocolError("VARIANT without its physical struct type info");
+      return { id: "VARIANT" };
     case ID_STRUCT:
       if (info?.kind !== INFO_STRUCT) throw new QuackProtocolError("STRUCT without struct type info");
       return { id: "STRUCT", fields: info.fields };

@@ -7,7 +7,16 @@
  * string), as stock's `WriteToStorage` writes it, so re-encoding stock's bytes is byte-identical
  * (decision record `docs/decisions/0201-quack-wire-codec.md`).
  */
-import type { SqlField, SqlInterval, SqlTimeTz, SqlType, SqlValue } from "../../catalog/index.ts";
+import {
+  int128ToUuid,
+  type SqlField,
+  type SqlInterval,
+  type SqlTimeTz,
+  type SqlType,
+  type SqlValue,
+  uuidToInt128 as uuidInt128,
+  VARIANT_PHYSICAL,
+} from "../../catalog/index.ts";
 import type { BinaryReader, BinaryWriter } from "./binary.ts";
 import { QuackEncodeError, QuackProtocolError } from "./errors.ts";
 
@@ -98,7 +107,6 @@ function fixedOf(type: SqlType): Fixed | null {
 /** TIME WITH TIME ZONE packs micros in the high 40 bits and (MAX_OFFSET - offset seconds) in the low 24. */
 const TIMETZ_OFFSET_BITS = 24n;
 const TIMETZ_MAX_OFFSET = 16 * 60 * 60 - 1;
-const UUID_SIGN = 1n << 63n;
 
 function fail(type: SqlType, value: SqlValue): never {
   const shown = typeof value === "bigint" ? `${value}n` : (JSON.stringify(value) ?? String(value));
@@ -122,15 +130,7 @@ function asBigint(type: SqlType, v: SqlValue): bigint {
 function uuidToInt128(type: SqlType, v: SqlValue): bigint {
   if (typeof v !== "string" || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(v))
     fail(type, v);
-  const hex = v.replaceAll("-", "");
-  const upper = BigInt(`0x${hex.slice(0, 16)}`) ^ UUID_SIGN;
-  return (BigInt.asIntN(64, upper) << 64n) | BigInt(`0x${hex.slice(16)}`);
-}
-
-function int128ToUuid(v: bigint): string {
-  const upper = BigInt.asUintN(64, v >> 64n) ^ UUID_SIGN;
-  const hex = upper.toString(16).padStart(16, "0") + BigInt.asUintN(64, v).toString(16).padStart(16, "0");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return uuidInt128(v);
 }
 
 function writeFixed(view: DataView, at: number, kind: Fixed, type: SqlType, v: SqlValue): void {
@@ -306,6 +306,11 @@ function decodeText(bytes: Uint8Array, type: SqlType, row: number): string {
 
 /** Writes the fields of one vector object holding `values` (one per row) of `type`. */
 export function writeVector(w: BinaryWriter, type: SqlType, values: readonly SqlValue[]): void {
+  // A VARIANT vector is serialized as its physical STRUCT (docs/decisions/0701-variant-wire.md).
+  if (type.id === "VARIANT") {
+    writeVector(w, VARIANT_PHYSICAL, values);
+    return;
+  }
   const count = values.length;
   const hasNull = values.some((v) => v === null);
   w.fieldId(100);
@@ -425,6 +430,7 @@ const CONSTANT_VECTOR = 2;
 
 /** Reads the fields of one vector object of `count` rows (the caller consumes the object end). */
 export function readVector(r: BinaryReader, type: SqlType, count: number): SqlValue[] {
+  if (type.id === "VARIANT") return readVector(r, VARIANT_PHYSICAL, count);
   // Before anything of `count` rows is allocated: the message's bytes must be able to back them.
   r.charge(count, `a ${type.id} vector of ${count} rows`);
   if (r.field(90)) {

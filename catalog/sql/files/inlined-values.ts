@@ -12,8 +12,10 @@
  */
 import { InvalidRequest, quoteName, Unsupported } from "../../errors.ts";
 import type { InlineValue } from "../../records.ts";
+import { duckdbTypeName } from "../../types.ts";
 import { parseValue, type StoredValue, type TypeNode } from "../../values/index.ts";
 import type { SqlField, SqlType, SqlValue } from "../result.ts";
+import { variantPhysical } from "./variant-layout.ts";
 
 type ScalarId = Extract<SqlType, { id: string }>["id"];
 
@@ -44,6 +46,7 @@ const SCALARS: ReadonlySet<string> = new Set<ScalarId>([
   "INTERVAL",
   "UUID",
   "JSON",
+  "VARIANT",
 ]);
 
 /** Splits `a, b(c, d), e` at top-level commas. */
@@ -321,6 +324,11 @@ export function sqlValueOf(type: SqlType, value: InlineValue | undefined): SqlVa
       return nested(value, type);
     case "SQLNULL":
       return null;
+    case "VARIANT":
+      // The stored tagged tree in DuckDB's physical VARIANT form (docs/decisions/0701-variant-wire.md).
+      return variantPhysical(value as StoredValue, (t, v) =>
+        sqlValueOf(sqlTypeOf(duckdbTypeName({ name: t, type: t, children: [] })), v as InlineValue),
+      );
   }
 }
 

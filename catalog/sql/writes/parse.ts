@@ -13,8 +13,9 @@ import { type SqlResult, T } from "../result.ts";
 export type Literal =
   | { k: "null" }
   | { k: "bool"; v: boolean }
-  | { k: "num"; text: string }
-  | { k: "str"; v: string }
+  /** `cast`: the type of a `CAST(… AS T)` / `…::T` around it, as written (a VARIANT value's type, 0700) */
+  | { k: "num"; text: string; cast?: string }
+  | { k: "str"; v: string; cast?: string }
   | { k: "now" }
   | { k: "uuid" }
   /** `[a, b, …]`: a LIST value of an inlined row */
@@ -69,6 +70,11 @@ export type RowOp =
 /** A cast keeps the literal's text as the value: only values written as text or numbers are cast. */
 function castable(lit: Literal): boolean {
   return lit.k !== "now" && lit.k !== "uuid";
+}
+
+/** A cast literal keeps its type text: a VARIANT cell's type is the literal's (docs/decisions/0700-variant-values.md). */
+function withCast(lit: Literal, type: string): Literal {
+  return lit.k === "num" || lit.k === "str" ? { ...lit, cast: type } : lit;
 }
 
 /** Deepest nesting of LIST/STRUCT/MAP literals accepted (bounds the parser's recursion). */
@@ -177,7 +183,7 @@ class Cursor {
       // CAST('...' AS TYPE): DuckLake's form for dates, times, UUIDs, blobs and special floats.
       lit = this.literal();
       this.expect("AS");
-      this.typeText();
+      lit = withCast(lit, this.typeText());
       this.expect(")");
       if (!castable(lit)) throw this.refuse();
     } else if (t.kind === "word" && t.value.toUpperCase() === "CONCAT" && this.eat("(")) {
@@ -200,7 +206,7 @@ class Cursor {
     } else throw this.refuse();
     // `'…'::TYPE`: DuckLake casts inlined values of some types; the stored text is the literal's.
     if (this.eat("::")) {
-      this.typeText();
+      lit = withCast(lit, this.typeText());
       if (!castable(lit)) throw this.refuse();
     }
     return lit;

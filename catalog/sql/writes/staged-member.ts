@@ -33,6 +33,7 @@ import { Kind, keys, OptionScope } from "../../keys.ts";
 import type { DataFileRecord, OptionRecord, SnapshotRecord } from "../../records.ts";
 import type { Staging } from "../../staging.ts";
 import { NESTED } from "../../types.ts";
+import { columnTree } from "../../values/index.ts";
 import { type Assigned, VerbContext } from "../../verbs/context.ts";
 import { dropDataFile, tableDirectory, tableOfDroppedFile } from "../../verbs/ops/files.ts";
 import { inlineInsertPreserving } from "../../verbs/ops/inline.ts";
@@ -55,6 +56,7 @@ import { isRewrite, rewriteOps } from "./staged-rewrite.ts";
 import { compactionRaceConflict, schemaRaceConflict } from "./staged-schema-race.ts";
 import type { CommitText } from "./staged-snapshot.ts";
 import { inlineValue } from "./translate.ts";
+import { cellValue } from "./variant-literal.ts";
 
 const STAGED = stagedReader("staged commit");
 
@@ -528,10 +530,12 @@ export class StagedCommitMember implements SelfStagedMember {
         .filter((r) => int(r.table_id, "table_id") === t)
         .sort((a, b) => int(a.row_order, "row_order") - int(b.row_order, "row_order"));
       if (tuples.length === 0) continue;
-      const names = (await probe.columns(t))
+      const all = await probe.columns(t);
+      const tops = all
         .filter((c) => c.parent_column === null)
-        .sort((a, b) => a.column_order - b.column_order)
-        .map((c) => c.column_name);
+        .sort((a, b) => a.column_order - b.column_order);
+      const names = tops.map((c) => c.column_name);
+      const nodes = tops.map((c) => columnTree(all, c));
       const named = (r: StagedRow) => {
         const values = parseTupleText(str(r.value_literals, "value_literals"));
         if (values.length !== names.length) {
@@ -539,7 +543,9 @@ export class StagedCommitMember implements SelfStagedMember {
             `a staged row of table ${t} gives ${values.length} values for ${names.length} columns`,
           );
         }
-        return Object.fromEntries(names.map((n, i) => [n, inlineValue(values[i] as Literal)]));
+        return Object.fromEntries(
+          names.map((n, i) => [n, cellValue(nodes[i], values[i] as Literal, inlineValue)]),
+        );
       };
       // An UPDATE keeps row ids: those rows are staged after the deletes of their old versions.
       const keeps = (r: StagedRow) => flag(meta.has_preserved_row_ids) && !isNull(r.preserved_row_id);

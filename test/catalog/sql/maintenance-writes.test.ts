@@ -98,7 +98,7 @@ describe("nested literals in inlined rows", () => {
         k: "struct",
         fields: [
           { name: "k", v: { k: "str", v: "a" } },
-          { name: "v", v: { k: "list", items: [{ k: "str", v: "2024-01-01" }] } },
+          { name: "v", v: { k: "list", items: [{ k: "str", v: "2024-01-01", cast: "DATE" }] } },
         ],
       },
       {

@@ -16,6 +16,7 @@ import type {
 } from "../../../records.ts";
 import { columnTree, parseValue } from "../../../values/index.ts";
 import type { Literal, RowOp } from "../parse.ts";
+import { cellValue } from "../variant-literal.ts";
 import type { Batch } from "./batch.ts";
 import { bad, type Cells, cellsOf, INLINED_DATA, INLINED_DELETE, inlineValue, int, str } from "./cells.ts";
 import { checkBegin, lineage, liveTable, noEnd, premiseRowIds, useRowIds } from "./checks.ts";
@@ -150,7 +151,8 @@ export async function insertInlined(
     for (const c of data) {
       const node = nodes.get(c);
       if (!node) throw bad(`${op.table} has no column ${quoteName(c)}`);
-      values[c] = parseValue(node, inlineValue(r[c] as Literal), `${op.table}.${c} (row ${rowId})`);
+      const cell = cellValue(node, r[c] as Literal, inlineValue);
+      values[c] = parseValue(node, cell, `${op.table}.${c} (row ${rowId})`);
     }
     await writeInlinedRows(batch.ctx, t, [
       { record: { row_id: rowId, begin_snapshot: batch.S, end_snapshot: null, schema_version: sv, values } },

@@ -5,7 +5,6 @@ export {
   ReaderCounters,
   type ReaderCountsSnapshot,
 } from "./counters.ts";
-export { BUCKET_IDENTITY, bucketIdentity, MAX_DECODED_CUTS } from "./decoded-cuts.ts";
 export {
   CheckpointExpired,
   CheckpointNotFound,
@@ -17,3 +16,4 @@ export { LakeReader, type ReaderCut } from "./lake-reader.ts";
 export type { ReaderOptions } from "./objects.ts";
 export { type OpenCheckpointOptions, openCheckpoint } from "./open-checkpoint.ts";
 export { type OpenLatestOptions, openLatest } from "./open-latest.ts";
+export { BUCKET_IDENTITY, bucketIdentity } from "./store-identity.ts";

@@ -34,8 +34,7 @@ export class LakeReader implements ReadView {
 
   constructor(
     readonly cut: ReaderCut,
-    /** The built cut; shared by every reader of the same published cut in this isolate (decoded-cuts.ts). */
-    readonly view: Cut,
+    private readonly view: Cut,
     /** Every bucket call and byte this reader (open included) cost; shared when the caller passed one. */
     readonly counters: ReaderCounters,
   ) {}

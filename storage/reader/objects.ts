@@ -13,7 +13,7 @@ import { RECOVERY_CONCURRENCY } from "../recovery.ts";
 import { type RetryOptions, type RetryPolicy, readWithRetry, retryPolicy } from "../retry.ts";
 import { decodeSegment, type Segment } from "../segment.ts";
 import { CountingBucket, ReaderCounters } from "./counters.ts";
-import { bucketIdentity } from "./decoded-cuts.ts";
+import { bucketIdentity } from "./store-identity.ts";
 
 /** Options every reader takes. */
 export interface ReaderOptions {
@@ -35,7 +35,7 @@ export interface ReaderOptions {
 export interface ReadContext {
   /** A CountingBucket over the caller's bucket. */
   bucket: Bucket;
-  /** The caller's store's identity: what isolate-wide memory (tail-replays.ts, decoded-cuts.ts) is keyed by. */
+  /** The caller's store's identity: what isolate-wide memory (tail-replays.ts) is keyed by. */
   source: object;
   lake: string;
   cache: ObjectCache | undefined;

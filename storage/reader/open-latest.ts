@@ -5,8 +5,8 @@
  * of the tail after it, so one `list({limit: 1})` (never cached: it is the one mutable answer) gives the
  * newest published cut. Then: that manifest (1 GET), the tail segments (≤ 6 GETs in flight), and later only
  * the table blocks a read needs. Cost of an open: 1 list + 1 manifest + tail segments, less what the
- * object cache holds; a head naming a cut this isolate already built costs the list only, and reuses the
- * built cut with its decoded tables (decoded-cuts.ts, docs/decisions/0760-decoded-cut-cache.md).
+ * object cache holds. A built cut is never kept for another request: its tables' pending fetches belong
+ * to the request that started them (docs/decisions/0760-decoded-cut-cache.md).
  *
  * Read-your-writes: `after` is a position the caller knows is durable (a commit's handle). A cut older
  * than it re-lists once (the segment may have landed since) and otherwise fails with CutNotYetVisible.
@@ -15,10 +15,8 @@ import type { Bucket, Position } from "../api.ts";
 import { Corruption, InvalidArgument } from "../errors.ts";
 import { publishedHead } from "../recovery.ts";
 import type { SegmentSummary } from "../segment.ts";
-import { decodedCutKey, decodedCutsOf } from "./decoded-cuts.ts";
 import { CutNotYetVisible, LakeNotFound } from "./errors.ts";
-import { sharedHeadListing } from "./head-lists.ts";
-import { buildReader, LakeReader } from "./lake-reader.ts";
+import { buildReader, type LakeReader } from "./lake-reader.ts";
 import {
   type ReadContext,
   type ReaderOptions,
@@ -34,10 +32,9 @@ export interface OpenLatestOptions extends ReaderOptions {
 }
 
 async function head(ctx: ReadContext): Promise<SegmentSummary> {
-  // One listing per open, shared only with opens that arrived before it started (head-lists.ts).
-  const h = await sharedHeadListing(ctx.source, ctx.lake, () =>
-    publishedHead(ctx.bucket, ctx.lake, ctx.policy),
-  );
+  // One listing per open, never shared with another request: workerd cancels a request that awaits a
+  // listing another request started, as hung (docs/decisions/0761-read-staleness-contract.md).
+  const h = await publishedHead(ctx.bucket, ctx.lake, ctx.policy);
   if (h === undefined)
     throw new LakeNotFound(
       `lake ${ctx.lake} has no WAL segment: no writer ever opened it; check the lake name or create the lake`,
@@ -46,17 +43,6 @@ async function head(ctx: ReadContext): Promise<SegmentSummary> {
 }
 
 async function readCut(ctx: ReadContext, h: SegmentSummary): Promise<LakeReader> {
-  // The cut this head names, if this isolate built it already: nothing to read or decode again.
-  const decoded = decodedCutsOf(ctx.source);
-  const key = decodedCutKey(ctx.lake, h);
-  const kept = decoded.get(key, Date.now());
-  if (kept !== undefined) return new LakeReader(kept.cut, kept.view, ctx.counters);
-  const reader = await buildCut(ctx, h);
-  decoded.put(key, { cut: reader.cut, view: reader.view }, Date.now());
-  return reader;
-}
-
-async function buildCut(ctx: ReadContext, h: SegmentSummary): Promise<LakeReader> {
   const named = `WAL segment ${h.segmentId}`;
   // A tail this isolate already replayed on the same manifest is extended by the segments since.
   const known = tailToExtend(ctx.source, ctx.lake, h.manifestVersion, h.tailStart, h.segmentId);

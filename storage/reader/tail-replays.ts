@@ -29,7 +29,7 @@ export interface RememberedTail {
   mem: MemTree;
 }
 
-/** Keyed by the store's identity (`bucketIdentity`, decoded-cuts.ts): a per-request wrapper shares it. */
+/** Keyed by the store's identity (`bucketIdentity`, store-identity.ts): a per-request wrapper shares it. */
 const byBucket = new WeakMap<object, Map<string, RememberedTail>>();
 
 /** The remembered tail a cut of (manifestVersion, tailStart..segmentId) can extend, if any. */

@@ -1,17 +1,13 @@
 /**
- * Decoded cuts kept across requests (storage/reader/decoded-cuts.ts, docs/decisions/0760-decoded-cut-cache.md):
- * a warm isolate reuses the cut it built while the head names it, sees another client's commit on its very
- * next read, never hands one lake's cut to another lake with the same positions, and stays within its bounds.
+ * Warm isolates and fresh reads (docs/decisions/0761-read-staleness-contract.md): a timed wrapper shares the
+ * store's isolate-wide memory (BUCKET_IDENTITY, storage/reader/store-identity.ts), another client's commit is
+ * seen on the very next Quack read, and two lakes at the same positions each answer their own catalog. No
+ * built cut is kept across requests (docs/decisions/0760-decoded-cut-cache.md): every open builds its own.
  */
 
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { BUCKET_IDENTITY, type Bucket, openLatest } from "../../../storage/index.ts";
-import {
-  DECODED_CUT_LIFETIME_MS,
-  DecodedCuts,
-  MAX_DECODED_CUTS,
-} from "../../../storage/reader/decoded-cuts.ts";
 import { MessageType } from "../../../worker/quack/messages.ts";
 import { RequestTimer, timedBucket } from "../../../worker/request-timing.ts";
 import { call, TOKENS } from "../../support/http.ts";
@@ -42,20 +38,19 @@ async function tableNames(lake: string): Promise<string[]> {
   return body.catalog.tables.map((t) => t.table_name).sort();
 }
 
-describe("a warm isolate's decoded cut", () => {
-  it("is reused while the head names it, through a timed wrapper of the same store too", async () => {
+describe("a warm isolate's reads", () => {
+  it("a timed wrapper of the store answers the store's identity; each open builds its own cut", async () => {
     await createLake("dcut-reuse");
     await createTable("dcut-reuse", "t");
     const a = await openLatest(bucket(), "dcut-reuse");
-    const b = await openLatest(bucket(), "dcut-reuse");
-    expect(b.view).toBe(a.view);
     const timed = timedBucket(env.BUCKET, new RequestTimer()) as unknown as Bucket;
     expect((timed as unknown as Record<symbol, unknown>)[BUCKET_IDENTITY]).toBe(env.BUCKET);
-    expect((await openLatest(timed, "dcut-reuse")).view).toBe(a.view);
-    // A commit publishes a newer head: a new cut, never the kept one.
+    const b = await openLatest(timed, "dcut-reuse");
+    expect(b.cut).toEqual(a.cut);
+    // Remembered tail: the timed open replays nothing the untimed one replayed.
+    expect(b.counters.mutationsReplayed).toBe(0);
     await createTable("dcut-reuse", "u");
     const c = await openLatest(bucket(), "dcut-reuse");
-    expect(c.view).not.toBe(a.view);
     expect(c.position).toBeGreaterThan(a.position);
   });
 
@@ -68,7 +63,7 @@ describe("a warm isolate's decoded cut", () => {
       return m.results[0]?.columns[0]?.[0] as bigint;
     };
     const before = await latest();
-    expect(await latest()).toBe(before); // warm: the kept cut (and answer)
+    expect(await latest()).toBe(before); // warm: the kept answer
     for (let i = 0; i < 4; i++) {
       await createTable("dcut-commit", `probe_${i}`);
       // Acknowledged above, so the very next read must see it: no window, the head is listed per request.
@@ -86,32 +81,10 @@ describe("a warm isolate's decoded cut", () => {
     const a = await openLatest(bucket(), "dcut-twin-a");
     const b = await openLatest(bucket(), "dcut-twin-b");
     expect({ ...b.cut, lake: "" }).toEqual({ ...a.cut, lake: "" });
-    expect(b.view).not.toBe(a.view);
     // Warm, each lake still answers its own catalog.
     for (let i = 0; i < 2; i++) {
       expect(await tableNames("dcut-twin-a")).toEqual(["only_a"]);
       expect(await tableNames("dcut-twin-b")).toEqual(["only_b"]);
     }
-  });
-});
-
-describe("bounds", () => {
-  it("keeps at most maxCuts, least recently used dropped first, each for at most its lifetime", async () => {
-    await createLake("dcut-bounds");
-    await createTable("dcut-bounds", "t");
-    const r = await openLatest(bucket(), "dcut-bounds");
-    const entry = { cut: r.cut, view: r.view };
-    const cuts = new DecodedCuts(2, 1000);
-    cuts.put("a", entry, 0);
-    cuts.put("b", entry, 0);
-    expect(cuts.get("a", 10)).toBe(cuts.get("a", 10)); // a hit makes "a" the most recent
-    cuts.put("c", entry, 0);
-    expect(cuts.size).toBe(2);
-    expect(cuts.get("b", 10)).toBeUndefined();
-    expect(cuts.get("a", 999)?.view).toBe(r.view);
-    expect(cuts.get("a", 1000)).toBeUndefined();
-    expect(() => new DecodedCuts(0)).toThrow(RangeError);
-    expect(MAX_DECODED_CUTS).toBeGreaterThan(1);
-    expect(DECODED_CUT_LIFETIME_MS).toBeLessThan(24 * 60 * 60 * 1000);
   });
 });

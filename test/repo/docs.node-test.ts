@@ -39,7 +39,9 @@ test("every row of the index names a record that exists, under its own number", 
 });
 
 test("every row says its status", () => {
-  const bad = rows.filter((r) => !/^(accepted|superseded by|partly superseded by|withdrawn)/.test(r[3]!.trim()));
+  const bad = rows.filter(
+    (r) => !/^(accepted|superseded by|partly superseded by|withdrawn)/.test(r[3]!.trim()),
+  );
   assert.deepEqual(
     bad.map((r) => r[0]),
     [],

@@ -35,7 +35,7 @@ import {
   timestampEpochNanos,
   timestampFromEpochNanos,
 } from "./values/index.ts";
-import type { ColumnStatsSchema } from "./verbs/schema.ts";
+import type { ColumnStatsSchema, DataFileSpec } from "./verbs/schema.ts";
 
 /**
  * Field ids DuckLake gives its internal columns (read from files stock DuckLake 1.5.5 writes); the one home:
@@ -390,4 +390,26 @@ export function verbColumnStats(stats: readonly FileColumnStats[]): VerbColumnSt
     ...(s.contains_nan !== null ? { containsNan: s.contains_nan } : {}),
     ...(s.extra_stats !== null ? { extraStats: s.extra_stats } : {}),
   }));
+}
+
+/**
+ * The verbs' file spec of a Parquet file the lake wrote itself (the inline flush, the rows flusher,
+ * compaction): named relative to its table's directory, with the stats its leaves carry. One builder, so the
+ * three jobs register the same columns of the same file the same way.
+ */
+export function writtenFileSpec(
+  name: string,
+  cols: readonly ColumnRecord[],
+  file: WrittenFile,
+  recordCount: number,
+): DataFileSpec {
+  return {
+    path: name,
+    pathIsRelative: true,
+    format: "parquet",
+    recordCount,
+    fileSizeBytes: file.bytes.byteLength,
+    footerSize: file.footerSize,
+    columnStats: verbColumnStats(fileColumnStats(cols, file)),
+  };
 }

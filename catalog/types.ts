@@ -40,6 +40,9 @@ const PRIMITIVES = new Set([
 
 export const NESTED = new Set(["struct", "list", "map"]);
 
+/** DuckDB's widest DECIMAL (a 128-bit integer holds 38 digits). */
+export const MAX_DECIMAL_WIDTH = 38;
+
 /** Normalizes and checks a type name; `nested` says whether children are expected. */
 export function normalizeType(raw: string): { type: string; nested: boolean } {
   const type = raw.trim().toLowerCase().replace(/\s+/g, "");
@@ -52,8 +55,10 @@ export function normalizeType(raw: string): { type: string; nested: boolean } {
   if (dec) {
     const width = Number(dec[1]);
     const scale = Number(dec[2]);
-    if (width < 1 || width > 38 || scale > width) {
-      throw new InvalidRequest(`decimal(${width},${scale}) needs 1 <= width <= 38 and scale <= width`);
+    if (width < 1 || width > MAX_DECIMAL_WIDTH || scale > width) {
+      throw new InvalidRequest(
+        `decimal(${width},${scale}) needs 1 <= width <= ${MAX_DECIMAL_WIDTH} and scale <= width`,
+      );
     }
     return { type, nested: false };
   }

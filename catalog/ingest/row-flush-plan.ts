@@ -19,13 +19,7 @@ import { Kind, keys, OptionScope } from "../keys.ts";
 import { DUCKLAKE_DEFAULT_INLINING_ROW_LIMIT, type PlannedObject } from "../maintenance/inline-flush-plan.ts";
 import { MAINTENANCE_ROWS_PER_ROW_GROUP, Pacer, type Pause } from "../maintenance/pace.ts";
 import { readTableOption, storedScope } from "../options.ts";
-import {
-  fileColumnStats,
-  layoutColumns,
-  parquetFields,
-  toParquetRow,
-  verbColumnStats,
-} from "../parquet-layout.ts";
+import { layoutColumns, parquetFields, toParquetRow, writtenFileSpec } from "../parquet-layout.ts";
 import { scanAll } from "../reads/versions.ts";
 import type { ColumnRecord, SchemaRecord, TableRecord } from "../records.ts";
 import { uuidv7 } from "../uuid.ts";
@@ -109,7 +103,6 @@ export async function planRowsFlush(
         pause: pacer.pause,
         rowGroupSize: MAINTENANCE_ROWS_PER_ROW_GROUP,
       });
-      const stats = fileColumnStats(cols, file);
       const name = `ducklake-${uuidv7(now())}.parquet`;
       objects.push({
         relativeToDataPath: joinPath(tableDir, name).slice(dataPath.length),
@@ -118,15 +111,7 @@ export async function planRowsFlush(
       files.push({
         tableId: t,
         columnIds: cols.map((c) => c.column_id).sort((a, b) => a - b),
-        file: {
-          path: name,
-          pathIsRelative: true,
-          format: "parquet",
-          recordCount: kept.length,
-          fileSizeBytes: file.bytes.byteLength,
-          footerSize: file.footerSize,
-          columnStats: verbColumnStats(stats),
-        },
+        file: writtenFileSpec(name, cols, file, kept.length),
       });
     } catch (e) {
       // A type the layout does not write yet: the table's rows of this batch stay inlined.

@@ -19,7 +19,6 @@ import { Corruption, InvalidRequest } from "../errors.ts";
 import { dataPathPrefix, tableDirOf } from "../file-paths.ts";
 import { Kind, keys } from "../keys.ts";
 import {
-  fileColumnStats,
   fromParquetValue,
   type LayoutColumn,
   layoutColumns,
@@ -31,7 +30,7 @@ import {
   SNAPSHOT_ID_FIELD,
   SNAPSHOT_ID_FIELD_ID,
   toParquetValue,
-  verbColumnStats,
+  writtenFileSpec,
 } from "../parquet-layout.ts";
 import { type PlannedFile, tableFilesAt } from "../reads/files-at.ts";
 import { scanAll } from "../reads/versions.ts";
@@ -361,19 +360,7 @@ export async function writeCompacted(
     pause: pacer.pause,
     rowGroupSize: MAINTENANCE_ROWS_PER_ROW_GROUP,
   });
-  const stats = fileColumnStats(cols, file);
-  return {
-    file,
-    spec: {
-      path: name,
-      pathIsRelative: true,
-      format: "parquet",
-      recordCount: rows.length,
-      fileSizeBytes: file.bytes.byteLength,
-      footerSize: file.footerSize,
-      columnStats: verbColumnStats(stats),
-    },
-  };
+  return { file, spec: writtenFileSpec(name, cols, file, rows.length) };
 }
 
 /** `layoutColumns` re-exported for the plans (one import site). */

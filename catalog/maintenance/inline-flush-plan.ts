@@ -18,7 +18,6 @@ import { type ScopedOptions, tableOption } from "../options.ts";
 import {
   DELETE_FILE_PATH_FIELD,
   DELETE_POS_FIELD,
-  fileColumnStats,
   layoutColumns,
   parquetFields,
   ROW_ID_COLUMN,
@@ -26,7 +25,7 @@ import {
   SNAPSHOT_ID_COLUMN,
   SNAPSHOT_ID_FIELD,
   toParquetRow,
-  verbColumnStats,
+  writtenFileSpec,
 } from "../parquet-layout.ts";
 import { catalogAt } from "../reads/catalog-at.ts";
 import { tableFilesAt } from "../reads/files-at.ts";
@@ -177,7 +176,6 @@ async function planTable(
   const paced = { pause: pacer.pause, rowGroupSize: MAINTENANCE_ROWS_PER_ROW_GROUP };
   const file = await writeParquetPaced(fields, prows, paced);
   const name = `ducklake-${uuidv7(now())}.parquet`;
-  const stats = fileColumnStats(cols, file);
   const objects: PlannedObject[] = [
     { relativeToDataPath: joinPath(tablePath, name).slice(dataPath.length), bytes: file.bytes },
   ];
@@ -185,15 +183,7 @@ async function planTable(
     op: "flush_inlined",
     table: { id: tableId },
     throughRowId: chosen.throughRowId,
-    file: {
-      path: name,
-      pathIsRelative: true,
-      format: "parquet",
-      recordCount: rows.length,
-      fileSizeBytes: file.bytes.byteLength,
-      footerSize: file.footerSize,
-      columnStats: verbColumnStats(stats),
-    },
+    file: writtenFileSpec(name, cols, file, rows.length),
   };
   const deleted = rows
     .map((r, pos) => ({ pos, end: r.end_snapshot }))

@@ -1,97 +1,20 @@
 /**
  * Maintenance job 1 (flush inlined rows): the rows a reader sees at every snapshot are the same before
  * and after the job, row ids included; running it twice changes nothing; a commit refused after the PUT
- * leaves only an unreferenced file. The reader here applies DuckLake's scan rules to the plan and the
+ * leaves only an unreferenced file. The reader (`rowsAt` in lake.ts) applies DuckLake's scan rules to the plan and the
  * files in R2 (snapshot filters on `_ducklake_internal_snapshot_id`, delete files, inlined rows).
  */
 import { describe, expect, it } from "vitest";
-import {
-  type Catalog,
-  type CommitRequest,
-  head,
-  listSnapshots,
-  NotFound,
-  openCatalog,
-  tableFilesAt,
-} from "../../catalog/index.ts";
-import { fromParquetValue, layoutColumns } from "../../catalog/parquet-layout.ts";
-import type { StoredValue } from "../../catalog/values/index.ts";
+import { type Catalog, type CommitRequest, head, openCatalog, tableFilesAt } from "../../catalog/index.ts";
 import { runFlushJob } from "../../maintenance/inline-flush.ts";
-import { readParquet } from "../../parquet/index.ts";
-import type { Bucket, Store } from "../../storage/api.ts";
-import { openWriter } from "../../storage/index.ts";
-import { bucket, lakeName, racing, settle } from "../catalog/support.ts";
-
-/** A lake whose data path is its prefix in the test bucket, as the Worker creates lakes. */
-async function freshLake(tag: string): Promise<{ lake: string; store: Store; catalog: Catalog }> {
-  const lake = lakeName(tag);
-  const store = await openWriter(bucket(), lake);
-  const catalog = await openCatalog(store, { dataPath: `${DATA_PREFIX}${lake}/data/` });
-  await store.flush();
-  return { lake, store, catalog };
-}
-
-const DATA_PREFIX = "r2://ducklake-edge/lakes/";
-
-async function fileBytes(b: Bucket, resolved: string): Promise<Uint8Array> {
-  if (!resolved.startsWith(DATA_PREFIX)) throw new Error(`file outside the bucket: ${resolved}`);
-  const obj = await b.get(`lakes/${resolved.slice(DATA_PREFIX.length)}`);
-  if (!obj) throw new Error(`missing data file ${resolved}`);
-  return new Uint8Array(await obj.arrayBuffer());
-}
-
-/** Every visible row at snapshot s as `row_id → values`, by DuckLake's reader rules. */
-async function rowsAt(store: Store, s: number): Promise<Map<number, Record<string, StoredValue>>> {
-  const plan = await tableFilesAt(store.snapshot(), { name: "t" }, s);
-  const top = layoutColumns(plan.columns);
-  const out = new Map<number, Record<string, StoredValue>>();
-  for (const r of plan.inlined_rows) out.set(r.row_id, r.values as Record<string, StoredValue>);
-  for (const f of plan.files) {
-    const data = await readParquet(await fileBytes(bucket(), f.resolved_path));
-    const deleted = new Set(f.inlined_deleted_positions);
-    if (f.delete_file) {
-      const del = await readParquet(await fileBytes(bucket(), f.delete_file.resolved_path));
-      for (const d of del.rows) {
-        const at = d._ducklake_internal_snapshot_id;
-        if (f.delete_file.snapshot_filter === null || (typeof at === "bigint" && at <= BigInt(s)))
-          deleted.add(Number(d.pos));
-      }
-    }
-    data.rows.forEach((row, pos) => {
-      const snap = row._ducklake_internal_snapshot_id;
-      if (f.snapshot_filter !== null && typeof snap === "bigint" && snap > BigInt(f.snapshot_filter)) return;
-      if (deleted.has(pos)) return;
-      const id =
-        typeof row._ducklake_internal_row_id === "bigint"
-          ? Number(row._ducklake_internal_row_id)
-          : f.row_id_start + pos;
-      const values: Record<string, StoredValue> = {};
-      for (const c of top)
-        values[c.column.column_name] = fromParquetValue(c, row[c.column.column_name] ?? null);
-      out.set(id, values);
-    });
-  }
-  return out;
-}
-
-async function everySnapshot(store: Store): Promise<Map<number, Map<number, Record<string, StoredValue>>>> {
-  const out = new Map<number, Map<number, Record<string, StoredValue>>>();
-  const h = await head(store.snapshot());
-  for (const snap of await listSnapshots(store.snapshot())) {
-    if (snap.snapshot_id < 1 || snap.snapshot_id > h.snapshot_id) continue;
-    try {
-      out.set(snap.snapshot_id, await rowsAt(store, snap.snapshot_id));
-    } catch (e) {
-      // Snapshots before the table existed have no plan.
-      if (!(e instanceof NotFound)) throw e;
-    }
-  }
-  return out;
-}
+import type { Bucket } from "../../storage/api.ts";
+import { bucket, racing, settle } from "../catalog/support.ts";
+import { DATA_PREFIX, everySnapshot, freshLake, rowsAt } from "./lake.ts";
 
 describe("maintenance: flush inlined rows", () => {
   it("keeps every snapshot's rows and row ids, deletes included, and a second run flushes nothing", async () => {
-    const { lake, store, catalog } = await freshLake("mt-flush");
+    const l = await freshLake("mt-flush");
+    const { lake, store, catalog } = l;
     const commit = async (verbs: unknown[]) => {
       const r = await catalog.commit({ verbs } as never);
       await settle(store, r.durable);
@@ -117,7 +40,7 @@ describe("maintenance: flush inlined rows", () => {
         },
       ]);
     await commit([{ op: "inline_delete", table: { name: "t" }, rowIds: [3, 7] }]);
-    const before = await everySnapshot(store);
+    const before = await everySnapshot(l);
     const last = Math.max(...before.keys());
     expect(before.get(last)?.size).toBe(12);
     expect(before.get(last - 1)?.size).toBe(14);
@@ -134,7 +57,7 @@ describe("maintenance: flush inlined rows", () => {
     };
     const runs = await runFlushJob(job);
     expect(runs.map((r) => [r.error, r.rowsIn, r.filesOut])).toEqual([[null, 14, 2]]);
-    const after = await everySnapshot(store);
+    const after = await everySnapshot(l);
     // Every snapshot from before reads the same rows (ids and values); the flush's own snapshot reads the head's.
     for (const [s, rows] of before) expect([s, after.get(s)]).toEqual([s, rows]);
     expect(after.get(runs[0]?.snapshotId ?? -1)).toEqual(before.get(last));
@@ -146,7 +69,8 @@ describe("maintenance: flush inlined rows", () => {
   });
 
   it("a commit refused after the PUT leaves the rows inlined and only an unreferenced file behind", async () => {
-    const { lake, store, catalog } = await freshLake("mt-flush-refused");
+    const l = await freshLake("mt-flush-refused");
+    const { lake, store, catalog } = l;
     const commit = async (verbs: unknown[]) => {
       const r = await catalog.commit({ verbs } as never);
       await settle(store, r.durable);
@@ -154,7 +78,7 @@ describe("maintenance: flush inlined rows", () => {
     await commit([{ op: "create_table", name: "t", columns: [{ name: "id", type: "int32" }] }]);
     for (let i = 0; i < 12; i++)
       await commit([{ op: "inline_insert", table: { name: "t" }, rows: [{ id: i }] }]);
-    const before = await everySnapshot(store);
+    const before = await everySnapshot(l);
     let puts = 0;
     const b = bucket();
     const counting: Bucket = {
@@ -179,7 +103,7 @@ describe("maintenance: flush inlined rows", () => {
     });
     expect(puts).toBe(1);
     expect(runs[0]?.error).toContain("interrupted before the commit");
-    expect(await everySnapshot(store)).toEqual(before);
+    expect(await everySnapshot(l)).toEqual(before);
     const listed = await b.list({ prefix: `lakes/${lake}/data/` });
     expect(listed.objects).toHaveLength(1);
     // The job is resumable: the next run flushes the same rows into a new file.
@@ -201,7 +125,8 @@ describe("maintenance: flush inlined rows", () => {
 
   for (const race of ["append", "delete"] as const) {
     it(`racing a concurrent ${race} of the table: ${race === "append" ? "benign, no row lost or duplicated" : "a true conflict, nothing flushed"}`, async () => {
-      const { lake, store, catalog } = await freshLake(`mt-race-${race}`);
+      const l = await freshLake(`mt-race-${race}`);
+      const { lake, store, catalog } = l;
       const commit = async (c: Catalog, verbs: unknown[]) => {
         const r = await c.commit({ verbs } as never);
         await settle(store, r.durable);
@@ -235,7 +160,7 @@ describe("maintenance: flush inlined rows", () => {
       // The interference really landed inside the flush's transaction.
       expect(landed).toBe(1);
       const h = await head(store.snapshot());
-      const rows = await rowsAt(store, h.snapshot_id);
+      const rows = await rowsAt(l, h.snapshot_id);
       if (race === "append") {
         expect(runs.map((r) => r.error)).toEqual([null]);
         expect([...rows.values()].map((v) => v.id).sort((a, b) => Number(a) - Number(b))).toEqual([
@@ -253,7 +178,8 @@ describe("maintenance: flush inlined rows", () => {
   }
 
   it("leaves a table alone while DuckLake's auto_compact option is false for it, and flushes it once reset", async () => {
-    const { lake, store, catalog } = await freshLake("mt-auto-compact");
+    const l = await freshLake("mt-auto-compact");
+    const { lake, store, catalog } = l;
     const commit = async (verbs: unknown[]) => {
       const r = await catalog.commit({ verbs } as never);
       await settle(store, r.durable);

@@ -9,6 +9,7 @@
  */
 import { InvalidRequest, Unsupported } from "../../errors.ts";
 import type { InlineValue } from "../../records.ts";
+import { MAX_DECIMAL_WIDTH } from "../../types.ts";
 import { parseValue, type StoredValue, type TypeNode } from "../../values/index.ts";
 import type { Literal } from "./parse.ts";
 
@@ -31,9 +32,6 @@ const CAST_TYPES: Record<string, string> = {
   FLOAT: "float32",
   DOUBLE: "float64",
 };
-
-/** Widest DECIMAL a literal becomes (DuckDB's); wider numeric text is a DOUBLE. */
-const MAX_DECIMAL_WIDTH = 38;
 
 const I32 = 2n ** 31n - 1n;
 const I64 = 2n ** 63n - 1n;
